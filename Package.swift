@@ -1,0 +1,22 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// No outside Swift packages: C comes from the system (libsqlite3-dev, zlib1g-dev)
+// through the two system-library targets, everything else is the toolchain's.
+let package = Package(
+    name: "lctrace",
+    products: [
+        .executable(name: "lctrace", targets: ["lctrace"]),
+        .library(name: "LCTrace", targets: ["LCTrace"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "LCTrace", dependencies: ["CSQLite", "CZlib"]),
+        .target(name: "LCTraceCLI", dependencies: ["LCTrace"]),
+        .executableTarget(name: "lctrace", dependencies: ["LCTraceCLI"]),
+        .executableTarget(name: "lctrace-gen", dependencies: ["LCTrace"]),
+        .testTarget(name: "LCTraceTests", dependencies: ["LCTrace", "LCTraceCLI"]),
+    ],
+    swiftLanguageModes: [.v5]
+)

@@ -1,0 +1,75 @@
+import Foundation
+
+/// Totals of one analysis run.
+public struct AnalysisSummary: Sendable {
+    public var sessions = 0
+    public var events = 0
+    public var findings = 0
+    public var seconds: Double = 0
+}
+
+/// Rebuilds the per-session model (session stats, instances, appearances, containment) and
+/// the findings of every session whose events changed. Sessions may span files ingested in
+/// any order, so this runs after loading, never while reading a file.
+public final class Analyzer {
+    public let db: Database
+    public var settings: RuleSettings
+
+    public init(db: Database, settings: RuleSettings = RuleSettings()) {
+        self.db = db
+        self.settings = settings
+    }
+
+    /// Analyses every session marked dirty (or all of them with `all`).
+    public func analyze(all: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> AnalysisSummary {
+        let started = Date()
+        var summary = AnalysisSummary()
+        let select = try db.prepare("SELECT id, sid FROM sessions WHERE dirty = 1 OR ? ORDER BY id")
+        try select.bind([.int(all ? 1 : 0)])
+        var targets: [(Int64, String)] = []
+        while try select.step() { targets.append((select.int(0), select.text(1) ?? "")) }
+        let writer = try ModelWriter(db: db)
+        let reader = try SessionEventReader(db: db)
+        // Group small sessions into one transaction; a big one gets its own.
+        var index = 0
+        while index < targets.count {
+            try db.writeTransaction {
+                var eventsInTransaction = 0
+                while index < targets.count && eventsInTransaction < 200_000 {
+                    let (id, sid) = targets[index]
+                    let result = try analyzeSession(id: id, sid: sid, reader: reader, writer: writer)
+                    eventsInTransaction += result.events
+                    summary.events += result.events
+                    summary.findings += result.findings
+                    summary.sessions += 1
+                    index += 1
+                }
+            }
+            progress?(index, targets.count)
+        }
+        try db.writeTransaction {
+            try writer.writeFileFindings()
+            try writer.saveSettings(settings)
+        }
+        summary.seconds = Date().timeIntervalSince(started)
+        return summary
+    }
+
+    private func analyzeSession(id: Int64, sid: String, reader: SessionEventReader, writer: ModelWriter) throws -> (events: Int, findings: Int) {
+        let model = try Analyzer.buildModel(session: id, sid: sid, metadata: try writer.sessionMetadata(id),
+                                            reader: reader, settings: settings)
+        try writer.replace(session: id, with: model)
+        return (model.stats.events, model.findings.count)
+    }
+
+    /// Builds one session's model and runs the rules on it, writing nothing (reports with
+    /// other tuning use this on a read-only connection).
+    public static func buildModel(session id: Int64, sid: String, metadata: SessionMetadata,
+                                  reader: SessionEventReader, settings: RuleSettings) throws -> SessionModel {
+        let builder = ModelBuilder(sid: sid, metadata: metadata)
+        try reader.forEachEvent(session: id, sid: sid) { builder.consume($0) }
+        let model = builder.finish()
+        model.findings = RuleCatalog.check(model, settings)
+        return model
+    }
+}

@@ -1,0 +1,457 @@
+/// Builds a `SessionModel` from one session's events, fed in seq order.
+///
+/// Streaming: it keeps the state of live instances and appends facts as they are decided,
+/// so memory follows the number of instances and cycles, not the number of layout or scene
+/// events. It records what happened (states, releases, edges, attachments, anomalies); the
+/// rules in `Rules/` decide what is worth a finding.
+public final class ModelBuilder {
+    public let model: SessionModel
+    /// The latest instance of each controller id.
+    private var current: [String: Instance] = [:]
+    private var backgroundStart: Int64?
+    /// Navigation controller id → the child of its running interactive push/pop.
+    private var interactiveTransition: [String: String] = [:]
+    /// Presented id → presenter id, for presentations seen before the presented init.
+    private var presenterOf: [String: String] = [:]
+    /// Cycles in their appearing phase (a background period then marks them).
+    private var appearingCycles = Set<Int>()
+    /// willMoveToParent(P) logged before its addChild (recorders that log inside addChild).
+    private var pendingWillMove: [InstanceKey: (parent: String, seq: Int64)] = [:]
+
+    public init(sid: String, metadata: SessionMetadata? = nil) {
+        model = SessionModel(metadata: metadata ?? SessionMetadata(sid: sid))
+    }
+
+    // MARK: Feeding
+
+    public func consume(_ e: TraceEvent) {
+        model.stats.add(e)
+        switch e.kind {
+        case .sceneDidEnterBackground, .appDidEnterBackground:
+            if backgroundStart == nil {
+                backgroundStart = e.t
+                for index in appearingCycles { model.cycles[index].backgrounded = true }
+            }
+        case .sceneWillEnterForeground, .appWillEnterForeground, .sceneDidBecomeActive, .appDidBecomeActive:
+            if let start = backgroundStart {
+                model.backgroundIntervals.append((start, e.t))
+                backgroundStart = nil
+            }
+        default:
+            break
+        }
+        if e.kind.isSceneEvent { model.sceneEventCount += 1 }
+        if e.kind.isAppDelegateEvent {
+            model.appDelegateEventCount += 1
+            if model.appDelegateEvents.count < 50 { model.appDelegateEvents.append((e.seq, e.t, e.name)) }
+        }
+        guard e.kind.needsVC || (e.kind == .memoryWarning && e.vc != nil), let vc = e.vc,
+              let x = instance(for: vc, e) else { return }
+        switch e.kind {
+        case .viewDidLoad: viewDidLoad(x, e)
+        case .viewWillAppear: viewWillAppear(x, e)
+        case .viewIsAppearing: viewIsAppearing(x, e)
+        case .viewDidAppear: viewDidAppear(x, e)
+        case .viewWillDisappear: viewWillDisappear(x, e)
+        case .viewDidDisappear: viewDidDisappear(x, e)
+        case .deinit: deinitialize(x, e)
+        case .addChild: addChild(x, e)
+        case .willMoveToParent: willMove(x, e)
+        case .didMoveToParent: didMove(x, e)
+        case .removeFromParent: removeFromParent(x, e)
+        case .viewAttached: attach(x, e)
+        case .viewDetached: detach(x, e.seq, e.t)
+        case .present:
+            if let presented = e.other {
+                presenterOf[presented] = vc
+                if let y = current[presented], y.isAlive { y.presenter = vc }
+            }
+        case .dismiss:
+            x.dismissCallSeq = e.seq
+        case .push, .pop:
+            let interactive = e.has(.interactive)
+            if let child = e.other, let c = current[child], c.isAlive {
+                c.lastNavigationCall = (e.kind, e.seq, interactive)
+            }
+            interactiveTransition[vc] = interactive ? e.other : nil
+        default:
+            break
+        }
+    }
+
+    /// Closes what is still open at the session's end and returns the model.
+    public func finish() -> SessionModel {
+        if let start = backgroundStart {
+            model.backgroundIntervals.append((start, max(start, model.endT)))
+            backgroundStart = nil
+        }
+        for x in model.instances where x.isAlive {
+            if let c = x.openCycle {
+                model.cycles[c].ending = x.state == .visible ? .visibleAtEnd : .sessionEnd
+                x.openCycle = nil
+            }
+        }
+        return model
+    }
+
+    // MARK: Instances
+
+    /// The instance an event is about. `init` starts a new instance (ending a live one with
+    /// the same id as reused); an id never initialised starts an instance at its first
+    /// event (LC902); events after a deinit are anomalies and change nothing.
+    private func instance(for vc: String, _ e: TraceEvent) -> Instance? {
+        if e.kind == .`init` {
+            if let old = current[vc], old.isAlive {
+                old.end = .reused
+                old.endSeq = e.seq
+                old.endT = e.t
+                closeOnEnd(old, e)
+            }
+            let x = Instance(key: InstanceKey(vc: vc, since: e.seq), firstT: e.t)
+            x.cls = e.cls
+            x.initSeq = e.seq
+            x.initT = e.t
+            x.presenter = presenterOf[vc]
+            model.register(x)
+            current[vc] = x
+            return x
+        }
+        if let x = current[vc] {
+            if x.isAlive {
+                if x.cls == nil, let cls = e.cls { x.cls = cls }
+                if x.initSeq == nil && x.unknownEventSeqs.count < 5 { x.unknownEventSeqs.append(e.seq) }
+                return x
+            }
+            x.afterEndCount += 1
+            if x.afterEndCount == 1 {
+                anomaly(.afterDeinit, x, e, evidence: [x.endSeq ?? x.key.since, e.seq])
+            }
+            return nil
+        }
+        let x = Instance(key: InstanceKey(vc: vc, since: e.seq), firstT: e.t)
+        x.cls = e.cls
+        x.firstEventName = e.name
+        x.unknownEventSeqs = [e.seq]
+        x.presenter = presenterOf[vc]
+        model.register(x)
+        current[vc] = x
+        return x
+    }
+
+    private func anomaly(_ kind: LifecycleAnomaly.Kind, _ x: Instance, _ e: TraceEvent, evidence: [Int64]) {
+        model.anomalies.append(LifecycleAnomaly(kind: kind, instance: x.key, event: e.kind, state: x.state,
+                                                seq: e.seq, t: e.t, evidence: evidence))
+    }
+
+    private func cycleStart(_ x: Instance) -> [Int64] {
+        x.openCycle.map { [model.cycles[$0].willSeq] } ?? []
+    }
+
+    // MARK: Appearance
+
+    private func viewDidLoad(_ x: Instance, _ e: TraceEvent) {
+        x.viewDidLoadCount += 1
+        if x.viewDidLoadCount == 1 {
+            x.viewDidLoadSeq = e.seq
+        } else if x.viewDidLoadCount == 2 {
+            anomaly(.secondViewDidLoad, x, e, evidence: [x.viewDidLoadSeq ?? e.seq, e.seq])
+        }
+    }
+
+    private func startCycle(_ x: Instance, _ e: TraceEvent, resumed: Bool) {
+        var cycle = AppearanceCycle(instance: x.key, willSeq: e.seq, willT: e.t)
+        if e.flags.contains(EventFlags.present(.animated)) { cycle.animated = e.has(.animated) }
+        cycle.resumedFromDisappearing = resumed
+        cycle.backgrounded = backgroundStart != nil
+        if let parent = x.parent, interactiveTransition[parent] != nil { cycle.interactive = true }
+        model.cycles.append(cycle)
+        let index = model.cycles.count - 1
+        x.openCycle = index
+        x.cycleCount += 1
+        appearingCycles.insert(index)
+    }
+
+    private func closeCycle(_ x: Instance, ending: AppearanceCycle.Ending) {
+        guard let c = x.openCycle else { return }
+        model.cycles[c].ending = ending
+        appearingCycles.remove(c)
+        x.openCycle = nil
+    }
+
+    private func viewWillAppear(_ x: Instance, _ e: TraceEvent) {
+        switch x.state {
+        case .hidden:
+            startCycle(x, e, resumed: false)
+        case .disappearing:
+            closeCycle(x, ending: .disappearCancelled)
+            startCycle(x, e, resumed: true)
+        case .appearing, .visible:
+            anomaly(.transition, x, e, evidence: cycleStart(x) + [e.seq])
+            closeCycle(x, ending: .violation)
+            startCycle(x, e, resumed: false)
+        }
+        x.state = .appearing
+        cancelRelease(x)
+    }
+
+    private func viewIsAppearing(_ x: Instance, _ e: TraceEvent) {
+        guard x.state == .appearing, let c = x.openCycle else {
+            anomaly(.transition, x, e, evidence: cycleStart(x) + [e.seq])
+            return
+        }
+        if model.cycles[c].isAppearingCount > 0 {
+            anomaly(.secondViewIsAppearing, x, e, evidence: [model.cycles[c].isSeq ?? e.seq, e.seq])
+        } else {
+            model.cycles[c].isSeq = e.seq
+            model.cycles[c].isT = e.t
+        }
+        model.cycles[c].isAppearingCount += 1
+    }
+
+    private func viewDidAppear(_ x: Instance, _ e: TraceEvent) {
+        switch x.state {
+        case .appearing:
+            if let c = x.openCycle {
+                model.cycles[c].didSeq = e.seq
+                model.cycles[c].didT = e.t
+                model.cycles[c].outcome = .completed
+                if model.cycles[c].animated == nil, e.flags.contains(EventFlags.present(.animated)) {
+                    model.cycles[c].animated = e.has(.animated)
+                }
+                appearingCycles.remove(c)
+            }
+        case .visible:
+            let did = x.openCycle.flatMap { model.cycles[$0].didSeq }
+            anomaly(.transition, x, e, evidence: (did.map { [$0] } ?? []) + [e.seq])
+        case .hidden, .disappearing:
+            anomaly(.transition, x, e, evidence: cycleStart(x) + [e.seq])
+        }
+        x.state = .visible
+        endInteractiveTransition(of: x)
+    }
+
+    private func viewWillDisappear(_ x: Instance, _ e: TraceEvent) {
+        switch x.state {
+        case .appearing, .visible:
+            if let c = x.openCycle {
+                if x.state == .appearing {
+                    model.cycles[c].outcome = .cancelled
+                    appearingCycles.remove(c)
+                }
+                model.cycles[c].willDisappearSeq = e.seq
+                model.cycles[c].willDisappearT = e.t
+            }
+        case .hidden:
+            anomaly(.transition, x, e, evidence: [e.seq])
+        case .disappearing:
+            let will = x.openCycle.flatMap { model.cycles[$0].willDisappearSeq }
+            anomaly(.transition, x, e, evidence: (will.map { [$0] } ?? []) + [e.seq])
+        }
+        x.state = .disappearing
+    }
+
+    private func viewDidDisappear(_ x: Instance, _ e: TraceEvent) {
+        switch x.state {
+        case .disappearing:
+            if let c = x.openCycle {
+                model.cycles[c].didDisappearSeq = e.seq
+                model.cycles[c].didDisappearT = e.t
+            }
+            closeCycle(x, ending: .disappeared)
+        case .hidden:
+            anomaly(.transition, x, e, evidence: [e.seq])
+        case .visible, .appearing:
+            anomaly(.transition, x, e, evidence: cycleStart(x) + [e.seq])
+            closeCycle(x, ending: .violation)
+        }
+        x.state = .hidden
+        endInteractiveTransition(of: x)
+        if e.has(.isBeingDismissed) {
+            release(x, e, how: .dismiss, callSeq: x.dismissCallSeq)
+        } else if e.has(.isMovingFromParent) {
+            let navigation = x.lastNavigationCall?.kind == .pop
+                || (x.parent.flatMap { current[$0]?.cls }?.hasSuffix("NavigationController") ?? false)
+            release(x, e, how: navigation ? .pop : .removeFromParent,
+                    callSeq: navigation ? x.lastNavigationCall?.seq : nil)
+        }
+    }
+
+    private func endInteractiveTransition(of x: Instance) {
+        if let parent = x.parent, interactiveTransition[parent] == x.key.vc {
+            interactiveTransition[parent] = nil
+        }
+    }
+
+    private func deinitialize(_ x: Instance, _ e: TraceEvent) {
+        if x.state != .hidden {
+            anomaly(.transition, x, e, evidence: cycleStart(x) + [e.seq])
+        }
+        x.end = .deinit
+        x.endSeq = e.seq
+        x.endT = e.t
+        closeOnEnd(x, e)
+    }
+
+    /// Closes an instance's open facts when it ends (deinit, or its id reused).
+    private func closeOnEnd(_ x: Instance, _ e: TraceEvent) {
+        closeCycle(x, ending: .deinit)
+        if let a = x.activeEdge {
+            model.edges[a].childEndSeq = e.seq
+            model.edges[a].childEndT = e.t
+            x.activeEdge = nil
+        }
+        if let parent = x.parent, let p = current[parent] {
+            p.children.removeAll { $0 === x }
+        }
+        x.parent = nil
+        if let a = x.activeAttachment {
+            model.attachments[a].endSeq = e.seq
+            x.activeAttachment = nil
+        }
+        // Children still contained by an instance that is gone went with it.
+        if x.release == nil {
+            for child in x.children where child.isAlive && child.release == nil {
+                child.release = Release(seq: e.seq, t: e.t, how: .ancestor, ancestor: x.key, callSeq: nil)
+                releaseDescendants(of: child, seq: e.seq, t: e.t)
+            }
+        }
+    }
+
+    // MARK: Releases
+
+    private func release(_ x: Instance, _ e: TraceEvent, how: ReleaseHow, callSeq: Int64?) {
+        guard x.release == nil else { return }  // the first release counts
+        x.release = Release(seq: e.seq, t: e.t, how: how, ancestor: nil, callSeq: callSeq)
+        releaseDescendants(of: x, seq: e.seq, t: e.t)
+    }
+
+    /// Children still contained by a released controller are released with it, at the same moment.
+    private func releaseDescendants(of x: Instance, seq: Int64, t: Int64, depth: Int = 0) {
+        guard depth < 64 else { return }
+        for child in x.children where child.isAlive && child.release == nil {
+            child.release = Release(seq: seq, t: t, how: .ancestor, ancestor: x.key, callSeq: nil)
+            releaseDescendants(of: child, seq: seq, t: t, depth: depth + 1)
+        }
+    }
+
+    /// Showing an instance again cancels its release, and the releases its release caused.
+    private func cancelRelease(_ x: Instance) {
+        guard let r = x.release else { return }
+        x.release = nil
+        func cancel(_ node: Instance, depth: Int) {
+            guard depth < 64 else { return }
+            for child in node.children where child.release?.how == .ancestor && child.release?.seq == r.seq {
+                child.release = nil
+                cancel(child, depth: depth + 1)
+            }
+        }
+        cancel(x, depth: 0)
+    }
+
+    // MARK: Containment
+
+    /// True when controller `host` is `ancestor` or sits below it through addChild edges in force.
+    private func isWithin(_ host: String, _ ancestor: String?) -> Bool {
+        guard let ancestor else { return false }
+        var node: String? = host
+        var depth = 0
+        while let id = node, depth < 64 {
+            if id == ancestor { return true }
+            node = current[id]?.parent
+            depth += 1
+        }
+        return false
+    }
+
+    private func addChild(_ x: Instance, _ e: TraceEvent) {
+        guard let parent = e.other else { return }
+        if let a = x.activeEdge {
+            if model.edges[a].parent == parent { return }  // already its child: UIKit ignores it
+            // Re-parented without a recorded removal: UIKit removes it first.
+            model.edges[a].willRemoveSeq = model.edges[a].willRemoveSeq ?? e.seq
+            model.edges[a].removeSeq = e.seq
+            model.edges[a].removeT = e.t
+            if let p = x.parent.flatMap({ current[$0] }) { p.children.removeAll { $0 === x } }
+        }
+        let p = current[parent].flatMap { $0.isAlive ? $0 : nil }
+        var edge = ContainmentEdge(child: x.key, parent: parent, parentSince: p?.key.since, addSeq: e.seq, addT: e.t)
+        if let pending = pendingWillMove.removeValue(forKey: x.key), pending.parent == parent {
+            edge.willMoveSeq = pending.seq
+        }
+        model.edges.append(edge)
+        let index = model.edges.count - 1
+        // Re-adding to the parent that left its view behind cures LC104.
+        if let last = x.lastEdge, model.edges[last].parent == parent,
+           model.edges[last].attachmentAtRemoval != nil, model.edges[last].readdSeq == nil {
+            model.edges[last].readdSeq = e.seq
+        }
+        x.activeEdge = index
+        x.lastEdge = index
+        x.parent = parent
+        x.lastParent = parent
+        p?.children.append(x)
+        if let a = x.activeAttachment, let host = model.attachments[a].host,
+           !model.attachments[a].childOfHostAtAttach, model.attachments[a].becameChildSeq == nil,
+           isWithin(host, parent) {
+            model.attachments[a].becameChildSeq = e.seq
+        }
+    }
+
+    private func willMove(_ x: Instance, _ e: TraceEvent) {
+        if let parent = e.other {
+            if let a = x.activeEdge, model.edges[a].parent == parent {
+                if model.edges[a].willMoveSeq == nil { model.edges[a].willMoveSeq = e.seq }
+            } else {
+                pendingWillMove[x.key] = (parent, e.seq)
+            }
+        } else if let a = x.activeEdge, model.edges[a].willRemoveSeq == nil {
+            model.edges[a].willRemoveSeq = e.seq
+        }
+    }
+
+    private func didMove(_ x: Instance, _ e: TraceEvent) {
+        if let parent = e.other {
+            if let a = x.activeEdge, model.edges[a].parent == parent, model.edges[a].didMoveSeq == nil {
+                model.edges[a].didMoveSeq = e.seq
+            }
+        } else if let a = x.activeEdge {
+            if model.edges[a].didRemoveSeq == nil { model.edges[a].didRemoveSeq = e.seq }
+        } else if let last = x.lastEdge, model.edges[last].removeSeq != nil, model.edges[last].didRemoveSeq == nil {
+            model.edges[last].didRemoveSeq = e.seq
+        }
+    }
+
+    private func removeFromParent(_ x: Instance, _ e: TraceEvent) {
+        guard let a = x.activeEdge else { return }
+        let parent = model.edges[a].parent
+        model.edges[a].removeSeq = e.seq
+        model.edges[a].removeT = e.t
+        if let at = x.activeAttachment, let host = model.attachments[at].host, isWithin(host, parent) {
+            model.edges[a].attachmentAtRemoval = at
+        }
+        if let p = current[parent] { p.children.removeAll { $0 === x } }
+        x.activeEdge = nil
+        x.parent = nil
+        let navigation = x.lastNavigationCall?.kind == .pop
+        release(x, e, how: navigation ? .pop : .removeFromParent, callSeq: navigation ? x.lastNavigationCall?.seq : nil)
+    }
+
+    // MARK: Views
+
+    private func attach(_ x: Instance, _ e: TraceEvent) {
+        if x.activeAttachment != nil { detach(x, e.seq, e.t) }  // moved to another superview
+        let host = e.other
+        let childOf = host.map { isWithin($0, x.parent) } ?? true
+        model.attachments.append(Attachment(
+            instance: x.key, host: host, hostClass: host.flatMap { current[$0]?.cls },
+            attachSeq: e.seq, attachT: e.t, childOfHostAtAttach: childOf))
+        x.activeAttachment = model.attachments.count - 1
+    }
+
+    private func detach(_ x: Instance, _ seq: Int64, _ t: Int64) {
+        guard let a = x.activeAttachment else { return }
+        model.attachments[a].detachSeq = seq
+        model.attachments[a].detachT = t
+        x.activeAttachment = nil
+    }
+}

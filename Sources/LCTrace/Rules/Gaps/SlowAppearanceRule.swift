@@ -1,0 +1,32 @@
+/// LC401 slow-appearance (warning).
+///
+/// Finds: a completed appearance whose gap viewIsAppearing → viewDidAppear exceeds the
+/// threshold: 1000 ms when animated, 250 ms when not (`--gap-threshold`). The gap is the
+/// transition after the view was laid out; a long one is main-thread work or a stalled
+/// animation. The viewWillAppear → viewIsAppearing time is reported beside it.
+///
+/// Does not flag: appearances inside an interactive push/pop (the finger decides how long
+/// they take); appearances during which the app went to the background; cancelled
+/// appearances (no viewDidAppear); appearances without viewIsAppearing (LC402).
+enum SlowAppearanceRule: Rule {
+    static let info = RuleInfo(id: "LC401", name: "slow-appearance", severity: .warning, family: .gaps,
+                               summary: "slow viewIsAppearing → viewDidAppear")
+
+    static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
+        model.cycles.compactMap { c in
+            guard c.outcome == .completed, let isT = c.isT, let isSeq = c.isSeq, let didT = c.didT, let didSeq = c.didSeq,
+                  !c.interactive, !c.backgrounded else { return nil }
+            let animated = c.animated ?? false
+            let threshold = animated ? settings.gapAnimated : settings.gapPlain
+            let gap = didT - isT
+            guard gap > threshold else { return nil }
+            let before = isT - c.willT
+            return Finding(info, model, c.instance, t: didT,
+                           "\(Say.cls(model, c.instance)) took \(Say.ms(gap)) from viewIsAppearing to viewDidAppear (\(animated ? "animated" : "not animated"), threshold \(Say.ms(threshold)); viewWillAppear → viewIsAppearing \(Say.ms(before)))",
+                           evidence: [c.willSeq, isSeq, didSeq],
+                           detail: ["gap_ms": String(format: "%.1f", Double(gap) / 1e6),
+                                    "will_to_is_ms": String(format: "%.1f", Double(before) / 1e6),
+                                    "threshold_ms": String(threshold / 1_000_000), "animated": animated ? "true" : "false"])
+        }
+    }
+}

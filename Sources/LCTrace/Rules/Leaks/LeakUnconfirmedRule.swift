@@ -1,0 +1,22 @@
+/// LC302 leak-unconfirmed (info).
+///
+/// Finds: a released controller with no `deinit` when the session ended before release +
+/// grace: it may have been on its way out, or leaked; the trace cannot tell.
+///
+/// Does not flag: anything LC301 reports; controllers shown again after their release.
+enum LeakUnconfirmedRule: Rule {
+    static let info = RuleInfo(id: "LC302", name: "leak-unconfirmed", severity: .info, family: .leaks,
+                               summary: "released, session ended inside the grace period")
+
+    static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
+        model.instances.compactMap { x in
+            guard let release = x.release, x.end == nil else { return nil }
+            let waited = model.foregroundTime(from: release.t, to: model.endT)
+            guard waited <= settings.leakGrace else { return nil }
+            return Finding(info, model, x.key, t: release.t,
+                           "\(x.cls ?? x.key.vc) not deallocated when the session ended \(Say.ms(waited)) after \(LeakedControllerRule.describe(release, model))",
+                           evidence: (x.initSeq.map { [$0] } ?? []) + [release.seq],
+                           detail: LeakedControllerRule.detail(release, delay: waited))
+        }
+    }
+}

@@ -1,0 +1,20 @@
+/// LC103 missing-will-move (warning).
+///
+/// Finds: `removeFromParent` with no `willMoveToParent(nil)` since the child was added.
+/// removeFromParent calls `didMove(toParent: nil)` itself; `willMove(toParent: nil)` before it
+/// is the container's duty, and without it the child never learns it is leaving.
+///
+/// Does not flag: an implicit removal by addChild to another parent (UIKit does it properly).
+enum MissingWillMoveRule: Rule {
+    static let info = RuleInfo(id: "LC103", name: "missing-will-move", severity: .warning, family: .orphans,
+                               summary: "removeFromParent without willMove(toParent: nil)")
+
+    static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
+        model.edges.compactMap { edge in
+            guard let removeSeq = edge.removeSeq, edge.willRemoveSeq == nil else { return nil }
+            return Finding(info, model, edge.child, t: edge.removeT,
+                           "\(Say.cls(model, edge.child)) removed from \(MissingDidMoveRule.parentName(model, edge)) with no willMove(toParent: nil) first",
+                           evidence: [edge.addSeq, removeSeq], detail: ["parent": edge.parent])
+        }
+    }
+}

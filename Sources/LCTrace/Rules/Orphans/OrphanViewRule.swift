@@ -1,0 +1,27 @@
+/// LC101 orphan-view (error).
+///
+/// Finds: a controller's root view attached (`viewAttached`) into host H while the controller
+/// is not H's child (no addChild to H, or to a controller whose hierarchy holds H, in force),
+/// and it does not become H's child while attached. Such a controller gets no appearance or
+/// trait callbacks from UIKit.
+///
+/// Does not flag: attachments into a window or transition container (`host: null`, where
+/// presented controllers live); children of navigation, tab and split controllers (UIKit adds
+/// them with a recorded addChild); a view attached first and adopted by addChild while still
+/// attached (that is LC105, info).
+enum OrphanViewRule: Rule {
+    static let info = RuleInfo(id: "LC101", name: "orphan-view", severity: .error, family: .orphans,
+                               summary: "view attached into a controller that is not its parent")
+
+    static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
+        model.attachments.compactMap { a in
+            guard let host = a.host, !a.childOfHostAtAttach, a.becameChildSeq == nil else { return nil }
+            let hostName = a.hostClass.map { "\($0) (\(host))" } ?? host
+            let end = a.detachSeq.map { " until seq \($0)" } ?? a.endSeq.map { " until its deinit at seq \($0)" } ?? ""
+            let evidence = [a.attachSeq] + [a.detachSeq ?? a.endSeq].compactMap { $0 }
+            return Finding(info, model, a.instance, t: a.attachT,
+                           "\(Say.cls(model, a.instance))'s view sits in \(hostName)\(end) without addChild: it gets no appearance callbacks",
+                           evidence: evidence, detail: ["host": host])
+        }
+    }
+}

@@ -1,0 +1,21 @@
+/// LC901 lost-events (warning).
+///
+/// Finds: holes in `seq` (lost events), with their count and ranges. Every finding in such a
+/// session is marked `confidence: low`: a missing event may have explained it.
+///
+/// Does not flag: events lost after the last one recorded (nothing shows them).
+enum LostEventsRule: Rule {
+    static let info = RuleInfo(id: "LC901", name: "lost-events", severity: .warning, family: .quality,
+                               summary: "holes in seq")
+
+    static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
+        let stats = model.stats
+        guard stats.lostEvents > 0 else { return [] }
+        let ranges = stats.lostRanges.map { $0.0 == $0.1 ? "\($0.0)" : "\($0.0)–\($0.1)" }
+        let more = stats.lostRanges.count >= 20 ? ", …" : ""
+        let evidence = stats.lostRanges.prefix(10).flatMap { [$0.0 - 1, $0.1 + 1].filter { $0 >= 0 } }
+        return [Finding(info, model, t: nil,
+                        "\(stats.lostEvents) events lost in \(stats.lostRanges.count)\(more.isEmpty ? "" : "+") holes: seq \(ranges.joined(separator: ", "))\(more)",
+                        evidence: evidence, detail: ["lost": String(stats.lostEvents)])]
+    }
+}

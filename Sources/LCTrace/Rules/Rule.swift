@@ -1,0 +1,144 @@
+/// How bad a finding is. Ordered: info < warning < error.
+public enum Severity: String, Comparable, CaseIterable, Sendable {
+    case info, warning, error
+
+    var rank: Int { self == .info ? 0 : self == .warning ? 1 : 2 }
+    public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+}
+
+/// The report sections of rules.md.
+public enum RuleFamily: String, CaseIterable, Sendable {
+    case orphans, unbalanced, leaks, gaps, scene, quality
+}
+
+/// A rule's fixed identity (rules.md): id, name and severity are a contract.
+public struct RuleInfo: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var severity: Severity
+    public var family: RuleFamily
+    public var summary: String
+}
+
+/// Tuning of the rules (`lctrace report --grace …`).
+public struct RuleSettings: Equatable, Sendable {
+    /// LC301/LC302: how long a released controller may take to deinit.
+    public var leakGrace: Int64 = 5_000_000_000
+    /// LC401 thresholds of viewIsAppearing → viewDidAppear.
+    public var gapAnimated: Int64 = 1_000_000_000
+    public var gapPlain: Int64 = 250_000_000
+    /// LC303: per-class limits of live instances (off when empty).
+    public var maxLive: [String: Int] = [:]
+    /// LC203: how long a session must go on past a stuck viewWillAppear.
+    public var stuckAppearing: Int64 = 2_000_000_000
+    /// LC102: sessions that end this soon after addChild are not flagged.
+    public var didMoveEndSlack: Int64 = 1_000_000_000
+
+    public init() {}
+
+    /// A stable text form, stored with the findings so a report knows what they were built with.
+    public var fingerprint: String {
+        let live = maxLive.keys.sorted().map { "\($0)=\(maxLive[$0]!)" }.joined(separator: ",")
+        return "grace=\(leakGrace);animated=\(gapAnimated);plain=\(gapPlain);max-live=\(live)"
+    }
+}
+
+/// One finding, in the shape of rules.md's machine-readable output.
+public struct Finding: Sendable, Equatable {
+    public var rule: String
+    public var name: String
+    public var severity: Severity
+    public var session: String?
+    public var vc: String?
+    public var since: Int64?
+    public var cls: String?
+    public var t: Int64?
+    public var message: String
+    public var evidence: [Int64]
+    /// "low" in sessions with lost events: the missing events might have explained it.
+    public var confidence: String
+    /// For file-level findings (LC904): the file's path.
+    public var file: String?
+    /// Rule-specific values, e.g. how a leaked controller left ("how": "pop").
+    public var detail: [String: String]
+
+    public init(rule: RuleInfo, session: String?, vc: String? = nil, since: Int64? = nil, cls: String? = nil,
+                t: Int64?, message: String, evidence: [Int64], lowConfidence: Bool = false,
+                file: String? = nil, detail: [String: String] = [:]) {
+        self.rule = rule.id; self.name = rule.name; self.severity = rule.severity
+        self.session = session; self.vc = vc; self.since = since; self.cls = cls; self.t = t
+        self.message = message; self.evidence = evidence; self.confidence = lowConfidence ? "low" : "high"
+        self.file = file; self.detail = detail
+    }
+
+    /// A finding about one instance of `model`.
+    init(_ rule: RuleInfo, _ model: SessionModel, _ key: InstanceKey, t: Int64?, _ message: String,
+         evidence: [Int64], detail: [String: String] = [:]) {
+        self.init(rule: rule, session: model.sid, vc: key.vc, since: key.since, cls: model.instance(key)?.cls,
+                  t: t, message: message, evidence: evidence, lowConfidence: model.isLossy, detail: detail)
+    }
+
+    /// A finding about the whole session.
+    init(_ rule: RuleInfo, _ model: SessionModel, t: Int64?, _ message: String, evidence: [Int64],
+         detail: [String: String] = [:]) {
+        self.init(rule: rule, session: model.sid, t: t, message: message, evidence: evidence,
+                  lowConfidence: model.isLossy, detail: detail)
+    }
+}
+
+/// A checker: one per file under `Rules/`, judging a built `SessionModel`.
+public protocol Rule {
+    static var info: RuleInfo { get }
+    static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding]
+}
+
+/// Every session-level rule, in report order. LC904 works on files, see `RejectedLinesRule`.
+public enum RuleCatalog {
+    public static let sessionRules: [any Rule.Type] = [
+        OrphanViewRule.self, MissingDidMoveRule.self, MissingWillMoveRule.self, ViewLeftBehindRule.self,
+        AttachBeforeAddRule.self,
+        DeinitWhileVisibleRule.self, DoubleAppearRule.self, StuckAppearingRule.self,
+        DisappearWithoutAppearRule.self, LifecycleOrderRule.self,
+        LeakedControllerRule.self, LeakUnconfirmedRule.self, InstanceGrowthRule.self,
+        SlowAppearanceRule.self, MissingIsAppearingRule.self,
+        AppDelegateLifecycleRule.self, NoSceneLifecycleRule.self,
+        LostEventsRule.self, UnknownInstanceRule.self, ClockBackwardsRule.self,
+    ]
+
+    public static var all: [RuleInfo] { sessionRules.map { $0.info } + [RejectedLinesRule.info] }
+
+    public static func info(_ id: String) -> RuleInfo? { all.first { $0.id == id } }
+
+    /// Runs every session rule over `model`; findings ordered by t, then rule.
+    public static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
+        var findings: [Finding] = []
+        for rule in sessionRules { findings += rule.check(model, settings) }
+        return findings.sorted { ($0.t ?? -1, $0.rule, $0.vc ?? "", $0.since ?? -1) < ($1.t ?? -1, $1.rule, $1.vc ?? "", $1.since ?? -1) }
+    }
+}
+
+/// Formatting helpers for messages: short, lowercase, naming values.
+enum Say {
+    static func ms(_ ns: Int64) -> String {
+        let ms = Double(ns) / 1_000_000
+        if ms >= 10_000 { return String(format: "%.1f s", ms / 1000) }
+        if ms >= 1000 { return String(format: "%.2f s", ms / 1000) }
+        return String(format: "%.0f ms", ms)
+    }
+
+    static func seconds(_ ns: Int64) -> String {
+        let s = Double(ns) / 1_000_000_000
+        return s == s.rounded() ? String(format: "%.0f s", s) : String(format: "%.1f s", s)
+    }
+
+    static func cls(_ model: SessionModel, _ key: InstanceKey) -> String {
+        model.instance(key)?.cls ?? key.vc
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation

@@ -1,0 +1,18 @@
+/// LC502 no-scene-lifecycle (error).
+///
+/// Finds: a session of an app built with SDK 27 or later with no scene event at all: such an
+/// app has no scene life cycle and fails to launch.
+///
+/// Does not flag: older SDKs; sessions with no session record; sessions with any scene event.
+enum NoSceneLifecycleRule: Rule {
+    static let info = RuleInfo(id: "LC502", name: "no-scene-lifecycle", severity: .error, family: .scene,
+                               summary: "no scene life cycle with SDK 27+")
+
+    static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
+        guard model.sceneEventCount == 0, model.stats.events > 0,
+              let sdk = SessionMetadata.version(model.metadata.sdk), sdk.0 >= 27 else { return [] }
+        return [Finding(info, model, t: model.stats.firstT,
+                        "no scene life-cycle event in a session built with SDK \(model.metadata.sdk!): the app has no UIScene life cycle",
+                        evidence: model.metadata.recordSeq.map { [$0] } ?? [])]
+    }
+}

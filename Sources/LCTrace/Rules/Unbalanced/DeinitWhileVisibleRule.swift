@@ -1,0 +1,20 @@
+/// LC201 deinit-while-visible (error).
+///
+/// Finds: `deinit` while the instance is appearing, visible or disappearing: it was
+/// deallocated without the disappearance UIKit owes every shown controller.
+///
+/// Does not flag: an instance still visible when the session ends (no deinit), app
+/// backgrounding (which sends no disappear callbacks), an id reused with no deinit recorded.
+enum DeinitWhileVisibleRule: Rule {
+    static let info = RuleInfo(id: "LC201", name: "deinit-while-visible", severity: .error, family: .unbalanced,
+                               summary: "deallocated while on screen")
+
+    static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
+        model.anomalies.compactMap { a in
+            guard a.kind == .transition, a.event == .deinit else { return nil }
+            return Finding(info, model, a.instance, t: a.t,
+                           "\(Say.cls(model, a.instance)) deallocated while \(a.state.rawValue)",
+                           evidence: a.evidence, detail: ["state": a.state.rawValue])
+        }
+    }
+}

@@ -1,0 +1,29 @@
+/// LC202 double-appear (error).
+///
+/// Finds: `viewWillAppear` while already appearing or visible, or `viewDidAppear` while
+/// already visible: usually a container forwarding appearance by hand on top of UIKit's
+/// automatic forwarding.
+///
+/// Does not flag: `viewWillAppear` after a `viewWillDisappear` (a cancelled interactive pop
+/// or sheet swipe: disappearing → appearing is legal).
+enum DoubleAppearRule: Rule {
+    static let info = RuleInfo(id: "LC202", name: "double-appear", severity: .error, family: .unbalanced,
+                               summary: "appearance delivered twice")
+
+    static func matches(_ a: LifecycleAnomaly) -> Bool {
+        guard a.kind == .transition else { return false }
+        switch (a.event, a.state) {
+        case (.viewWillAppear, .appearing), (.viewWillAppear, .visible), (.viewDidAppear, .visible): return true
+        default: return false
+        }
+    }
+
+    static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
+        model.anomalies.compactMap { a in
+            guard matches(a) else { return nil }
+            return Finding(info, model, a.instance, t: a.t,
+                           "\(Say.cls(model, a.instance)) got \(a.event.rawValue) while already \(a.state.rawValue)",
+                           evidence: a.evidence, detail: ["event": a.event.rawValue, "state": a.state.rawValue])
+        }
+    }
+}

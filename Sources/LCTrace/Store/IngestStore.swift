@@ -1,0 +1,320 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What became of one event line at insert time.
+public enum InsertOutcome: Equatable {
+    case inserted
+    /// Same (sid, seq) with the same content: dropped silently (re-ingest is idempotent).
+    case duplicate
+    /// Same (sid, seq) with other content: the first stored copy wins.
+    case conflict
+}
+
+/// What to do with a file, decided from its content hash before reading it.
+public enum FilePlan: Equatable {
+    /// Load it into the row with this id (new, or resuming a load that was killed).
+    case load(fileID: Int64)
+    /// The same content was loaded before, under this path.
+    case alreadyLoaded(path: String)
+}
+
+/// The write side of the database during ingest: interning, sessions, events, rejects,
+/// file rows. All writes happen inside `begin()`/`commit()` batches taken with
+/// BEGIN IMMEDIATE, so a kill at any moment leaves whole batches only, and a second
+/// process can interleave its own batches.
+public final class IngestStore {
+    public let db: Database
+    private let strings: StringPool
+    private var sessionIDs: [String: Int64] = [:]
+    private var sessionRecords: [Int64: (seq: Int64?, record: SessionRecord?)] = [:]
+    private var dirtyInBatch = Set<Int64>()
+
+    private let insertSession: Statement
+    private let selectSession: Statement
+    private let insertEvent: Statement
+    private let selectEvent: Statement
+    private let insertReject: Statement
+    private let markDirty: Statement
+
+    public init(db: Database) throws {
+        self.db = db
+        strings = try StringPool(db: db)
+        insertSession = try db.prepare("INSERT INTO sessions(sid) VALUES (?) ON CONFLICT(sid) DO NOTHING")
+        selectSession = try db.prepare("SELECT id FROM sessions WHERE sid = ?")
+        insertEvent = try db.prepare("""
+            INSERT INTO events(session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(session, seq) DO NOTHING
+            """)
+        selectEvent = try db.prepare("""
+            SELECT t, ev, vc, cls, other, flags, detail, thread, wall, attrs FROM events WHERE session = ? AND seq = ?
+            """)
+        insertReject = try db.prepare("INSERT INTO rejects(file, kind, line, offset, reason, text) VALUES (?, ?, ?, ?, ?, ?)")
+        markDirty = try db.prepare("UPDATE sessions SET dirty = 1 WHERE id = ? AND dirty = 0")
+    }
+
+    // MARK: Batches
+
+    public func begin() throws {
+        try db.execute("BEGIN IMMEDIATE")
+    }
+
+    public func commit() throws {
+        dirtyInBatch.removeAll(keepingCapacity: true)
+        try db.execute("COMMIT")
+    }
+
+    /// Abandons the open batch; forgets cached ids that may have been rolled back.
+    public func rollback() {
+        if !db.isAutocommit { try? db.execute("ROLLBACK") }
+        strings.reset()
+        sessionIDs.removeAll()
+        sessionRecords.removeAll()
+        dirtyInBatch.removeAll()
+    }
+
+    // MARK: Interning
+
+    /// The `strings.id` of `text`, inserting it when new. Must run inside a batch.
+    public func intern(_ text: String) throws -> Int64 { try strings.id(text) }
+
+    private func intern(_ text: String?) throws -> Int64? { try strings.id(text) }
+
+    public func sessionID(_ sid: String) throws -> Int64 {
+        if let id = sessionIDs[sid] { return id }
+        insertSession.reset()
+        insertSession.bind(sid, at: 1)
+        try insertSession.step()
+        selectSession.reset()
+        selectSession.bind(sid, at: 1)
+        guard try selectSession.step() else { throw DatabaseError(code: 1, message: "session vanished", sql: nil) }
+        let id = selectSession.int(0)
+        sessionIDs[sid] = id
+        return id
+    }
+
+    // MARK: Events
+
+    /// Inserts one event; on a known (sid, seq) compares content to tell a duplicate from a conflict.
+    public func insert(_ e: TraceEvent) throws -> InsertOutcome {
+        let session = try sessionID(e.sid)
+        let ev = try intern(e.name)
+        let vc = try intern(e.vc)
+        let cls = try intern(e.cls)
+        let other = try intern(e.other)
+        let detail = try intern(e.detail)
+        let thread = try intern(e.thread)
+        let s = insertEvent
+        s.reset()
+        s.bind(session, at: 1)
+        s.bind(e.seq, at: 2)
+        s.bind(e.t, at: 3)
+        s.bind(ev, at: 4)
+        s.bind(vc, at: 5)
+        s.bind(cls, at: 6)
+        s.bind(other, at: 7)
+        s.bind(e.flags.rawValue, at: 8)
+        s.bind(detail, at: 9)
+        s.bind(thread, at: 10)
+        s.bind(e.wall, at: 11)
+        s.bind(e.attrs, at: 12)
+        try s.step()
+        if db.changes == 1 {
+            if dirtyInBatch.insert(session).inserted {
+                markDirty.reset()
+                markDirty.bind(session, at: 1)
+                try markDirty.step()
+            }
+            if let record = e.session { try mergeSessionRecord(record, seq: e.seq, session: session) }
+            return .inserted
+        }
+        let q = selectEvent
+        q.reset()
+        q.bind(session, at: 1)
+        q.bind(e.seq, at: 2)
+        guard try q.step() else { return .conflict }
+        let same = q.int(0) == e.t && q.int(1) == ev && q.optionalInt(2) == vc && q.optionalInt(3) == cls
+            && q.optionalInt(4) == other && q.int(5) == e.flags.rawValue && q.optionalInt(6) == detail
+            && q.optionalInt(7) == thread && q.text(8) == e.wall && q.text(9) == e.attrs
+        return same ? .duplicate : .conflict
+    }
+
+    /// Merges a newly stored session record: the earliest record (lowest seq) wins; a copy
+    /// that disagrees is counted in `record_conflicts`. Returns the fields that disagreed.
+    @discardableResult
+    private func mergeSessionRecord(_ record: SessionRecord, seq: Int64, session: Int64) throws -> [String] {
+        let current: (seq: Int64?, record: SessionRecord?)
+        if let cached = sessionRecords[session] {
+            current = cached
+        } else {
+            let q = try db.prepare("""
+                SELECT record_seq, app, app_version, build, os, os_version, sdk, device, recorder, wall
+                FROM sessions WHERE id = ?
+                """)
+            try q.bind([.int(session)])
+            if try q.step(), let recordSeq = q.optionalInt(0) {
+                current = (recordSeq, SessionRecord(app: q.text(1), appVersion: q.text(2), build: q.text(3), os: q.text(4),
+                                                    osVersion: q.text(5), sdk: q.text(6), device: q.text(7),
+                                                    recorder: q.text(8), wall: q.text(9)))
+            } else {
+                current = (nil, nil)
+            }
+        }
+        guard let existing = current.record, let existingSeq = current.seq else {
+            try writeSessionRecord(record, seq: seq, session: session, addConflict: false)
+            sessionRecords[session] = (seq, record)
+            return []
+        }
+        let differences = existing.differences(from: record)
+        if differences.isEmpty { return [] }
+        if seq < existingSeq {
+            try writeSessionRecord(record, seq: seq, session: session, addConflict: true)
+            sessionRecords[session] = (seq, record)
+        } else {
+            try db.prepare("UPDATE sessions SET record_conflicts = record_conflicts + 1 WHERE id = ?").run([.int(session)])
+        }
+        lastSessionConflict = (session, differences)
+        return differences
+    }
+
+    /// The last session record conflict seen, for the ingest report.
+    public var lastSessionConflict: (session: Int64, fields: [String])?
+
+    private func writeSessionRecord(_ r: SessionRecord, seq: Int64, session: Int64, addConflict: Bool) throws {
+        let stmt = try db.prepare("""
+            UPDATE sessions SET app = ?, app_version = ?, build = ?, os = ?, os_version = ?, sdk = ?, device = ?,
+              recorder = ?, wall = ?, record_seq = ?, record_conflicts = record_conflicts + ? WHERE id = ?
+            """)
+        func v(_ s: String?) -> SQLValue { s.map { .text($0) } ?? .null }
+        try stmt.run([v(r.app), v(r.appVersion), v(r.build), v(r.os), v(r.osVersion), v(r.sdk), v(r.device),
+                      v(r.recorder), v(r.wall), .int(seq), .int(addConflict ? 1 : 0), .int(session)])
+    }
+
+    // MARK: Rejects
+
+    public enum RejectKind: String { case line, conflict, damage }
+
+    public func reject(file: Int64, kind: RejectKind, line: Int?, offset: Int64?, reason: String, sample: UnsafeRawBufferPointer?) throws {
+        let s = insertReject
+        s.reset()
+        s.bind(file, at: 1)
+        s.bind(kind.rawValue, at: 2)
+        s.bind(line.map(Int64.init), at: 3)
+        s.bind(offset, at: 4)
+        s.bind(reason, at: 5)
+        if let sample {
+            let cut = UnsafeRawBufferPointer(rebasing: sample.prefix(200))
+            if let text = String(validating: cut, as: UTF8.self) {
+                s.bind(text, at: 6)
+            } else if let text = String(validating: UnsafeRawBufferPointer(rebasing: cut.prefix(utf8Boundary(cut))), as: UTF8.self),
+                      utf8Boundary(cut) >= cut.count - 3, !text.isEmpty {
+                // Cut through a multi-byte character at 200 bytes: keep the whole ones.
+                s.bind(text, at: 6)
+            } else {
+                try s.bind(.blob(Array(cut)), at: 6)
+            }
+        }
+        try s.step()
+    }
+
+    /// Largest prefix length of `bytes` that does not end inside a UTF-8 sequence.
+    private func utf8Boundary(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var end = bytes.count
+        var back = 0
+        while end > 0 && back < 3 && (bytes[end - 1] & 0xC0) == 0x80 { end -= 1; back += 1 }
+        if end > 0 && bytes[end - 1] >= 0xC0 { end -= 1 }
+        return end
+    }
+
+    // MARK: Files
+
+    /// Decides what to do with a file of `size` raw bytes whose content hash is `hash`
+    /// (nil when not computed yet: standard input, or no stored file has that size).
+    /// Reuses the row of a killed load of the same file, so a re-run gives the same ids
+    /// and content as an uninterrupted run.
+    public func planFile(path: String, size: Int64?, hash: String?) throws -> FilePlan {
+        var reusable: Int64?
+        var hashTaken = false
+        if let hash {
+            let q = try db.prepare("SELECT id, path, status, loader_pid FROM files WHERE sha256 = ?")
+            try q.bind([.text(hash)])
+            if try q.step() {
+                if q.text(2) != "loading" { return .alreadyLoaded(path: q.text(1) ?? "?") }
+                hashTaken = true
+                if !Self.isAlive(q.optionalInt(3)) { reusable = q.int(0) }
+            }
+        }
+        if reusable == nil, let size, path != "-" {
+            let q = try db.prepare(
+                "SELECT id, loader_pid FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = ? AND size = ?")
+            try q.bind([.text(path), .int(size)])
+            while try q.step() {
+                if !Self.isAlive(q.optionalInt(1)) { reusable = q.int(0); break }
+            }
+        }
+        if let id = reusable {
+            try db.prepare("DELETE FROM rejects WHERE file = ?").run([.int(id)])
+            try db.prepare("""
+                UPDATE files SET path = ?, lines = 0, events = 0, rejects = 0, conflicts = 0, ingested_at = ?,
+                  loader_pid = ? WHERE id = ?
+                """).run([.text(path), .text(Self.now()), .int(Int64(getpid())), .int(id)])
+            return .load(fileID: id)
+        }
+        // Another live ingest is loading the same content: load it too, into a row of our
+        // own without the hash; whichever finishes second drops its row (`finishFile`).
+        try db.prepare("INSERT INTO files(path, size, sha256, status, ingested_at, loader_pid) VALUES (?, ?, ?, 'loading', ?, ?)")
+            .run([.text(path), .int(size ?? 0), hash.flatMap { hashTaken ? nil : .text($0) } ?? .null,
+                  .text(Self.now()), .int(Int64(getpid()))])
+        return .load(fileID: db.lastInsertRowID)
+    }
+
+    /// True when `pid` names a running process other than this one (a concurrent ingest).
+    static func isAlive(_ pid: Int64?) -> Bool {
+        guard let pid, pid > 0, pid != Int64(getpid()) else { return false }
+        return kill(pid_t(pid), 0) == 0 || errno == EPERM
+    }
+
+    /// True when a stored file has `size` raw bytes: only then is hashing before reading worth it.
+    public func hasFile(ofSize size: Int64) throws -> Bool {
+        (try db.scalarInt("SELECT count(*) FROM files WHERE size = ?", [.int(size)]) ?? 0) > 0
+    }
+
+    public struct FileStats {
+        public var size: Int64 = 0
+        public var members = 0
+        public var lines = 0
+        public var events = 0
+        public var rejects = 0
+        public var conflicts = 0
+        public var damage: String?
+        public init() {}
+    }
+
+    /// Records the outcome of a load. When another row already holds the same content
+    /// (standard input, or a concurrent ingest of the same file), this row and its rejects
+    /// are dropped and the other row's path is returned.
+    public func finishFile(id: Int64, hash: String, stats: FileStats) throws -> String? {
+        if let other = try db.scalarText("SELECT path FROM files WHERE sha256 = ? AND id != ?", [.text(hash), .int(id)]) {
+            try db.prepare("DELETE FROM rejects WHERE file = ?").run([.int(id)])
+            try db.prepare("DELETE FROM files WHERE id = ?").run([.int(id)])
+            return other
+        }
+        try db.prepare("""
+            UPDATE files SET size = ?, sha256 = ?, gzip_members = ?, lines = ?, events = ?, rejects = ?, conflicts = ?,
+              status = ?, damage = ?, ingested_at = ?, loader_pid = NULL WHERE id = ?
+            """).run([.int(stats.size), .text(hash), .int(Int64(stats.members)), .int(Int64(stats.lines)),
+                      .int(Int64(stats.events)), .int(Int64(stats.rejects)), .int(Int64(stats.conflicts)),
+                      .text(stats.damage == nil ? "complete" : "damaged"), stats.damage.map { .text($0) } ?? .null,
+                      .text(Self.now()), .int(id)])
+        return nil
+    }
+
+    static func now() -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        return f.string(from: Date())
+    }
+}

@@ -1,0 +1,137 @@
+/// A session row as reports and `lctrace sessions` need it.
+public struct SessionInfo: Sendable {
+    public var id: Int64
+    public var sid: String
+    public var app: String?
+    public var appVersion: String?
+    public var build: String?
+    public var device: String?
+    public var os: String?
+    public var osVersion: String?
+    public var sdk: String?
+    public var wall: String?
+    public var events: Int
+    public var lostEvents: Int
+    public var firstT: Int64?
+    public var lastT: Int64?
+    public var endReason: String?
+    public var dirty: Bool
+    public var recordConflicts: Int
+
+    public var durationNs: Int64? {
+        guard let a = firstT, let b = lastT else { return nil }
+        return b - a
+    }
+}
+
+/// Which sessions a report or listing covers.
+public struct SessionFilter: Sendable {
+    /// A session id, or a unique prefix of one.
+    public var session: String?
+    public var app: String?
+    public var build: String?
+    public init(session: String? = nil, app: String? = nil, build: String? = nil) {
+        self.session = session; self.app = app; self.build = build
+    }
+}
+
+/// Reads sessions, findings and file problems back (read-only SQL, usable on a read-only connection).
+public final class ModelReader {
+    private let db: Database
+
+    public init(db: Database) { self.db = db }
+
+    public func sessions(_ filter: SessionFilter = SessionFilter()) throws -> [SessionInfo] {
+        let q = try db.prepare("""
+            SELECT id, sid, app, app_version, build, device, os, os_version, sdk, wall, events, lost_events,
+                   first_t, last_t, end_reason, dirty, record_conflicts
+            FROM sessions
+            WHERE (?1 IS NULL OR sid = ?1 OR sid LIKE ?1 || '%')
+              AND (?2 IS NULL OR app = ?2) AND (?3 IS NULL OR build = ?3)
+            ORDER BY wall, sid
+            """)
+        q.bind(filter.session, at: 1)
+        q.bind(filter.app, at: 2)
+        q.bind(filter.build, at: 3)
+        var out: [SessionInfo] = []
+        while try q.step() {
+            out.append(SessionInfo(
+                id: q.int(0), sid: q.text(1) ?? "", app: q.text(2), appVersion: q.text(3), build: q.text(4),
+                device: q.text(5), os: q.text(6), osVersion: q.text(7), sdk: q.text(8), wall: q.text(9),
+                events: Int(q.int(10)), lostEvents: Int(q.int(11)), firstT: q.optionalInt(12), lastT: q.optionalInt(13),
+                endReason: q.text(14), dirty: q.int(15) != 0, recordConflicts: Int(q.int(16))))
+        }
+        return out
+    }
+
+    /// Stored findings of one session.
+    public func findings(session: Int64) throws -> [Finding] {
+        try findings(where: "session_id = ?", [.int(session)])
+    }
+
+    /// Stored file-level findings (LC904).
+    public func fileFindings() throws -> [Finding] {
+        try findings(where: "session_id IS NULL", [])
+    }
+
+    private func findings(where clause: String, _ bindings: [SQLValue]) throws -> [Finding] {
+        let q = try db.prepare("""
+            SELECT rule, session, vc, since, class, t, message, evidence, confidence, file, detail
+            FROM findings_v WHERE \(clause) ORDER BY t, rule, id
+            """)
+        try q.bind(bindings)
+        var out: [Finding] = []
+        while try q.step() {
+            guard let rule = q.text(0).flatMap(RuleCatalog.info) else { continue }
+            out.append(Finding(rule: rule, session: q.text(1), vc: q.text(2), since: q.optionalInt(3), cls: q.text(4),
+                               t: q.optionalInt(5), message: q.text(6) ?? "", evidence: parseEvidence(q.text(7) ?? "[]"),
+                               lowConfidence: q.text(8) == "low", file: q.text(9), detail: decodeDetail(q.text(10))))
+        }
+        return out
+    }
+
+    /// The settings the stored findings were built with.
+    public func storedSettingsFingerprint() throws -> String? {
+        try db.scalarText("SELECT value FROM meta WHERE key = 'rule_settings'")
+    }
+
+    /// Problems per file, for LC904.
+    func fileProblems() throws -> [(Int64, RejectedLinesRule.FileProblems)] {
+        let files = try db.prepare("SELECT id, path, rejects, conflicts, damage FROM files WHERE rejects > 0 OR conflicts > 0 OR damage IS NOT NULL ORDER BY id")
+        let reasons = try db.prepare("SELECT reason, line FROM rejects WHERE file = ? AND kind = 'line' ORDER BY line")
+        var out: [(Int64, RejectedLinesRule.FileProblems)] = []
+        while try files.step() {
+            let id = files.int(0)
+            reasons.reset()
+            reasons.bind(id, at: 1)
+            var counts: [String: Int] = [:]
+            var order: [String] = []
+            var lines: [Int64] = []
+            while try reasons.step() {
+                let key = RejectedLinesRule.group(reasons.text(0) ?? "")
+                if counts[key] == nil { order.append(key) }
+                counts[key, default: 0] += 1
+                if lines.count < 20, let line = reasons.optionalInt(1) { lines.append(line) }
+            }
+            let sorted = order.map { ($0, counts[$0]!) }.sorted { $0.1 > $1.1 }
+            out.append((id, RejectedLinesRule.FileProblems(
+                path: files.text(1) ?? "?", rejects: Int(files.int(2)), conflicts: Int(files.int(3)),
+                damage: files.text(4), reasons: sorted, lines: lines)))
+        }
+        return out
+    }
+
+    private func parseEvidence(_ text: String) -> [Int64] {
+        text.trimmingCharacters(in: ["[", "]", " "]).split(separator: ",").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    private func decodeDetail(_ text: String?) -> [String: String] {
+        guard let text, let data = text.data(using: .utf8),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
+        var out: [String: String] = [:]
+        for (k, v) in object { out[k] = "\(v)" }
+        return out
+    }
+}
+
+import Foundation

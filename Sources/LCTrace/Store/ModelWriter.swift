@@ -1,0 +1,165 @@
+/// Writes a session's model and findings, replacing what was there: the model tables are a
+/// pure function of the session's events, so rebuilding is always safe. Runs inside the
+/// analyzer's write transactions.
+final class ModelWriter {
+    private let db: Database
+    private let strings: StringPool
+    private let deletes: [Statement]
+    private let insertInstance: Statement
+    private let insertCycle: Statement
+    private let insertEdge: Statement
+    private let insertFinding: Statement
+    private let updateSession: Statement
+
+    init(db: Database) throws {
+        self.db = db
+        strings = try StringPool(db: db)
+        deletes = try ["instances", "appearances", "containment", "findings"].map {
+            try db.prepare("DELETE FROM \($0) WHERE session = ?")
+        }
+        insertInstance = try db.prepare("""
+            INSERT INTO instances(session, vc, since, cls, init_t, end_seq, end_t, end_how, parent, presenter,
+              release_seq, release_t, release_how, appearances, final_state)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        insertCycle = try db.prepare("""
+            INSERT INTO appearances(session, will_seq, vc, since, will_t, is_t, did_t, will_disappear_t, did_disappear_t,
+              animated, interactive, backgrounded, outcome, ending)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        insertEdge = try db.prepare("""
+            INSERT INTO containment(session, add_seq, child, child_since, parent, parent_since, add_t, will_move_seq,
+              did_move_seq, will_remove_seq, remove_seq, remove_t, did_remove_seq)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        insertFinding = try db.prepare("""
+            INSERT INTO findings(rule, name, severity, session, vc, since, cls, t, message, evidence, confidence, file, detail)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        updateSession = try db.prepare("""
+            UPDATE sessions SET events = ?, first_seq = ?, last_seq = ?, first_t = ?, last_t = ?, lost_events = ?,
+              end_reason = ?, dirty = 0 WHERE id = ?
+            """)
+    }
+
+    func sessionMetadata(_ id: Int64) throws -> SessionMetadata {
+        let q = try db.prepare("SELECT sid, app, app_version, build, os, os_version, sdk, device, record_seq FROM sessions WHERE id = ?")
+        try q.bind([.int(id)])
+        guard try q.step() else { return SessionMetadata(sid: "") }
+        var m = SessionMetadata(sid: q.text(0) ?? "")
+        m.app = q.text(1); m.appVersion = q.text(2); m.build = q.text(3); m.osName = q.text(4)
+        m.osVersion = q.text(5); m.sdk = q.text(6); m.device = q.text(7); m.recordSeq = q.optionalInt(8)
+        return m
+    }
+
+    func replace(session: Int64, with model: SessionModel) throws {
+        for d in deletes { try d.run([.int(session)]) }
+        for x in model.instances {
+            let s = insertInstance
+            s.reset()
+            s.bind(session, at: 1)
+            s.bind(try strings.id(x.key.vc), at: 2)
+            s.bind(x.key.since, at: 3)
+            s.bind(try strings.id(x.cls), at: 4)
+            s.bind(x.initT, at: 5)
+            s.bind(x.endSeq, at: 6)
+            s.bind(x.endT, at: 7)
+            s.bind(x.end?.rawValue, at: 8)
+            s.bind(try strings.id(x.lastParent), at: 9)
+            s.bind(try strings.id(x.presenter), at: 10)
+            s.bind(x.release?.seq, at: 11)
+            s.bind(x.release?.t, at: 12)
+            s.bind(x.release?.how.rawValue, at: 13)
+            s.bind(Int64(x.cycleCount), at: 14)
+            s.bind(x.state.rawValue, at: 15)
+            try s.step()
+        }
+        for c in model.cycles {
+            let s = insertCycle
+            s.reset()
+            s.bind(session, at: 1)
+            s.bind(c.willSeq, at: 2)
+            s.bind(try strings.id(c.instance.vc), at: 3)
+            s.bind(c.instance.since, at: 4)
+            s.bind(c.willT, at: 5)
+            s.bind(c.isT, at: 6)
+            s.bind(c.didT, at: 7)
+            s.bind(c.willDisappearT, at: 8)
+            s.bind(c.didDisappearT, at: 9)
+            s.bind(c.animated.map { $0 ? 1 : 0 }, at: 10)
+            s.bind(c.interactive ? 1 : 0, at: 11)
+            s.bind(c.backgrounded ? 1 : 0, at: 12)
+            s.bind(c.outcome.rawValue, at: 13)
+            s.bind(c.ending.rawValue, at: 14)
+            try s.step()
+        }
+        for e in model.edges {
+            let s = insertEdge
+            s.reset()
+            s.bind(session, at: 1)
+            s.bind(e.addSeq, at: 2)
+            s.bind(try strings.id(e.child.vc), at: 3)
+            s.bind(e.child.since, at: 4)
+            s.bind(try strings.id(e.parent), at: 5)
+            s.bind(e.parentSince, at: 6)
+            s.bind(e.addT, at: 7)
+            s.bind(e.willMoveSeq, at: 8)
+            s.bind(e.didMoveSeq, at: 9)
+            s.bind(e.willRemoveSeq, at: 10)
+            s.bind(e.removeSeq, at: 11)
+            s.bind(e.removeT, at: 12)
+            s.bind(e.didRemoveSeq, at: 13)
+            try s.step()
+        }
+        for f in model.findings { try write(f, session: session, file: nil) }
+        let st = model.stats
+        let u = updateSession
+        u.reset()
+        u.bind(Int64(st.events), at: 1)
+        u.bind(st.firstSeq, at: 2)
+        u.bind(st.lastSeq, at: 3)
+        u.bind(st.firstT, at: 4)
+        u.bind(st.lastT, at: 5)
+        u.bind(st.lostEvents, at: 6)
+        u.bind(st.endReason, at: 7)
+        u.bind(session, at: 8)
+        try u.step()
+    }
+
+    private func write(_ f: Finding, session: Int64?, file: Int64?) throws {
+        let s = insertFinding
+        s.reset()
+        s.bind(f.rule, at: 1)
+        s.bind(f.name, at: 2)
+        s.bind(f.severity.rawValue, at: 3)
+        s.bind(session, at: 4)
+        s.bind(try strings.id(f.vc), at: 5)
+        s.bind(f.since, at: 6)
+        s.bind(try strings.id(f.cls), at: 7)
+        s.bind(f.t, at: 8)
+        s.bind(f.message, at: 9)
+        s.bind("[" + f.evidence.map(String.init).joined(separator: ",") + "]", at: 10)
+        s.bind(f.confidence, at: 11)
+        s.bind(file, at: 12)
+        s.bind(f.detail.isEmpty ? nil : encodeDetail(f.detail), at: 13)
+        try s.step()
+    }
+
+    /// Rebuilds the file-level findings (LC904) from `files` and `rejects`.
+    func writeFileFindings() throws {
+        try db.execute("DELETE FROM findings WHERE session IS NULL AND file IS NOT NULL")
+        for (id, problems) in try ModelReader(db: db).fileProblems() {
+            if let f = RejectedLinesRule.check(problems) { try write(f, session: nil, file: id) }
+        }
+    }
+
+    func saveSettings(_ settings: RuleSettings) throws {
+        try db.prepare("INSERT INTO meta(key, value) VALUES ('rule_settings', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+            .run([.text(settings.fingerprint)])
+    }
+}
+
+/// A flat string dictionary as a JSON object with sorted keys.
+func encodeDetail(_ detail: [String: String]) -> String {
+    "{" + detail.keys.sorted().map { jsonString($0) + ":" + jsonString(detail[$0]!) }.joined(separator: ",") + "}"
+}

@@ -1,0 +1,90 @@
+/// What a report asks for.
+public struct ReportRequest: Sendable {
+    public var families: Set<RuleFamily> = Set(RuleFamily.allCases)
+    public var sessions = SessionFilter()
+    public var className: String?
+    public var minSeverity: Severity = .info
+    public var settings = RuleSettings()
+    public init() {}
+}
+
+/// Everything a report prints, gathered from the database.
+public struct ReportData: Sendable {
+    public var sessions: [SessionInfo] = []
+    public var findings: [Finding] = []
+    public var events = 0
+    /// Completed, non-interactive, foreground appearance gaps (viewIsAppearing → viewDidAppear) per class, ns.
+    public var gaps: [String: [Int64]] = [:]
+    /// True when the findings were computed for this report (tuning differs from the stored ones).
+    public var recomputed = false
+
+    public func session(_ sid: String?) -> SessionInfo? {
+        guard let sid else { return nil }
+        return sessions.first { $0.sid == sid }
+    }
+}
+
+/// Gathers a report: stored findings when they were built with the requested settings,
+/// otherwise the model is rebuilt in memory for the selected sessions (nothing is written,
+/// so a report also works on a read-only database).
+public enum ReportQuery {
+    public static func collect(_ request: ReportRequest, db: Database) throws -> ReportData {
+        let reader = ModelReader(db: db)
+        var data = ReportData()
+        data.sessions = try reader.sessions(request.sessions)
+        let stored = try reader.storedSettingsFingerprint()
+        let useStored = stored == request.settings.fingerprint
+        data.recomputed = !useStored || data.sessions.contains { $0.dirty }
+        let events = try SessionEventReader(db: db)
+        let writerMeta = try db.prepare("SELECT sid, app, app_version, build, os, os_version, sdk, device, record_seq FROM sessions WHERE id = ?")
+        var all: [Finding] = []
+        for s in data.sessions {
+            data.events += s.events
+            if useStored && !s.dirty {
+                all += try reader.findings(session: s.id)
+                if request.families.contains(.gaps) { try storedGaps(s.id, db: db, into: &data.gaps) }
+            } else {
+                writerMeta.reset()
+                writerMeta.bind(s.id, at: 1)
+                var meta = SessionMetadata(sid: s.sid)
+                if try writerMeta.step() {
+                    meta.app = writerMeta.text(1); meta.appVersion = writerMeta.text(2); meta.build = writerMeta.text(3)
+                    meta.osName = writerMeta.text(4); meta.osVersion = writerMeta.text(5); meta.sdk = writerMeta.text(6)
+                    meta.device = writerMeta.text(7); meta.recordSeq = writerMeta.optionalInt(8)
+                }
+                let model = try Analyzer.buildModel(session: s.id, sid: s.sid, metadata: meta, reader: events,
+                                                    settings: request.settings)
+                all += model.findings
+                if request.families.contains(.gaps) {
+                    for c in model.cycles where c.outcome == .completed && !c.interactive && !c.backgrounded {
+                        guard let isT = c.isT, let didT = c.didT else { continue }
+                        data.gaps[model.instance(c.instance)?.cls ?? "?", default: []].append(didT - isT)
+                    }
+                }
+            }
+        }
+        if request.sessions.session == nil && request.sessions.app == nil && request.sessions.build == nil {
+            all += try reader.fileFindings()
+        }
+        data.findings = all.filter { f in
+            guard let rule = RuleCatalog.info(f.rule), request.families.contains(rule.family),
+                  f.severity >= request.minSeverity else { return false }
+            if let cls = request.className { return f.cls == cls }
+            return true
+        }
+        if let cls = request.className { data.gaps = data.gaps.filter { $0.key == cls } }
+        return data
+    }
+
+    private static func storedGaps(_ session: Int64, db: Database, into gaps: inout [String: [Int64]]) throws {
+        let q = try db.prepare("""
+            SELECT coalesce(c.text, '?'), a.did_t - a.is_t FROM appearances a
+            LEFT JOIN instances i ON i.session = a.session AND i.vc = a.vc AND i.since = a.since
+            LEFT JOIN strings c ON c.id = i.cls
+            WHERE a.session = ? AND a.outcome = 'completed' AND a.is_t IS NOT NULL AND a.did_t IS NOT NULL
+              AND a.interactive = 0 AND a.backgrounded = 0
+            """)
+        try q.bind([.int(session)])
+        while try q.step() { gaps[q.text(0) ?? "?", default: []].append(q.int(1)) }
+    }
+}

@@ -1,0 +1,232 @@
+import CSQLite
+import Foundation
+
+/// An error from SQLite, carrying the SQL and SQLite's own message but never the bound
+/// values (they may be user data and can be large).
+public struct DatabaseError: Error, CustomStringConvertible, Equatable {
+    /// The primary result code (`SQLITE_BUSY`, `SQLITE_READONLY`, …).
+    public var code: Int32
+    public var message: String
+    public var sql: String?
+
+    public var description: String {
+        var text = message
+        if let sql { text += " (in: \(sql.count > 160 ? String(sql.prefix(160)) + "…" : sql))" }
+        return text
+    }
+
+    /// True when the database or its folder cannot be written: read-only file, full disk,
+    /// or an I/O failure. The command line maps these to exit status 74.
+    public var isIOFailure: Bool {
+        [SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_PERM]
+            .contains(code & 0xff)
+    }
+}
+
+/// `SQLITE_TRANSIENT` is a C macro Swift cannot import: it tells SQLite to copy bound text.
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// One SQLite connection. Owns its handle; closes it in `deinit`.
+public final class Database {
+    public enum Mode { case readWrite, readOnly }
+
+    let handle: OpaquePointer
+    public let path: String
+
+    /// Opens (and for `.readWrite` creates) the database at `path`.
+    /// A read-only connection uses `SQLITE_OPEN_READONLY`, so no statement can write,
+    /// whatever SQL a user sends (https://sqlite.org/c3ref/open.html).
+    public init(path: String, mode: Mode = .readWrite) throws {
+        self.path = path
+        var db: OpaquePointer?
+        let flags: Int32 = mode == .readOnly
+            ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
+            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw DatabaseError(code: rc, message: "cannot open database \(path): \(message)", sql: nil)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        // Another writer (a second `lctrace ingest`) holds the lock for at most one batch;
+        // wait for it rather than fail (https://sqlite.org/c3ref/busy_timeout.html).
+        sqlite3_busy_timeout(db, 120_000)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Runs one or more statements that return no rows.
+    public func execute(_ sql: String) throws {
+        var errmsg: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errmsg)
+        if rc != SQLITE_OK {
+            let message = errmsg.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_free(errmsg)
+            throw DatabaseError(code: rc, message: message, sql: sql)
+        }
+    }
+
+    public func prepare(_ sql: String) throws -> Statement { try Statement(database: self, sql: sql) }
+
+    /// The first column of the first row, or nil.
+    public func scalarInt(_ sql: String, _ bindings: [SQLValue] = []) throws -> Int64? {
+        let stmt = try prepare(sql)
+        try stmt.bind(bindings)
+        return try stmt.step() ? stmt.int(0) : nil
+    }
+
+    public func scalarText(_ sql: String, _ bindings: [SQLValue] = []) throws -> String? {
+        let stmt = try prepare(sql)
+        try stmt.bind(bindings)
+        return try stmt.step() ? stmt.text(0) : nil
+    }
+
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    func error(_ rc: Int32, sql: String?) -> DatabaseError {
+        DatabaseError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back on error. IMMEDIATE takes
+    /// the write lock up front so the busy timeout applies there, not at a later deadlock.
+    public func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if !isAutocommit { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+}
+
+/// A value to bind or read.
+public enum SQLValue: Equatable, Sendable {
+    case null
+    case int(Int64)
+    case double(Double)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// A prepared statement. Prepared once, reset and re-bound for each row in hot loops.
+public final class Statement {
+    let handle: OpaquePointer
+    unowned let database: Database
+    public let sql: String
+
+    /// SQL after the first statement, which `sqlite3_prepare_v2` leaves unprepared.
+    public let tail: String
+
+    init(database: Database, sql: String) throws {
+        self.database = database
+        self.sql = sql
+        var stmt: OpaquePointer?
+        var tailText = ""
+        let rc = sql.withCString { base -> Int32 in
+            var tailPointer: UnsafePointer<CChar>?
+            let rc = sqlite3_prepare_v2(database.handle, base, -1, &stmt, &tailPointer)
+            if let tailPointer { tailText = String(cString: tailPointer) }
+            return rc
+        }
+        guard rc == SQLITE_OK, let stmt else {
+            if rc == SQLITE_OK { throw DatabaseError(code: SQLITE_MISUSE, message: "no SQL statement", sql: sql) }
+            throw database.error(rc, sql: sql)
+        }
+        handle = stmt
+        tail = tailText
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// True when the statement cannot change the database (https://sqlite.org/c3ref/stmt_readonly.html).
+    public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    public func bind(_ values: [SQLValue]) throws {
+        for (i, value) in values.enumerated() { try bind(value, at: Int32(i + 1)) }
+    }
+
+    public func bind(_ value: SQLValue, at index: Int32) throws {
+        let rc: Int32
+        switch value {
+        case .null: rc = sqlite3_bind_null(handle, index)
+        case .int(let v): rc = sqlite3_bind_int64(handle, index, v)
+        case .double(let v): rc = sqlite3_bind_double(handle, index, v)
+        case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, sqliteTransient)
+        case .blob(let v):
+            rc = v.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
+        }
+        if rc != SQLITE_OK { throw database.error(rc, sql: sql) }
+    }
+
+    @inline(__always) public func bind(_ value: Int64, at index: Int32) {
+        sqlite3_bind_int64(handle, index, value)
+    }
+
+    @inline(__always) public func bind(_ value: Int64?, at index: Int32) {
+        if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    @inline(__always) public func bind(_ value: String?, at index: Int32) {
+        if let value { sqlite3_bind_text(handle, index, value, -1, sqliteTransient) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    /// Steps once: true when a row is available, false when done.
+    @discardableResult
+    public func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = database.error(rc, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Binds, runs to completion, resets.
+    public func run(_ values: [SQLValue] = []) throws {
+        reset()
+        try bind(values)
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+    public func columnName(_ i: Int) -> String { String(cString: sqlite3_column_name(handle, Int32(i))) }
+    public func isNull(_ i: Int) -> Bool { sqlite3_column_type(handle, Int32(i)) == SQLITE_NULL }
+    public func int(_ i: Int) -> Int64 { sqlite3_column_int64(handle, Int32(i)) }
+    public func optionalInt(_ i: Int) -> Int64? { isNull(i) ? nil : int(i) }
+    public func double(_ i: Int) -> Double { sqlite3_column_double(handle, Int32(i)) }
+
+    public func text(_ i: Int) -> String? {
+        guard let p = sqlite3_column_text(handle, Int32(i)) else { return nil }
+        let n = Int(sqlite3_column_bytes(handle, Int32(i)))
+        return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+    }
+
+    public func value(_ i: Int) -> SQLValue {
+        switch sqlite3_column_type(handle, Int32(i)) {
+        case SQLITE_INTEGER: return .int(int(i))
+        case SQLITE_FLOAT: return .double(double(i))
+        case SQLITE_TEXT: return .text(text(i) ?? "")
+        case SQLITE_BLOB:
+            let n = Int(sqlite3_column_bytes(handle, Int32(i)))
+            guard n > 0, let p = sqlite3_column_blob(handle, Int32(i)) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: p, count: n)))
+        default: return .null
+        }
+    }
+}

@@ -1,0 +1,43 @@
+/// Reads back the events of one session in `seq` order, with interned ids resolved, for the
+/// model builder. Streams: one row at a time from the primary key, whatever the session size.
+public final class SessionEventReader {
+    private let db: Database
+    private let select: Statement
+    private var names: [Int64: String] = [:]
+    private let selectString: Statement
+
+    public init(db: Database) throws {
+        self.db = db
+        select = try db.prepare("""
+            SELECT seq, t, ev, vc, cls, other, flags, detail FROM events WHERE session = ? ORDER BY seq
+            """)
+        selectString = try db.prepare("SELECT text FROM strings WHERE id = ?")
+    }
+
+    /// The text of an interned id (cached).
+    public func text(_ id: Int64) throws -> String {
+        if let s = names[id] { return s }
+        selectString.reset()
+        selectString.bind(id, at: 1)
+        let s = try selectString.step() ? (selectString.text(0) ?? "") : ""
+        names[id] = s
+        return s
+    }
+
+    /// Calls `body` with every event of `session` in seq order. Attribute keys that the rules
+    /// do not need (wall, thread, attrs) are not read.
+    public func forEachEvent(session: Int64, sid: String, _ body: (TraceEvent) throws -> Void) throws {
+        select.reset()
+        select.bind(session, at: 1)
+        while try select.step() {
+            let name = try text(select.int(2))
+            var event = TraceEvent(sid: sid, seq: select.int(0), t: select.int(1), name: name)
+            if let id = select.optionalInt(3) { event.vc = try text(id) }
+            if let id = select.optionalInt(4) { event.cls = try text(id) }
+            if let id = select.optionalInt(5) { event.other = try text(id) }
+            event.flags = EventFlags(rawValue: select.int(6))
+            if let id = select.optionalInt(7) { event.detail = try text(id) }
+            try body(event)
+        }
+    }
+}

@@ -1,0 +1,177 @@
+/// One option of a command. The parser and the help text both read this table, so the
+/// help cannot drift from what is accepted.
+public struct OptionSpec: Sendable {
+    public var name: String            // long name without dashes: "db"
+    public var short: Character?       // "-f"
+    public var value: String?          // value placeholder ("PATH"); nil for a flag
+    public var help: String
+    public var repeatable = false
+
+    public init(_ name: String, short: Character? = nil, value: String? = nil, help: String, repeatable: Bool = false) {
+        self.name = name; self.short = short; self.value = value; self.help = help; self.repeatable = repeatable
+    }
+}
+
+/// A command's name, summary and accepted arguments.
+public struct CommandSpec: Sendable {
+    public var name: String
+    public var summary: String
+    public var positional: String?     // "PATH..." or "SQL"
+    public var positionalHelp: String?
+    public var minPositionals = 0
+    public var maxPositionals: Int? = 0
+    public var options: [OptionSpec]
+    public var discussion: String?
+
+    public var usage: String {
+        var parts = ["lctrace", name]
+        if !options.isEmpty { parts.append("[options]") }
+        if let positional { parts.append(positional) }
+        return parts.joined(separator: " ")
+    }
+
+    /// Help text generated from the option table.
+    public var help: String {
+        var text = "\(summary)\n\nUsage: \(usage)\n"
+        if let positional, let positionalHelp {
+            text += "\nArguments:\n  \(positional.padding(toLength: 24, withPad: " ", startingAt: 0)) \(positionalHelp)\n"
+        }
+        let all = options + [OptionSpec("help", short: "h", help: "Show this help.")]
+        text += "\nOptions:\n"
+        for o in all {
+            var left = o.short.map { "-\($0), " } ?? "    "
+            left += "--\(o.name)"
+            if let v = o.value { left += " \(v)" }
+            let pad = left.count < 26 ? left.padding(toLength: 26, withPad: " ", startingAt: 0) : left + "\n" + String(repeating: " ", count: 28)
+            text += "  \(pad)\(o.help)\n"
+        }
+        if let discussion { text += "\n\(discussion)\n" }
+        return text
+    }
+}
+
+/// A usage error: exit status 64, with a hint where one helps.
+public struct UsageError: Error, CustomStringConvertible {
+    public var message: String
+    public var hint: String?
+    public var command: String?
+    public init(_ message: String, hint: String? = nil, command: String? = nil) {
+        self.message = message; self.hint = hint; self.command = command
+    }
+    public var description: String { message }
+}
+
+/// Parsed arguments of one command.
+public struct ParsedArguments {
+    public var values: [String: [String]] = [:]
+    public var flags: Set<String> = []
+    public var positionals: [String] = []
+    public var wantsHelp = false
+
+    public func value(_ name: String) -> String? { values[name]?.last }
+    public func all(_ name: String) -> [String] { values[name] ?? [] }
+    public func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
+}
+
+public enum ArgumentParser {
+    /// Parses `arguments` (after the command name) against `spec`. Supports `--name value`,
+    /// `--name=value`, `-x value`, `--` to end options; a lone `-` is a positional (stdin).
+    public static func parse(_ arguments: [String], spec: CommandSpec) throws -> ParsedArguments {
+        var result = ParsedArguments()
+        var i = 0
+        var onlyPositionals = false
+        while i < arguments.count {
+            let arg = arguments[i]
+            i += 1
+            if onlyPositionals || arg == "-" || !arg.hasPrefix("-") {
+                result.positionals.append(arg)
+                continue
+            }
+            if arg == "--" { onlyPositionals = true; continue }
+            if arg == "--help" || arg == "-h" { result.wantsHelp = true; continue }
+            var name: String
+            var inlineValue: String?
+            let option: OptionSpec?
+            if arg.hasPrefix("--") {
+                name = String(arg.dropFirst(2))
+                if let eq = name.firstIndex(of: "=") {
+                    inlineValue = String(name[name.index(after: eq)...])
+                    name = String(name[..<eq])
+                }
+                option = spec.options.first { $0.name == name }
+            } else {
+                let letters = Array(arg.dropFirst())
+                name = String(letters)
+                option = letters.count == 1 ? spec.options.first { $0.short == letters[0] } : nil
+            }
+            guard let option else {
+                let display = arg.hasPrefix("--") ? "--\(name)" : arg
+                let candidates = spec.options.map { "--\($0.name)" } + ["--help"]
+                let suggestion = closest(display, in: candidates)
+                throw UsageError("unknown option '\(display)' for 'lctrace \(spec.name)'",
+                                 hint: suggestion.map { "did you mean '\($0)'?" } ?? "see 'lctrace help \(spec.name)'",
+                                 command: spec.name)
+            }
+            if option.value == nil {
+                if inlineValue != nil {
+                    throw UsageError("option '--\(option.name)' takes no value", command: spec.name)
+                }
+                result.flags.insert(option.name)
+                continue
+            }
+            let value: String
+            if let inlineValue {
+                value = inlineValue
+            } else if i < arguments.count {
+                value = arguments[i]
+                i += 1
+            } else {
+                throw UsageError("option '--\(option.name)' needs a value (\(option.value!))", command: spec.name)
+            }
+            if !option.repeatable, result.values[option.name] != nil {
+                throw UsageError("option '--\(option.name)' given more than once", command: spec.name)
+            }
+            result.values[option.name, default: []].append(value)
+        }
+        if !result.wantsHelp {
+            if result.positionals.count < spec.minPositionals {
+                throw UsageError("missing \(spec.positional ?? "argument") for 'lctrace \(spec.name)'",
+                                 hint: "usage: \(spec.usage)", command: spec.name)
+            }
+            if let max = spec.maxPositionals, result.positionals.count > max {
+                let extra = result.positionals[max]
+                throw UsageError("unexpected argument '\(extra)' for 'lctrace \(spec.name)'",
+                                 hint: "usage: \(spec.usage)", command: spec.name)
+            }
+        }
+        return result
+    }
+
+    /// The candidate nearest to `word` by edit distance, when near enough to be a typo.
+    public static func closest(_ word: String, in candidates: [String]) -> String? {
+        let scored = candidates.map { ($0, editDistance(word, $0)) }.sorted { $0.1 < $1.1 }
+        guard let best = scored.first else { return nil }
+        let limit = max(2, word.count / 3)
+        if best.1 <= limit { return best.0 }
+        // A prefix of an option ("--form" for "--format") is a typo too.
+        if let prefixed = candidates.first(where: { $0.hasPrefix(word) && word.count >= 4 }) { return prefixed }
+        return nil
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+}

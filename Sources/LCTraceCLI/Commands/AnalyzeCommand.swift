@@ -1,0 +1,91 @@
+import LCTrace
+
+/// `lctrace analyze`: rebuilds the model tables and findings (changed sessions, or all).
+enum AnalyzeCommand: Command {
+    static let tuningOptions: [OptionSpec] = [
+        OptionSpec("grace", value: "DURATION", help: "Leak grace period after a release (default 5s)."),
+        OptionSpec("gap-threshold", value: "SPEC", help: "LC401 thresholds, e.g. animated=1000ms,plain=250ms."),
+        OptionSpec("max-live", value: "CLASS=N", help: "LC303 limit of live instances of a class (repeatable).", repeatable: true),
+    ]
+
+    static let spec = CommandSpec(
+        name: "analyze",
+        summary: "Rebuild the model (instances, appearances, containment) and the findings.",
+        options: [
+            OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
+            OptionSpec("all", help: "Rebuild every session, not only those whose events changed."),
+        ] + tuningOptions,
+        discussion: """
+        `ingest` analyses what it loads; run this after `ingest --no-analyze`, or with tuning
+        options to store findings built with other settings (`report` then uses them).
+        """)
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let settings = try self.settings(args)
+        let db = try Schema.openForWriting(path: context.databasePath(args))
+        let all = try args.has("all") || settingsChanged(db, settings)
+        let progress = ProgressLine(console: context.console)
+        let summary = try Analyzer(db: db, settings: settings).analyze(all: all) { done, total in
+            progress.update { "analyse \(Num.group(done))/\(Num.group(total)) sessions" }
+        }
+        progress.clear()
+        context.console.write("Analysed \(Num.group(summary.sessions)) session\(summary.sessions == 1 ? "" : "s") (\(Num.group(summary.events)) events) in \(Num.seconds(summary.seconds)): \(Num.group(summary.findings)) findings\n")
+        return ExitStatus.ok
+    }
+
+    /// True when stored findings were built with other tuning: then every session is stale.
+    static func settingsChanged(_ db: Database, _ settings: RuleSettings) throws -> Bool {
+        try ModelReader(db: db).storedSettingsFingerprint().map { $0 != settings.fingerprint } ?? false
+    }
+
+    /// Rule settings from the tuning options.
+    static func settings(_ args: ParsedArguments) throws -> RuleSettings {
+        var settings = RuleSettings()
+        if let grace = args.value("grace") {
+            guard let ns = Duration.parse(grace), ns >= 0 else {
+                throw UsageError("invalid --grace '\(grace)' (expected a duration such as 5s or 2500ms)")
+            }
+            settings.leakGrace = ns
+        }
+        if let spec = args.value("gap-threshold") {
+            for part in spec.split(separator: ",") {
+                let kv = part.split(separator: "=", maxSplits: 1).map(String.init)
+                guard kv.count == 2, let ns = Duration.parse(kv[1]), ns >= 0 else {
+                    throw UsageError("invalid --gap-threshold '\(spec)' (expected animated=1000ms,plain=250ms)")
+                }
+                switch kv[0] {
+                case "animated": settings.gapAnimated = ns
+                case "plain", "not-animated": settings.gapPlain = ns
+                default:
+                    throw UsageError("invalid --gap-threshold key '\(kv[0])' (expected animated or plain)")
+                }
+            }
+        }
+        for item in args.all("max-live") {
+            let kv = item.split(separator: "=", maxSplits: 1).map(String.init)
+            guard kv.count == 2, !kv[0].isEmpty, let n = Int(kv[1]), n >= 0 else {
+                throw UsageError("invalid --max-live '\(item)' (expected Class=N)")
+            }
+            settings.maxLive[kv[0]] = n
+        }
+        return settings
+    }
+}
+
+/// Durations on the command line: 5s, 2500ms, 1.5s, 300us, 1m; a bare number is seconds.
+enum Duration {
+    static func parse(_ text: String) -> Int64? {
+        let units: [(String, Double)] = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 60e9)]
+        let t = text.trimmingCharacters(in: .whitespaces)
+        for (suffix, scale) in units where t.hasSuffix(suffix) {
+            let number = String(t.dropLast(suffix.count))
+            // "ms" must not be read as "m" + "s": the longest suffix is tried first above.
+            guard let v = Double(number), v.isFinite else { return nil }
+            return Int64(v * scale)
+        }
+        guard let v = Double(t), v.isFinite else { return nil }
+        return Int64(v * 1e9)
+    }
+}
+
+import Foundation

@@ -1,0 +1,187 @@
+import Foundation
+import LCTrace
+
+/// `lctrace ingest PATH...`: loads trace files into the database, then rebuilds the model
+/// and findings of the sessions that changed.
+enum IngestCommand: Command {
+    static let spec = CommandSpec(
+        name: "ingest",
+        summary: "Load trace files (gzip or plain JSON lines) into the database and analyse them.",
+        positional: "PATH...",
+        positionalHelp: "Files, directories (searched for *.gz, *.jsonl, *.jsonl.gz) or - for standard input.",
+        minPositionals: 1, maxPositionals: nil,
+        options: [
+            OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
+            OptionSpec("no-analyze", help: "Load only; the model and findings are built by the next analyze or report."),
+            OptionSpec("format", short: "f", value: "FORMAT", help: "Summary as text (default) or json."),
+            OptionSpec("quiet", short: "q", help: "Print no summary (problems still go to stderr)."),
+        ] + AnalyzeCommand.tuningOptions,
+        discussion: """
+        Idempotent: loading the same file again (under any name) adds nothing; overlapping files
+        de-duplicate on (sid, seq). Bad lines are stored in `rejects` and never stop a file.
+        Exit status: 0 ok, 65 a file was damaged (the rest still loaded), 66 a path does not
+        exist (the others still loaded), 74 the database could not be written.
+        """)
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let format = try OutputFormat.parse(args.value("format"), allowed: [.text, .json], default: .text)
+        let settings = try AnalyzeCommand.settings(args)
+        let console = context.console
+        let (inputs, missing) = Ingester.expand(args.positionals)
+        let db = try Schema.openForWriting(path: context.databasePath(args))
+        let store = try IngestStore(db: db)
+        let ingester = Ingester(store: store)
+        let progress = ProgressLine(console: console)
+        var summary = try ingester.ingest(inputs, missing: missing) { p in
+            progress.update {
+                let share = p.rawSize.flatMap { $0 > 0 ? " \(Int(Double(p.rawBytes) * 100 / Double($0)))%" : nil } ?? ""
+                return "ingest [\(min(p.fileIndex + 1, p.fileCount))/\(p.fileCount)] \((p.path as NSString).lastPathComponent)\(share)  \(Num.group(p.lines)) lines  \(Num.group(p.events)) events"
+            }
+        }
+        var analysis: AnalysisSummary?
+        if !args.has("no-analyze") {
+            let analyzer = Analyzer(db: db, settings: settings)
+            analysis = try analyzer.analyze(all: try AnalyzeCommand.settingsChanged(db, settings)) { done, total in
+                progress.update { "analyse \(Num.group(done))/\(Num.group(total)) sessions" }
+            }
+            summary.sessionsTouched = analysis!.sessions
+            summary.analysisSeconds = analysis!.seconds
+        }
+        progress.clear()
+        reportProblems(summary, console)
+        if !args.has("quiet") {
+            console.write(format == .json ? json(summary, analysis) : text(summary, analysis))
+        }
+        if !summary.missingFiles.isEmpty { return ExitStatus.noInput }
+        if !summary.damagedFiles.isEmpty { return ExitStatus.dataError }
+        return ExitStatus.ok
+    }
+
+    /// Problems go to stderr, one line each, naming file, line and reason.
+    static func reportProblems(_ summary: IngestSummary, _ console: Console) {
+        for file in summary.files {
+            switch file.status {
+            case .missing(let why): console.writeError("Error: \(file.path): \(why)\n")
+            case .unreadable(let why): console.writeError("Error: \(file.path): cannot read: \(why)\n")
+            case .damaged(let why):
+                console.writeError("Error: \(file.path): damaged: \(why); the \(Num.group(file.events)) events before it were kept\n")
+            default: break
+            }
+            for example in file.rejectExamples {
+                console.writeError("Warning: \(file.path):\(example.line): \(example.reason)\n")
+            }
+            if file.rejects > file.rejectExamples.count {
+                console.writeError("Warning: \(file.path): \(Num.group(file.rejects - file.rejectExamples.count)) more rejected lines (lctrace query \"SELECT line, reason FROM rejects JOIN files ON files.id = rejects.file WHERE path = '\(file.path)'\")\n")
+            }
+            if file.conflicts > 0 {
+                console.writeError("Warning: \(file.path): \(Num.group(file.conflicts)) conflicting duplicates of stored events (first copy kept; see rejects, kind 'conflict')\n")
+            }
+        }
+    }
+
+    static func text(_ s: IngestSummary, _ a: AnalysisSummary?) -> String {
+        let loaded = s.files.filter {
+            switch $0.status { case .loaded, .damaged: return true; default: return false }
+        }.count
+        let skipped = s.files.filter {
+            switch $0.status { case .alreadyLoaded, .sameContent: return true; default: return false }
+        }.count
+        var notes: [String] = []
+        if skipped > 0 { notes.append("\(skipped) already loaded") }
+        if !s.damagedFiles.isEmpty { notes.append("\(s.damagedFiles.count) damaged") }
+        if !s.missingFiles.isEmpty { notes.append("\(s.missingFiles.count) missing") }
+        let rate = s.seconds > 0 ? Double(s.eventLines) / s.seconds : 0
+        var out = "Loaded \(loaded) file\(loaded == 1 ? "" : "s")\(notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")") in \(Num.seconds(s.seconds)) (\(Num.group(Int(rate))) events/s)\n"
+        out += "  events    \(Num.group(s.newEvents)) new, \(Num.group(s.duplicates)) duplicate, \(Num.group(s.conflicts)) conflicting\n"
+        out += "  rejects   \(Num.group(s.rejects)) line\(s.rejects == 1 ? "" : "s")"
+        let rejectFiles = s.files.filter { $0.rejects > 0 }.count
+        out += rejectFiles > 0 ? " in \(rejectFiles) file\(rejectFiles == 1 ? "" : "s")\n" : "\n"
+        if let a {
+            out += "  sessions  \(Num.group(a.sessions)) analysed in \(Num.seconds(a.seconds)): \(Num.group(a.findings)) findings (lctrace report)\n"
+        } else {
+            out += "  sessions  not analysed (--no-analyze): run lctrace analyze\n"
+        }
+        for file in s.files {
+            switch file.status {
+            case .alreadyLoaded(let path), .sameContent(let path):
+                out += path == file.path ? "  skipped   \(file.path): already loaded\n"
+                    : "  skipped   \(file.path): same content as \(path), already loaded\n"
+            case .damaged(let why):
+                out += "  damaged   \(file.path): \(why)\n"
+            case .missing, .unreadable:
+                out += "  missing   \(file.path)\n"
+            case .loaded:
+                break
+            }
+        }
+        return out
+    }
+
+    static func json(_ s: IngestSummary, _ a: AnalysisSummary?) -> String {
+        func status(_ st: FileReport.Status) -> (String, String?) {
+            switch st {
+            case .loaded: return ("loaded", nil)
+            case .damaged(let w): return ("damaged", w)
+            case .alreadyLoaded(let p): return ("already-loaded", p)
+            case .sameContent(let p): return ("same-content", p)
+            case .missing(let w): return ("missing", w)
+            case .unreadable(let w): return ("unreadable", w)
+            }
+        }
+        let files = s.files.map { f -> String in
+            let (st, note) = status(f.status)
+            return "{\"path\":\(jsonString(f.path)),\"status\":\"\(st)\",\"note\":\(note.map(jsonString) ?? "null"),\"lines\":\(f.lines),\"events\":\(f.events),\"new\":\(f.newEvents),\"duplicates\":\(f.duplicates),\"conflicts\":\(f.conflicts),\"rejects\":\(f.rejects)}"
+        }
+        var out = "{\"files\":[\(files.joined(separator: ","))],"
+        out += "\"events\":{\"new\":\(s.newEvents),\"duplicate\":\(s.duplicates),\"conflicting\":\(s.conflicts)},"
+        out += "\"rejects\":\(s.rejects),\"damaged_files\":\(s.damagedFiles.count),\"missing_files\":\(s.missingFiles.count),"
+        out += "\"seconds\":\(String(format: "%.3f", s.seconds)),"
+        out += "\"events_per_second\":\(s.seconds > 0 ? Int(Double(s.eventLines) / s.seconds) : 0),"
+        if let a {
+            out += "\"analysis\":{\"sessions\":\(a.sessions),\"findings\":\(a.findings),\"seconds\":\(String(format: "%.3f", a.seconds))}}\n"
+        } else {
+            out += "\"analysis\":null}\n"
+        }
+        return out
+    }
+}
+
+/// A throttled progress line: drawn on a terminal at most ten times a second, never when piped.
+final class ProgressLine {
+    private let console: Console
+    private var last = Date.distantPast
+    private var shown = false
+
+    init(console: Console) { self.console = console }
+
+    func update(_ text: () -> String) {
+        guard console.errorIsTerminal else { return }
+        let now = Date()
+        guard now.timeIntervalSince(last) >= 0.1 else { return }
+        last = now
+        console.progress(text())
+        shown = true
+    }
+
+    func clear() {
+        if shown { console.clearProgress() }
+        shown = false
+    }
+}
+
+/// Number formatting for people.
+enum Num {
+    static func group(_ n: Int) -> String {
+        let digits = String(abs(n))
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return n < 0 ? "-" + out : out
+    }
+
+    static func seconds(_ s: Double) -> String {
+        s < 10 ? String(format: "%.2f s", s) : String(format: "%.1f s", s)
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import LCTrace
+
+/// `lctrace sessions`: one line per session.
+enum SessionsCommand: Command {
+    static let spec = CommandSpec(
+        name: "sessions",
+        summary: "List sessions: app, version, device, OS, SDK, start, duration, events, lost events.",
+        options: [
+            OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
+            OptionSpec("app", value: "BUNDLE", help: "Only sessions of this app."),
+            OptionSpec("build", value: "BUILD", help: "Only sessions of this build."),
+            OptionSpec("format", short: "f", value: "FORMAT", help: "table (default), csv or json."),
+        ])
+
+    static let columns = ["session", "app", "version", "build", "device", "os", "sdk", "start", "duration_s",
+                          "events", "lost", "end"]
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let format = try OutputFormat.parse(args.value("format"), allowed: [.table, .csv, .json], default: .table)
+        let db = try Schema.openForReading(path: context.databasePath(args))
+        let sessions = try ModelReader(db: db).sessions(SessionFilter(app: args.value("app"), build: args.value("build")))
+        let style: RowFormatter.Style = format == .csv ? .csv : format == .json ? .json : .table
+        let out = RowFormatter(style: style, columns: columns) { context.console.write($0) }
+        for s in sessions {
+            func text(_ v: String?) -> SQLValue { v.map { .text($0) } ?? .null }
+            let os = [s.os, s.osVersion].compactMap { $0 }.joined(separator: " ")
+            out.add([
+                .text(style == .table ? String(s.sid.prefix(13)) : s.sid), text(s.app), text(s.appVersion), text(s.build),
+                text(s.device), os.isEmpty ? .null : .text(os), text(s.sdk), text(s.wall),
+                s.durationNs.map { .double((Double($0) / 1e8).rounded() / 10) } ?? .null,
+                .int(Int64(s.events)), .int(Int64(s.lostEvents)), text(s.endReason ?? "abrupt"),
+            ])
+        }
+        out.finish()
+        return ExitStatus.ok
+    }
+}
