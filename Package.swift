@@ -15,8 +15,9 @@ let package = Package(
         .target(name: "LCTrace", dependencies: ["CSQLite", "CZlib"]),
         .target(name: "LCTraceCLI", dependencies: ["LCTrace"]),
         .executableTarget(name: "lctrace", dependencies: ["LCTraceCLI"]),
-        .executableTarget(name: "lctrace-gen", dependencies: ["LCTrace"]),
-        .testTarget(name: "LCTraceTests", dependencies: ["LCTrace", "LCTraceCLI"]),
+        .target(name: "LCTraceGen", dependencies: ["CZlib"]),
+        .executableTarget(name: "lctrace-gen", dependencies: ["LCTraceGen"]),
+        .testTarget(name: "LCTraceTests", dependencies: ["LCTrace", "LCTraceCLI", "LCTraceGen"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -1,0 +1,190 @@
+import Foundation
+
+/// Settings of a generated corpus.
+public struct CorpusOptions: Sendable {
+    public var seed: UInt64 = 1
+    public var sessions = 8
+    /// Sessions per device file.
+    public var sessionsPerFile = 2
+    public var scenarios = 40
+    /// Chance that a session gets each bug, and each look-alike.
+    public var bugRate = 0.25
+    public var lookAlikeRate = 0.4
+    /// Repeat the session record (new rotated file) about every this many events; 0: never.
+    public var rotateEvery = 0
+    /// Lines per gzip member; 0: one member per file.
+    public var linesPerMember = 0
+    public var gzip = true
+    public init() {}
+}
+
+/// Writes corpora: the fixed `SampleTraces/` set, or random ones of any size for tests and
+/// benchmarks, each with its answer key (`expected.json`).
+public enum CorpusWriter {
+    static let apps = ["com.example.shop", "com.example.news", "com.example.mail"]
+    static let devices = ["iPhone16,2", "iPhone15,3", "iPhone17,1", "iPad14,5"]
+    static let bugs: [Plant] = [.orphanView, .missingDidMove, .missingWillMove, .viewLeftBehind, .attachBeforeAdd,
+                                .deinitWhileVisible, .doubleAppear, .stuckAppearing, .disappearWithoutAppear,
+                                .lifecycleOrder, .leakPop, .leakDismiss, .leakWithChildren, .leakUnconfirmed,
+                                .slowAppearance, .missingIsAppearing, .unknownInstance]
+    static let lookAlikes: [Plant] = [.cancelledInteractivePop, .completedInteractivePop, .cancelledSheetSwipe,
+                                      .sheetPresenter, .backgrounding, .visibleAtEnd, .cachedReshow,
+                                      .lateDeinitInGrace, .reusedAddress, .quickEndAfterAdd]
+
+    /// A deterministic session id (UUID-shaped) from the seed and index.
+    static func sid(_ rng: inout SplitMix64) -> String {
+        let a = rng.next(), b = rng.next()
+        let hex = String(format: "%016llx%016llx", a, b)
+        let c = Array(hex)
+        return "\(String(c[0..<8]))-\(String(c[8..<12]))-\(String(c[12..<16]))-\(String(c[16..<20]))-\(String(c[20..<32]))"
+    }
+
+    /// Random plans: every session draws bugs and look-alikes at the given rates.
+    public static func randomPlans(_ options: CorpusOptions) -> [SessionPlan] {
+        var rng = SplitMix64(seed: options.seed)
+        return (0..<options.sessions).map { i in
+            var plants: [Plant] = bugs.filter { _ in rng.chance(options.bugRate) }
+            plants += lookAlikes.filter { _ in rng.chance(options.lookAlikeRate) }
+            if rng.chance(options.bugRate / 3) { plants.append(.lostEvents) }
+            if rng.chance(options.bugRate / 3) { plants.append(.clockBackwards) }
+            var plan = SessionPlan(sid: sid(&rng), plants: plants, scenarios: options.scenarios)
+            plan.app = rng.pick(apps)
+            plan.appVersion = "5.\(rng.int(0...3)).\(rng.int(0...9))"
+            plan.build = String(800 + rng.int(0...40))
+            plan.device = rng.pick(devices)
+            plan.osVersion = rng.pick(["26.4", "27.0", "27.1"])
+            let legacy = rng.chance(options.bugRate / 2)
+            plan.sdk = legacy ? "26.2" : "27.0"
+            if legacy { plan.plants.append(.appDelegate) } else if rng.chance(options.bugRate / 4) { plan.plants.append(.noScene) }
+            plan.wall = String(format: "2026-11-%02dT%02d:%02d:%02d.%03dZ", rng.int(1...28), rng.int(0...23), rng.int(0...59), rng.int(0...59), rng.int(0...999))
+            plan.rotateEvery = options.rotateEvery
+            plan.cleanEnd = rng.chance(0.7)
+            _ = i
+            return plan
+        }
+    }
+
+    /// The fixed plans behind `SampleTraces/`: every bug and every look-alike at least once.
+    public static func samplePlans() -> [SessionPlan] {
+        var rng = SplitMix64(seed: 2026)
+        func plan(_ plants: [Plant], app: String, version: String, build: String, device: String,
+                  os: String = "27.1", sdk: String = "27.0", day: Int, rotate: Int = 0, clean: Bool = true) -> SessionPlan {
+            var p = SessionPlan(sid: sid(&rng), plants: plants, scenarios: 30)
+            p.app = app; p.appVersion = version; p.build = build; p.device = device; p.osVersion = os; p.sdk = sdk
+            p.wall = String(format: "2026-11-%02dT09:%02d:11.250Z", day, day * 2)
+            p.rotateEvery = rotate
+            p.cleanEnd = clean
+            return p
+        }
+        return [
+            plan([.orphanView, .missingDidMove, .leakPop, .cancelledInteractivePop, .lateDeinitInGrace, .backgrounding, .visibleAtEnd],
+                 app: "com.example.shop", version: "5.2.0", build: "806", device: "iPhone16,2", day: 2, rotate: 160),
+            plan([.missingWillMove, .viewLeftBehind, .attachBeforeAdd, .leakDismiss, .cancelledSheetSwipe, .sheetPresenter, .reusedAddress],
+                 app: "com.example.news", version: "5.2.1", build: "812", device: "iPhone15,3", day: 3),
+            plan([.deinitWhileVisible, .doubleAppear, .disappearWithoutAppear, .lifecycleOrder, .completedInteractivePop, .cachedReshow],
+                 app: "com.example.mail", version: "5.2.1", build: "812", device: "iPhone17,1", day: 4),
+            plan([.leakWithChildren, .slowAppearance, .missingIsAppearing, .instanceGrowth, .stuckAppearing],
+                 app: "com.example.shop", version: "5.2.1", build: "814", device: "iPad14,5", day: 5),
+            plan([.appDelegate, .backgrounding, .leakPop, .leakUnconfirmed],
+                 app: "com.example.news", version: "5.1.9", build: "798", device: "iPhone15,3", os: "26.4", sdk: "26.2", day: 6, clean: false),
+            plan([.noScene, .quickEndAfterAdd],
+                 app: "com.example.mail", version: "5.2.2", build: "815", device: "iPhone16,2", day: 7),
+            plan([.lostEvents, .unknownInstance, .clockBackwards, .leakPop, .lateDeinitInGrace],
+                 app: "com.example.shop", version: "5.2.2", build: "816", device: "iPhone17,1", day: 8, rotate: 200),
+            plan([.backgrounding, .visibleAtEnd, .sheetPresenter],
+                 app: "com.example.news", version: "5.2.2", build: "816", device: "iPad14,5", day: 9),
+        ]
+    }
+
+    /// Simulates `plans` and writes them under `directory`, `sessionsPerFile` sessions a
+    /// device file; rotated segments go to `-partN` files. Returns the answer key.
+    @discardableResult
+    public static func write(plans: [SessionPlan], to directory: String, options: CorpusOptions,
+                             names: [String]? = nil) throws -> (labels: Labels, events: Int, files: [String]) {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var labels = Labels()
+        var events = 0
+        var files: [String] = []
+        var rng = SplitMix64(seed: options.seed &+ 77)
+        let groups = stride(from: 0, to: plans.count, by: max(1, options.sessionsPerFile)).map {
+            Array(plans[$0..<min($0 + max(1, options.sessionsPerFile), plans.count)])
+        }
+        for (g, group) in groups.enumerated() {
+            // segments[k] holds segment k of every session in the group.
+            var segments: [[String]] = []
+            for plan in group {
+                let sim = SessionSimulator(plan: plan, seed: rng.next())
+                let lines = sim.run()
+                labels.merge(sim.labels)
+                events += lines.count
+                let starts = sim.segmentStarts + [lines.count]
+                for k in 0..<(starts.count - 1) {
+                    if segments.count <= k { segments.append([]) }
+                    segments[k] += lines[starts[k]..<starts[k + 1]]
+                }
+            }
+            let base = names.map { $0[g] } ?? String(format: "device-%03d", g)
+            for (k, lines) in segments.enumerated() {
+                let name = base + (segments.count > 1 ? "-part\(k + 1)" : "") + (options.gzip ? ".jsonl.gz" : ".jsonl")
+                let path = (directory as NSString).appendingPathComponent(name)
+                let writer = try TraceFileWriter(path: path, gzip: options.gzip)
+                for (i, line) in lines.enumerated() {
+                    writer.write(line + "\n")
+                    if options.linesPerMember > 0 && (i + 1) % options.linesPerMember == 0 { writer.endMember() }
+                }
+                writer.close()
+                files.append(name)
+            }
+        }
+        return (labels, events, files)
+    }
+
+    /// A plain JSON-lines file of one small session interleaved with bad lines of every kind
+    /// (the good ones load, each bad one becomes a reject naming its line and reason).
+    public static func writeBadLinesFile(to path: String, seed: UInt64) throws -> (labels: Labels, badLines: Int) {
+        var rng = SplitMix64(seed: seed)
+        var plan = SessionPlan(sid: sid(&rng), plants: [.leakPop], scenarios: 6)
+        plan.wall = "2026-11-10T12:00:00.000Z"
+        let sim = SessionSimulator(plan: plan, seed: rng.next())
+        let lines = sim.run()
+        let bad = [
+            "{not json}",
+            "{\"v\":1,\"sid\":\"x\",\"seq\":\"seven\",\"t\":1,\"ev\":\"init\",\"vc\":\"0x1\",\"cls\":\"A\"}",
+            "{\"v\":1,\"seq\":1,\"t\":1,\"ev\":\"init\"}",
+            "{\"v\":2,\"sid\":\"x\",\"seq\":1,\"t\":1,\"ev\":\"init\",\"vc\":\"0x1\",\"cls\":\"A\"}",
+            "[1,2,3]",
+            "{\"v\":1,\"sid\":\"x\",\"seq\":6,\"t\":-5,\"ev\":\"init\",\"vc\":\"0x1\",\"cls\":\"A\"}",
+            "{\"v\":1,\"sid\":\"x\",\"seq\":7,\"t\":1,\"ev\":\"viewWillAppear\"}",
+            "{\"v\":1,\"sid\":\"x\",\"seq\":8,\"t\":1,\"ev\":\"init\",\"vc\":\"0x1\",\"cls\":\"A\",\"animated\":\"yes\"}",
+        ]
+        var out: [String] = []
+        var b = 0
+        for (i, line) in lines.enumerated() {
+            out.append(line)
+            if i % 9 == 4 && b < bad.count { out.append(bad[b]); b += 1 }
+        }
+        while b < bad.count { out.append(bad[b]); b += 1 }
+        var data = Data(out.joined(separator: "\n").utf8)
+        data.append(contentsOf: [0x0a])
+        // One line that is not UTF-8.
+        data.append(contentsOf: Array("{\"v\":1,\"sid\":\"x\",\"seq\":9,\"t\":1,\"ev\":\"init\",\"vc\":\"0x1\",\"cls\":\"".utf8) + [0xff, 0xfe] + Array("\"}\n".utf8))
+        try data.write(to: URL(fileURLWithPath: path))
+        return (sim.labels, bad.count + 1)
+    }
+
+    /// The answer key as JSON (the shape of shared/examples/expected.json).
+    public static func expectedJSON(_ labels: Labels) -> String {
+        func item(_ i: Labels.Item) -> String {
+            "{\"rule\":\"\(i.rule)\",\"session\":\"\(i.session)\",\"vc\":\(i.vc.map { "\"\($0)\"" } ?? "null"),\"since\":\(i.since.map(String.init) ?? "null")}"
+        }
+        var out = "{\n \"about\": \"Answer key written by lctrace-gen while it generated these traces. Findings match on (rule, session, vc, since).\",\n"
+        out += " \"scored_rules\": [" + labels.scoredRules.sorted().map { "\"\($0)\"" }.joined(separator: ",") + "],\n"
+        out += " \"expected\": [\n  " + labels.expected.map(item).joined(separator: ",\n  ") + "\n ],\n"
+        out += " \"also_acceptable_leaks\": [" + labels.alsoAcceptable.map(item).joined(separator: ", ") + "],\n"
+        out += " \"expected_with_max_live\": [" + labels.expectedWithMaxLive.map(item).joined(separator: ", ") + "],\n"
+        out += " \"must_not_flag\": [\n  " + labels.mustNotFlag.map {
+            "{\"session\":\"\($0.session)\",\"vc\":\"\($0.vc)\",\"since\":\($0.since),\"why\":\"\($0.why)\"}"
+        }.joined(separator: ",\n  ") + "\n ]\n}\n"
+        return out
+    }
+}

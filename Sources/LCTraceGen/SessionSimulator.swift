@@ -1,0 +1,796 @@
+/// Simulates one app launch and writes its trace-format-v1 lines in the callback orders UIKit
+/// really delivers (shared/reference/uikit-callback-orders.md): a tab bar of navigation
+/// stacks, pushes and pops (animated, interactive, cancelled), sheets and full-screen
+/// modals, presented navigation stacks, tab switches, custom containers, backgrounding and
+/// address reuse. Planted bugs and legitimate look-alikes are labelled as they are written,
+/// so a corpus carries its own answer key.
+
+/// One controller in the simulated app.
+final class SimVC {
+    let id: String
+    let cls: String
+    let since: Int64
+    var parent: SimVC?
+    var children: [SimVC] = []
+    var loaded = false
+    var alive = true
+    init(id: String, cls: String, since: Int64) { self.id = id; self.cls = cls; self.since = since }
+}
+
+/// What a session is built to contain.
+public enum Plant: String, CaseIterable, Sendable {
+    // bugs
+    case orphanView, missingDidMove, missingWillMove, viewLeftBehind, attachBeforeAdd
+    case deinitWhileVisible, doubleAppear, stuckAppearing, disappearWithoutAppear, lifecycleOrder
+    case leakPop, leakDismiss, leakWithChildren, leakUnconfirmed, instanceGrowth
+    case slowAppearance, missingIsAppearing
+    case appDelegate, noScene, lostEvents, unknownInstance, clockBackwards
+    // look-alikes that must not be flagged
+    case cancelledInteractivePop, completedInteractivePop, cancelledSheetSwipe, sheetPresenter
+    case backgrounding, visibleAtEnd, cachedReshow, lateDeinitInGrace, reusedAddress, quickEndAfterAdd
+}
+
+/// The answer key of a corpus.
+public struct Labels: Sendable {
+    public struct Item: Sendable, Hashable {
+        public var rule: String
+        public var session: String
+        public var vc: String?
+        public var since: Int64?
+    }
+    public struct LookAlike: Sendable, Hashable {
+        public var session: String
+        public var vc: String
+        public var since: Int64
+        public var why: String
+    }
+    public var expected: [Item] = []
+    /// Findings that are also right (a child held by a leaked parent).
+    public var alsoAcceptable: [Item] = []
+    public var mustNotFlag: [LookAlike] = []
+    /// Findings expected only with `--max-live ImageCellController=10` (LC303).
+    public var expectedWithMaxLive: [Item] = []
+    /// Rules whose findings are scored against `expected` (the ones a default report produces).
+    public var scoredRules: Set<String> = []
+
+    public mutating func merge(_ other: Labels) {
+        expected += other.expected
+        alsoAcceptable += other.alsoAcceptable
+        expectedWithMaxLive += other.expectedWithMaxLive
+        mustNotFlag += other.mustNotFlag
+        scoredRules.formUnion(other.scoredRules)
+    }
+}
+
+/// Session-level settings.
+public struct SessionPlan: Sendable {
+    public var sid: String
+    public var plants: [Plant]
+    /// Ordinary scenarios (push, pop, modal, tab switch, …) around the planted ones.
+    public var scenarios: Int
+    public var app = "com.example.shop"
+    public var appVersion = "5.2.1"
+    public var build = "812"
+    public var osVersion = "27.1"
+    public var sdk = "27.0"
+    public var device = "iPhone16,2"
+    public var wall = "2026-11-02T10:15:03.120Z"
+    /// A session record is repeated (new segment) about every this many events; 0: never.
+    public var rotateEvery = 0
+    /// End with sessionEnd (else the trace just stops, as after a crash).
+    public var cleanEnd = true
+    public init(sid: String, plants: [Plant], scenarios: Int) {
+        self.sid = sid; self.plants = plants; self.scenarios = scenarios
+    }
+}
+
+public final class SessionSimulator {
+    private var rng: SplitMix64
+    private let plan: SessionPlan
+    private(set) var lines: [String] = []
+    /// Line indexes where a repeated session record starts a new segment.
+    private(set) var segmentStarts: [Int] = [0]
+    public private(set) var labels = Labels()
+    private var seq: Int64 = 0
+    private var t: Int64
+    private var nextAddress: UInt64
+    private var freed: [String] = []
+    private var sinceRotation = 0
+    private var droppedSeqs = Set<Int64>()
+    private let scenes: Bool
+    private let appDelegate: Bool
+
+    private var tab: SimVC!
+    private var navs: [SimVC] = []
+    private var stacks: [[SimVC]] = []
+    private var selected = 0
+    private var visibleChildren: [SimVC] = []   // custom children of the top controller
+    private var cached: SimVC?                   // a popped controller kept for reuse
+
+    static let screenClasses = ["ProductDetailViewController", "ReviewsViewController", "CheckoutViewController",
+                                "ArticleViewController", "ThreadViewController", "OrderDetailViewController",
+                                "ProfileViewController", "SettingsViewController"]
+    static let childClasses = ["BannerViewController", "PromoCardViewController", "CarouselViewController",
+                               "MiniPlayerViewController"]
+    static let rootClasses = ["ProductListViewController", "FeedViewController", "InboxViewController"]
+
+    public init(plan: SessionPlan, seed: UInt64) {
+        self.plan = plan
+        rng = SplitMix64(seed: seed)
+        t = Int64(rng.int(1...40)) * 1_000_000
+        nextAddress = 0x6000_0300_0000 + UInt64(rng.int(0...0xfff)) * 0x10_0000
+        scenes = !plan.plants.contains(.noScene)
+        appDelegate = plan.plants.contains(.appDelegate) || plan.plants.contains(.noScene)
+        labels.scoredRules = ["LC101", "LC102", "LC103", "LC104", "LC105", "LC201", "LC202", "LC203", "LC204",
+                              "LC205", "LC301", "LC302", "LC401", "LC402", "LC501", "LC502", "LC901", "LC902", "LC903"]
+    }
+
+    // MARK: Writing
+
+    private func emit(_ ev: String, _ vc: SimVC? = nil, _ fields: String = "") {
+        var line = "{\"v\":1,\"sid\":\"\(plan.sid)\",\"seq\":\(seq),\"t\":\(t),\"ev\":\"\(ev)\""
+        if let vc { line += ",\"vc\":\"\(vc.id)\"" }
+        if !fields.isEmpty { line += "," + fields }
+        line += "}"
+        if !droppedSeqs.contains(seq) { lines.append(line) }
+        seq += 1
+        sinceRotation += 1
+    }
+
+    private func advance(_ range: ClosedRange<Int>) { t += rng.ms(range) }
+    private func advanceNs(_ ns: Int64) { t += ns }
+
+    private func sessionRecord() {
+        emit("session", nil, "\"wall\":\"\(plan.wall)\",\"app\":\"\(plan.app)\",\"appVersion\":\"\(plan.appVersion)\",\"build\":\"\(plan.build)\",\"os\":\"iOS\",\"osVersion\":\"\(plan.osVersion)\",\"sdk\":\"\(plan.sdk)\",\"device\":\"\(plan.device)\",\"recorder\":\"lctrace-gen/1\"")
+        sinceRotation = 0
+    }
+
+    /// Starts a new rotated segment (the session record again) when due, between scenarios.
+    private func maybeRotate() {
+        guard plan.rotateEvery > 0, sinceRotation >= plan.rotateEvery else { return }
+        segmentStarts.append(lines.count)
+        sessionRecord()
+    }
+
+    private func flags(animated: Bool? = nil, toParent: Bool? = nil, presented: Bool? = nil,
+                       fromParent: Bool? = nil, dismissed: Bool? = nil) -> String {
+        var parts: [String] = []
+        if let animated { parts.append("\"animated\":\(animated)") }
+        if let toParent { parts.append("\"isMovingToParent\":\(toParent)") }
+        if let presented { parts.append("\"isBeingPresented\":\(presented)") }
+        if let fromParent { parts.append("\"isMovingFromParent\":\(fromParent)") }
+        if let dismissed { parts.append("\"isBeingDismissed\":\(dismissed)") }
+        return parts.joined(separator: ",")
+    }
+
+    private func newVC(_ cls: String, reuse: Bool = false, address: String? = nil) -> SimVC {
+        let id: String
+        if let address {
+            id = address
+            freed.removeAll { $0 == address }
+        } else if reuse, let address = freed.popLast() {
+            id = address
+        } else {
+            id = "0x" + String(nextAddress, radix: 16)
+            nextAddress += 0x200
+        }
+        let vc = SimVC(id: id, cls: cls, since: seq)
+        emit("init", vc, "\"cls\":\"\(cls)\"")
+        return vc
+    }
+
+    private func load(_ vc: SimVC) {
+        guard !vc.loaded else { return }
+        vc.loaded = true
+        emit("loadView", vc)
+        advance(0...2)
+        emit("viewDidLoad", vc)
+    }
+
+    private func free(_ vc: SimVC) {
+        emit("deinit", vc)
+        vc.alive = false
+        freed.append(vc.id)
+    }
+
+    private func expect(_ rule: String, _ vc: SimVC?) {
+        labels.expected.append(Labels.Item(rule: rule, session: plan.sid, vc: vc?.id, since: vc?.since))
+    }
+
+    private func acceptable(_ rule: String, _ vc: SimVC) {
+        labels.alsoAcceptable.append(Labels.Item(rule: rule, session: plan.sid, vc: vc.id, since: vc.since))
+    }
+
+    private func lookAlike(_ vc: SimVC, _ why: String) {
+        labels.mustNotFlag.append(Labels.LookAlike(session: plan.sid, vc: vc.id, since: vc.since, why: why))
+    }
+
+    private func layout(_ vc: SimVC) {
+        if rng.chance(0.5) {
+            emit("viewWillLayoutSubviews", vc)
+            emit("viewDidLayoutSubviews", vc)
+        }
+    }
+
+    // MARK: The session
+
+    /// Runs the plan and returns the lines (rotated segments start at `segmentStarts`).
+    public func run() -> [String] {
+        sessionRecord()
+        launch()
+        var pending = plan.plants.filter { !Self.terminal.contains($0) && !Self.global.contains($0) }
+        let total = max(plan.scenarios, pending.count * 2)
+        for step in 0..<total {
+            maybeRotate()
+            advance(300...2500)
+            // Spread the planted scenarios through the session.
+            if !pending.isEmpty && (rng.chance(0.45) || total - step <= pending.count) {
+                let plant = pending.removeFirst()
+                perform(plant)
+            } else {
+                ordinaryScenario()
+            }
+        }
+        for plant in pending { perform(plant) }
+        // Leaks need the session to go on past the grace period.
+        advance(6000...9000)
+        ordinaryScenario(safe: true)
+        advance(500...1500)
+        for plant in Self.terminalOrder where plan.plants.contains(plant) { perform(plant) }
+        if plan.plants.contains(.visibleAtEnd), let top = stacks[selected].last {
+            lookAlike(top, "still visible when the session ends")
+        }
+        if plan.cleanEnd {
+            advance(100...500)
+            emit("sessionEnd", nil, "\"reason\":\"\(rng.pick(["terminate", "background-kill", "stopped"]))\"")
+        }
+        if plan.plants.contains(.lostEvents) { expect("LC901", nil) }
+        if plan.plants.contains(.clockBackwards) { expect("LC903", nil) }
+        return lines
+    }
+
+    /// Plants that run at the very end (they need the session to stop soon after).
+    static let terminalOrder: [Plant] = [.stuckAppearing, .leakUnconfirmed, .quickEndAfterAdd]
+    static let terminal = Set(terminalOrder)
+    /// Plants that shape the whole session rather than one scenario.
+    static let global: Set<Plant> = [.appDelegate, .noScene, .visibleAtEnd]
+
+    private func launch() {
+        advance(1...3)
+        if scenes { emit("sceneWillConnect", nil, "\"scene\":\"scene-1\"") }
+        if appDelegate {
+            emit("appDidFinishLaunching")
+            expectAppDelegateOnce()
+        }
+        advance(1...4)
+        tab = newVC("MainTabBarController")
+        load(tab)
+        for (i, rootClass) in Self.rootClasses.enumerated() {
+            let nav = newVC("UINavigationController")
+            let root = newVC(rootClass)
+            contain(root, in: nav, didMove: true)
+            contain(nav, in: tab, didMove: true)
+            navs.append(nav)
+            stacks.append([root])
+            if i == 0 { load(nav); load(root) }
+        }
+        selected = 0
+        let shown = [tab!, navs[0], stacks[0][0]]
+        for vc in shown { emit("viewWillAppear", vc, flags(animated: false, toParent: false, presented: false)) }
+        emit("viewAttached", tab, "\"host\":null")
+        emit("viewAttached", navs[0], "\"host\":\"\(tab.id)\"")
+        emit("viewAttached", stacks[0][0], "\"host\":\"\(navs[0].id)\"")
+        advance(2...6)
+        for vc in shown { emit("viewIsAppearing", vc, flags(animated: false) + ",\"bounds\":[393,852]") }
+        for vc in shown { layout(vc) }
+        advance(10...30)
+        for vc in shown { emit("viewDidAppear", vc, flags(animated: false, toParent: false, presented: false)) }
+        if scenes {
+            emit("sceneWillEnterForeground", nil, "\"scene\":\"scene-1\"")
+            advance(1...3)
+            emit("sceneDidBecomeActive", nil, "\"scene\":\"scene-1\"")
+        }
+        if appDelegate { emit("appDidBecomeActive") }
+    }
+
+    private var appDelegateLabelled = false
+    private func expectAppDelegateOnce() {
+        guard !appDelegateLabelled else { return }
+        appDelegateLabelled = true
+        if (Int(plan.sdk.split(separator: ".").first ?? "") ?? 0) >= 26 { expect("LC501", nil) }
+        if plan.plants.contains(.noScene), (Int(plan.sdk.split(separator: ".").first ?? "") ?? 0) >= 27 { expect("LC502", nil) }
+    }
+
+    /// addChild + willMove (+ didMove), as UIKit's containers record them.
+    private func contain(_ child: SimVC, in parent: SimVC, didMove: Bool) {
+        emit("addChild", child, "\"parent\":\"\(parent.id)\"")
+        emit("willMoveToParent", child, "\"parent\":\"\(parent.id)\"")
+        if didMove { emit("didMoveToParent", child, "\"parent\":\"\(parent.id)\"") }
+        child.parent = parent
+        parent.children.append(child)
+    }
+
+    private var nav: SimVC { navs[selected] }
+    private var top: SimVC { stacks[selected].last! }
+
+    // MARK: Ordinary scenarios
+
+    private func ordinaryScenario(safe: Bool = false) {
+        let depth = stacks[selected].count
+        let roll = rng.int(0...99)
+        switch roll {
+        case 0..<30 where depth < 5:
+            push(rng.pick(Self.screenClasses))
+        case 0..<55 where depth > 1:
+            pop()
+        case 55..<65:
+            switchTab()
+        case 65..<75 where !safe:
+            let vc = presentModal(style: rng.pick(["fullScreen", "pageSheet", "formSheet"]), inNavigation: rng.chance(0.3))
+            advance(800...3000)
+            dismissModal(vc, leak: false)
+        case 75..<85:
+            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top)
+            advance(500...2500)
+            removeCustomChild(child)
+        case 85..<92:
+            emit("traitChange", top, "\"traits\":{\"h\":\"compact\",\"v\":\"regular\",\"style\":\"\(rng.pick(["dark", "light"]))\"}")
+        case 92..<96:
+            emit("mark", nil, "\"name\":\"qa-step-\(rng.int(1...40))\"")
+        default:
+            layout(top)
+        }
+    }
+
+    /// Push B onto the selected stack: UIKit's order (reference §2).
+    @discardableResult
+    private func push(_ cls: String, animated: Bool = true, isAppearing: Bool = true, gap: Int64? = nil,
+                      reuse: SimVC? = nil, interactive: Bool = false) -> SimVC {
+        let a = top
+        let b = reuse ?? newVC(cls, reuse: rng.chance(0.3))
+        advance(1...3)
+        emit("push", nav, "\"child\":\"\(b.id)\",\"animated\":\(animated),\"interactive\":\(interactive)")
+        contain(b, in: nav, didMove: false)
+        load(b)
+        emit("viewWillDisappear", a, flags(animated: animated, fromParent: false, dismissed: false))
+        emit("viewWillAppear", b, flags(animated: animated, toParent: true, presented: false))
+        emit("viewAttached", b, "\"host\":\"\(nav.id)\"")
+        advance(2...8)
+        if isAppearing { emit("viewIsAppearing", b, flags(animated: animated) + ",\"bounds\":[393,852]") }
+        layout(b)
+        advanceNs(gap ?? (animated ? rng.ms(330...520) : rng.ms(8...30)))
+        emit("viewDidDisappear", a, flags(animated: animated, fromParent: false, dismissed: false))
+        emit("viewDidAppear", b, flags(animated: animated, toParent: true, presented: false))
+        emit("didMoveToParent", b, "\"parent\":\"\(nav.id)\"")
+        emit("viewDetached", a, "\"host\":\"\(nav.id)\"")
+        stacks[selected].append(b)
+        return b
+    }
+
+    enum PopEnd { case free, leak, lateInGrace, keep }
+
+    /// Pop B from the selected stack (reference §2); `end` says what happens to B after.
+    @discardableResult
+    private func pop(end: PopEnd = .free, fingerTime: Int64? = nil) -> SimVC {
+        let b = stacks[selected].removeLast()
+        let a = top
+        let interactive = fingerTime != nil
+        emit("pop", nav, "\"child\":\"\(b.id)\",\"animated\":true,\"interactive\":\(interactive)")
+        emit("willMoveToParent", b, "\"parent\":null")
+        emit("viewWillDisappear", b, flags(animated: true, fromParent: true, dismissed: false))
+        advance(0...1)
+        emit("viewWillAppear", a, flags(animated: true, toParent: false, presented: false))
+        emit("viewAttached", a, "\"host\":\"\(nav.id)\"")
+        advance(2...8)
+        emit("viewIsAppearing", a, flags(animated: true) + ",\"bounds\":[393,852]")
+        advanceNs(fingerTime ?? rng.ms(300...480))
+        emit("viewDidDisappear", b, flags(animated: true, fromParent: true, dismissed: false))
+        emit("viewDidAppear", a, flags(animated: true, toParent: false, presented: false))
+        emit("viewDetached", b, "\"host\":\"\(nav.id)\"")
+        emit("removeFromParent", b, "\"parent\":\"\(nav.id)\"")
+        emit("didMoveToParent", b, "\"parent\":null")
+        b.parent = nil
+        nav.children.removeAll { $0 === b }
+        switch end {
+        case .free:
+            advance(10...80)
+            deinitTree(b)
+        case .lateInGrace:
+            // Deinit 1.5–3.5 s later (a capture released by a completion block): inside the grace.
+            let when = t + rng.ms(1500...3500)
+            advance(300...900)
+            emit("mark", nil, "\"name\":\"waiting\"")
+            t = max(t, when)
+            deinitTree(b)
+        case .leak, .keep:
+            break
+        }
+        return b
+    }
+
+    private func deinitTree(_ vc: SimVC) {
+        for child in vc.children { deinitTree(child) }
+        free(vc)
+    }
+
+    private func switchTab() {
+        let next = (selected + 1 + rng.int(0...1)) % navs.count
+        guard next != selected else { return }
+        let oldNav = nav, oldTop = top
+        let newNav = navs[next], newTop = stacks[next].last!
+        load(newNav)
+        load(newTop)
+        // Reference §5: B.willAppear before A.willDisappear.
+        emit("viewWillAppear", newNav, flags(animated: false, toParent: false, presented: false))
+        emit("viewWillAppear", newTop, flags(animated: false, toParent: false, presented: false))
+        emit("viewAttached", newNav, "\"host\":\"\(tab.id)\"")
+        emit("viewAttached", newTop, "\"host\":\"\(newNav.id)\"")
+        advance(1...3)
+        emit("viewIsAppearing", newNav, flags(animated: false) + ",\"bounds\":[393,852]")
+        emit("viewIsAppearing", newTop, flags(animated: false) + ",\"bounds\":[393,852]")
+        emit("viewWillDisappear", oldNav, flags(animated: false, fromParent: false, dismissed: false))
+        emit("viewWillDisappear", oldTop, flags(animated: false, fromParent: false, dismissed: false))
+        advance(8...25)
+        emit("viewDidDisappear", oldNav, flags(animated: false, fromParent: false, dismissed: false))
+        emit("viewDidDisappear", oldTop, flags(animated: false, fromParent: false, dismissed: false))
+        emit("viewDetached", oldNav, "\"host\":\"\(tab.id)\"")
+        emit("viewDidAppear", newNav, flags(animated: false, toParent: false, presented: false))
+        emit("viewDidAppear", newTop, flags(animated: false, toParent: false, presented: false))
+        selected = next
+    }
+
+    /// Presents a modal (reference §4). Sheets give the presenter no callbacks.
+    private func presentModal(style: String, inNavigation: Bool, cls: String? = nil) -> SimVC {
+        let presenter = top
+        let content = newVC(cls ?? rng.pick(["LoginViewController", "ShareViewController", "FilterSheetViewController", "ImagePreviewViewController"]))
+        var presented = content
+        if inNavigation {
+            let modalNav = newVC("UINavigationController")
+            contain(content, in: modalNav, didMove: true)
+            presented = modalNav
+        }
+        emit("present", presenter, "\"presented\":\"\(presented.id)\",\"style\":\"\(style)\",\"animated\":true")
+        load(presented)
+        if inNavigation { load(content) }
+        let fullScreen = style == "fullScreen"
+        if fullScreen { emit("viewWillDisappear", presenter, flags(animated: true, fromParent: false, dismissed: false)) }
+        let shown = inNavigation ? [presented, content] : [presented]
+        for vc in shown { emit("viewWillAppear", vc, flags(animated: true, toParent: false, presented: vc === presented)) }
+        emit("viewAttached", presented, "\"host\":null")
+        if inNavigation { emit("viewAttached", content, "\"host\":\"\(presented.id)\"") }
+        advance(2...6)
+        for vc in shown { emit("viewIsAppearing", vc, flags(animated: true) + ",\"bounds\":[393,852]") }
+        advance(350...520)
+        for vc in shown { emit("viewDidAppear", vc, flags(animated: true, toParent: false, presented: vc === presented)) }
+        if fullScreen {
+            emit("viewDidDisappear", presenter, flags(animated: true, fromParent: false, dismissed: false))
+            emit("viewDetached", presenter, "\"host\":\"\(nav.id)\"")
+        }
+        presentedStyle[presented.id] = style
+        presentedBy[presented.id] = presenter
+        return presented
+    }
+
+    private var presentedStyle: [String: String] = [:]
+    private var presentedBy: [String: SimVC] = [:]
+
+    private func dismissModal(_ presented: SimVC, leak: Bool, leakContentOnly: Bool = false) {
+        let presenter = presentedBy[presented.id]!
+        let fullScreen = presentedStyle[presented.id] == "fullScreen"
+        let shown = [presented] + presented.children
+        emit("dismiss", presented, "\"animated\":true")
+        for vc in shown { emit("viewWillDisappear", vc, flags(animated: true, fromParent: false, dismissed: vc === presented)) }
+        if fullScreen {
+            emit("viewWillAppear", presenter, flags(animated: true, toParent: false, presented: false))
+            emit("viewAttached", presenter, "\"host\":\"\(nav.id)\"")
+            advance(2...5)
+            emit("viewIsAppearing", presenter, flags(animated: true) + ",\"bounds\":[393,852]")
+        }
+        advance(300...450)
+        for vc in shown { emit("viewDidDisappear", vc, flags(animated: true, fromParent: false, dismissed: vc === presented)) }
+        emit("viewDetached", presented, "\"host\":null")
+        if fullScreen { emit("viewDidAppear", presenter, flags(animated: true, toParent: false, presented: false)) }
+        if leak { return }
+        advance(10...60)
+        if leakContentOnly {
+            for child in presented.children { child.alive = true }
+            free(presented)
+            return
+        }
+        deinitTree(presented)
+    }
+
+    /// A custom container adds a child while visible (reference §6).
+    private func addCustomChild(_ cls: String, toParent parent: SimVC, didMove: Bool = true, attachFirst: Bool = false,
+                                isAppearing: Bool = true, address: String? = nil) -> SimVC {
+        let child = newVC(cls, reuse: rng.chance(0.3), address: address)
+        if attachFirst {
+            load(child)
+            emit("viewAttached", child, "\"host\":\"\(parent.id)\"")
+            advance(0...2)
+            contain(child, in: parent, didMove: false)
+        } else {
+            contain(child, in: parent, didMove: false)
+            load(child)
+            emit("viewAttached", child, "\"host\":\"\(parent.id)\"")
+        }
+        emit("viewWillAppear", child, flags(animated: false, toParent: true, presented: false))
+        advance(1...3)
+        if isAppearing { emit("viewIsAppearing", child, flags(animated: false) + ",\"bounds\":[393,120]") }
+        advance(3...15)
+        emit("viewDidAppear", child, flags(animated: false, toParent: true, presented: false))
+        if didMove { emit("didMoveToParent", child, "\"parent\":\"\(parent.id)\"") }
+        return child
+    }
+
+    /// The container removes a child properly: willMove(nil), disappear, detach, removeFromParent.
+    private func removeCustomChild(_ child: SimVC, willMove: Bool = true, detach: Bool = true, free freeIt: Bool = true) {
+        guard let parent = child.parent else { return }
+        if willMove { emit("willMoveToParent", child, "\"parent\":null") }
+        emit("viewWillDisappear", child, flags(animated: false, fromParent: true, dismissed: false))
+        advance(1...3)
+        emit("viewDidDisappear", child, flags(animated: false, fromParent: true, dismissed: false))
+        if detach { emit("viewDetached", child, "\"host\":\"\(parent.id)\"") }
+        emit("removeFromParent", child, "\"parent\":\"\(parent.id)\"")
+        emit("didMoveToParent", child, "\"parent\":null")
+        child.parent = nil
+        parent.children.removeAll { $0 === child }
+        if freeIt {
+            advance(5...40)
+            free(child)
+        }
+    }
+
+    // MARK: Planted scenarios
+
+    private func perform(_ plant: Plant) {
+        switch plant {
+        case .orphanView:
+            let host = top
+            let orphan = newVC(rng.pick(Self.childClasses))
+            load(orphan)
+            emit("viewAttached", orphan, "\"host\":\"\(host.id)\"")
+            expect("LC101", orphan)
+            advance(800...3000)
+            emit("viewDetached", orphan, "\"host\":\"\(host.id)\"")
+            advance(5...30)
+            free(orphan)
+        case .missingDidMove:
+            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top, didMove: false)
+            expect("LC102", child)
+            advance(800...2500)
+            removeCustomChild(child)
+        case .missingWillMove:
+            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top)
+            advance(800...2500)
+            expect("LC103", child)
+            removeCustomChild(child, willMove: false)
+        case .viewLeftBehind:
+            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top)
+            advance(800...2500)
+            expect("LC104", child)
+            removeCustomChild(child, detach: false)
+        case .attachBeforeAdd:
+            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top, attachFirst: true)
+            expect("LC105", child)
+            lookAlike(child, "attached just before addChild (LC105 info at most)")
+            advance(800...2500)
+            removeCustomChild(child)
+        case .deinitWhileVisible:
+            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top)
+            advance(800...2500)
+            // The container drops the child without forwarding the disappearance.
+            emit("willMoveToParent", child, "\"parent\":null")
+            emit("viewDetached", child, "\"host\":\"\(child.parent!.id)\"")
+            emit("removeFromParent", child, "\"parent\":\"\(child.parent!.id)\"")
+            emit("didMoveToParent", child, "\"parent\":null")
+            child.parent?.children.removeAll { $0 === child }
+            child.parent = nil
+            advance(5...30)
+            expect("LC201", child)
+            free(child)
+        case .doubleAppear:
+            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top)
+            advance(50...300)
+            // A container forwarding appearance by hand on top of UIKit's automatic forwarding.
+            emit("viewWillAppear", child, flags(animated: false, toParent: false, presented: false))
+            emit("viewIsAppearing", child, flags(animated: false) + ",\"bounds\":[393,120]")
+            advance(3...10)
+            emit("viewDidAppear", child, flags(animated: false, toParent: false, presented: false))
+            expect("LC202", child)
+            advance(800...2000)
+            removeCustomChild(child)
+        case .disappearWithoutAppear:
+            let child = newVC(rng.pick(Self.childClasses))
+            contain(child, in: top, didMove: true)
+            load(child)
+            advance(200...900)
+            emit("viewWillDisappear", child, flags(animated: false, fromParent: false, dismissed: false))
+            emit("viewDidDisappear", child, flags(animated: false, fromParent: false, dismissed: false))
+            expect("LC204", child)
+            advance(200...900)
+            emit("willMoveToParent", child, "\"parent\":null")
+            emit("removeFromParent", child, "\"parent\":\"\(top.id)\"")
+            emit("didMoveToParent", child, "\"parent\":null")
+            top.children.removeAll { $0 === child }
+            child.parent = nil
+            advance(5...30)
+            free(child)
+        case .lifecycleOrder:
+            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top)
+            advance(100...500)
+            emit("viewDidLoad", child)  // a second viewDidLoad
+            expect("LC205", child)
+            advance(500...1500)
+            removeCustomChild(child)
+        case .leakPop:
+            let b = push(rng.pick(Self.screenClasses))
+            advance(1500...5000)
+            pop(end: .leak)
+            expect("LC301", b)
+        case .leakDismiss:
+            let vc = presentModal(style: rng.pick(["fullScreen", "pageSheet"]), inNavigation: false)
+            advance(1000...4000)
+            dismissModal(vc, leak: true)
+            expect("LC301", vc)
+        case .leakWithChildren:
+            // A presented navigation stack dismissed and never freed: the stack goes with it.
+            let modalNav = presentModal(style: "fullScreen", inNavigation: true)
+            advance(1000...3000)
+            let content = modalNav.children[0]
+            dismissModal(modalNav, leak: true)
+            expect("LC301", modalNav)
+            acceptable("LC301", content)
+        case .leakUnconfirmed:
+            push(rng.pick(Self.screenClasses))
+            advance(500...1500)
+            let b = pop(end: .leak)
+            expect("LC302", b)
+            advance(500...2000)
+        case .instanceGrowth:
+            // Twelve live cells of one class: flagged only with --max-live ImageCellController=10.
+            for i in 0..<12 {
+                let cell = newVC("ImageCellController")
+                contain(cell, in: stacks[selected][0], didMove: true)
+                if i == 10 {
+                    labels.expectedWithMaxLive.append(Labels.Item(rule: "LC303", session: plan.sid, vc: cell.id, since: cell.since))
+                }
+                advance(5...20)
+            }
+        case .stuckAppearing:
+            let child = newVC(rng.pick(Self.childClasses))
+            contain(child, in: top, didMove: false)
+            load(child)
+            emit("viewAttached", child, "\"host\":\"\(top.id)\"")
+            emit("viewWillAppear", child, flags(animated: false, toParent: true, presented: false))
+            emit("viewIsAppearing", child, flags(animated: false) + ",\"bounds\":[393,120]")
+            expect("LC203", child)
+            expect("LC102", child)  // no didMove either: the container never finished adding it
+            advance(2500...4000)
+            emit("mark", nil, "\"name\":\"still-waiting\"")
+        case .slowAppearance:
+            let b = push(rng.pick(Self.screenClasses), gap: rng.ms(1300...3200))
+            expect("LC401", b)
+            advance(800...2000)
+            pop()
+        case .missingIsAppearing:
+            let b = push(rng.pick(Self.screenClasses), isAppearing: false)
+            expect("LC402", b)
+            advance(800...2000)
+            pop()
+        case .lostEvents:
+            // The recorder's buffer overflowed: a few layout events never reached the file.
+            let first = seq
+            for _ in 0..<4 { emit("viewWillLayoutSubviews", top); emit("viewDidLayoutSubviews", top) }
+            for s in (first + 2)...(first + 4) { droppedSeqs.insert(s) }
+            lines.removeAll { line in droppedSeqs.contains { line.contains("\"seq\":\($0),") } }
+        case .unknownInstance:
+            // A controller created before the recorder started: events, never an init.
+            let ghost = SimVC(id: "0x" + String(nextAddress, radix: 16), cls: "LegacyViewController", since: seq)
+            nextAddress += 0x200
+            emit("viewWillAppear", ghost, flags(animated: false, toParent: false, presented: false))
+            emit("viewIsAppearing", ghost, flags(animated: false) + ",\"bounds\":[393,852]")
+            advance(5...20)
+            emit("viewDidAppear", ghost, flags(animated: false, toParent: false, presented: false))
+            advance(300...900)
+            emit("viewWillDisappear", ghost, flags(animated: false, fromParent: false, dismissed: false))
+            emit("viewDidDisappear", ghost, flags(animated: false, fromParent: false, dismissed: false))
+            expect("LC902", ghost)
+        case .clockBackwards:
+            emit("mark", nil, "\"name\":\"before-glitch\"")
+            let saved = t
+            t -= 40_000_000
+            emit("mark", nil, "\"name\":\"clock-glitch\"")
+            t = saved + 1_000_000
+        case .cancelledInteractivePop:
+            if stacks[selected].count < 2 { push(rng.pick(Self.screenClasses)); advance(800...2000) }
+            let b = top, a = stacks[selected][stacks[selected].count - 2]
+            // Reference §3: no B.viewDidDisappear, no A.viewDidAppear, no deinit.
+            emit("pop", nav, "\"child\":\"\(b.id)\",\"animated\":true,\"interactive\":true")
+            emit("viewWillDisappear", b, flags(animated: true, fromParent: true, dismissed: false))
+            emit("viewWillAppear", a, flags(animated: true, toParent: false, presented: false))
+            emit("viewAttached", a, "\"host\":\"\(nav.id)\"")
+            emit("viewIsAppearing", a, flags(animated: true) + ",\"bounds\":[393,852]")
+            advance(400...6000)  // the finger stays down
+            emit("viewWillDisappear", a, flags(animated: true, fromParent: false, dismissed: false))
+            advance(100...250)
+            emit("viewDidDisappear", a, flags(animated: true, fromParent: false, dismissed: false))
+            emit("viewDetached", a, "\"host\":\"\(nav.id)\"")
+            emit("viewWillAppear", b, flags(animated: true, toParent: false, presented: false))
+            emit("viewIsAppearing", b, flags(animated: true) + ",\"bounds\":[393,852]")
+            advance(20...80)
+            emit("viewDidAppear", b, flags(animated: true, toParent: false, presented: false))
+            lookAlike(b, "top controller of a cancelled interactive pop")
+            lookAlike(a, "revealed controller of a cancelled interactive pop")
+        case .completedInteractivePop:
+            if stacks[selected].count < 2 { push(rng.pick(Self.screenClasses)); advance(800...2000) }
+            let a = stacks[selected][stacks[selected].count - 2]
+            let b = pop(end: .free, fingerTime: rng.ms(1500...4000))
+            lookAlike(a, "revealed by a slow interactive pop (finger time is not a slow appearance)")
+            lookAlike(b, "popped interactively, deallocated")
+        case .cancelledSheetSwipe:
+            let sheet = presentModal(style: "pageSheet", inNavigation: false)
+            advance(800...2000)
+            // Reference §4: willDisappear, then willAppear/didAppear again, no didDisappear.
+            emit("viewWillDisappear", sheet, flags(animated: true, fromParent: false, dismissed: true))
+            advance(300...1500)
+            emit("viewWillAppear", sheet, flags(animated: true, toParent: false, presented: false))
+            advance(100...300)
+            emit("viewDidAppear", sheet, flags(animated: true, toParent: false, presented: false))
+            lookAlike(sheet, "cancelled sheet swipe")
+            advance(500...1500)
+            dismissModal(sheet, leak: false)
+        case .sheetPresenter:
+            let presenter = top
+            let sheet = presentModal(style: rng.pick(["pageSheet", "formSheet"]), inNavigation: false)
+            advance(1000...3000)
+            dismissModal(sheet, leak: false)
+            lookAlike(presenter, "presenter of a sheet gets no appearance callbacks")
+        case .backgrounding:
+            let visible = top
+            if scenes {
+                emit("sceneWillResignActive", nil, "\"scene\":\"scene-1\"")
+                emit("sceneDidEnterBackground", nil, "\"scene\":\"scene-1\"")
+            }
+            if appDelegate { emit("appWillResignActive"); emit("appDidEnterBackground") }
+            advance(3000...60000)
+            if scenes {
+                emit("sceneWillEnterForeground", nil, "\"scene\":\"scene-1\"")
+                emit("sceneDidBecomeActive", nil, "\"scene\":\"scene-1\"")
+            }
+            if appDelegate { emit("appWillEnterForeground"); emit("appDidBecomeActive") }
+            lookAlike(visible, "visible through backgrounding (no disappear callbacks)")
+        case .cachedReshow:
+            let b = push(rng.pick(Self.screenClasses))
+            advance(800...2000)
+            pop(end: .keep)
+            advance(6000...9000)  // longer than the grace period: it is kept, not leaked
+            push(b.cls, reuse: b)
+            lookAlike(b, "cached controller shown again")
+            advance(800...2000)
+            pop()
+        case .lateDeinitInGrace:
+            let b = push(rng.pick(Self.screenClasses))
+            advance(800...2000)
+            pop(end: .lateInGrace)
+            lookAlike(b, "deinit 1.5-3.5 s after pop, inside grace")
+        case .reusedAddress:
+            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top)
+            advance(300...900)
+            removeCustomChild(child)
+            advance(100...400)
+            let again = addCustomChild(rng.pick(Self.childClasses), toParent: top, address: child.id)
+            lookAlike(child, "address reused after deinit")
+            lookAlike(again, "new instance at a reused address")
+            advance(300...900)
+            removeCustomChild(again)
+        case .quickEndAfterAdd:
+            let child = newVC(rng.pick(Self.childClasses))
+            contain(child, in: top, didMove: false)
+            lookAlike(child, "session ended within 1 s of addChild")
+            advance(50...400)
+        case .appDelegate, .noScene, .visibleAtEnd:
+            break
+        }
+    }
+}
