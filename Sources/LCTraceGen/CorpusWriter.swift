@@ -139,6 +139,23 @@ public enum CorpusWriter {
         return (labels, events, files)
     }
 
+    /// Writes the `SampleTraces/` set (fixed plans, one device file each, gzip members of
+    /// 120 lines, plus the bad-lines file) and returns its answer key.
+    @discardableResult
+    public static func writeSample(to directory: String) throws -> (labels: Labels, events: Int, files: [String]) {
+        var options = CorpusOptions()
+        options.seed = 2026
+        options.sessionsPerFile = 1
+        options.linesPerMember = 120
+        let plans = samplePlans()
+        let names = plans.enumerated().map { String(format: "device-%03d-%@", $0.offset + 1, String($0.element.sid.prefix(8))) }
+        var (labels, events, files) = try write(plans: plans, to: directory, options: options, names: names)
+        let bad = try writeBadLinesFile(to: (directory as NSString).appendingPathComponent("with-bad-lines.jsonl"), seed: 99)
+        labels.merge(bad.labels)
+        files.append("with-bad-lines.jsonl")
+        return (labels, events, files)
+    }
+
     /// A plain JSON-lines file of one small session interleaved with bad lines of every kind
     /// (the good ones load, each bad one becomes a reject naming its line and reason).
     public static func writeBadLinesFile(to path: String, seed: UInt64) throws -> (labels: Labels, badLines: Int) {

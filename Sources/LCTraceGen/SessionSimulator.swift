@@ -647,6 +647,7 @@ public final class SessionSimulator {
             let b = pop(end: .leak)
             expect("LC302", b)
             advance(500...2000)
+            emit("mark", nil, "\"name\":\"last-step\"")
         case .instanceGrowth:
             // Twelve live cells of one class: flagged only with --max-live ImageCellController=10.
             for i in 0..<12 {

@@ -48,16 +48,7 @@ do {
     var events: Int
     var files: [String]
     if sample {
-        var o = CorpusOptions()
-        o.seed = 2026
-        o.sessionsPerFile = 1
-        o.linesPerMember = 120
-        let plans = CorpusWriter.samplePlans()
-        let names = plans.enumerated().map { String(format: "device-%03d-%@", $0.offset + 1, String($0.element.sid.prefix(8))) }
-        (labels, events, files) = try CorpusWriter.write(plans: plans, to: directory, options: o, names: names)
-        let bad = try CorpusWriter.writeBadLinesFile(to: (directory as NSString).appendingPathComponent("with-bad-lines.jsonl"), seed: 99)
-        labels.merge(bad.labels)
-        files.append("with-bad-lines.jsonl")
+        (labels, events, files) = try CorpusWriter.writeSample(to: directory)
     } else {
         (labels, events, files) = try CorpusWriter.write(plans: CorpusWriter.randomPlans(options), to: directory, options: options)
     }

@@ -59,7 +59,7 @@ public final class IngestStore {
     // MARK: Batches
 
     public func begin() throws {
-        try db.execute("BEGIN IMMEDIATE")
+        try db.beginImmediate()
     }
 
     public func commit() throws {
@@ -169,7 +169,14 @@ public final class IngestStore {
             return []
         }
         let differences = existing.differences(from: record)
-        if differences.isEmpty { return [] }
+        if differences.isEmpty {
+            // The same values from an earlier record: it becomes the one kept.
+            if seq < existingSeq {
+                try db.prepare("UPDATE sessions SET record_seq = ? WHERE id = ?").run([.int(seq), .int(session)])
+                sessionRecords[session] = (seq, existing)
+            }
+            return []
+        }
         if seq < existingSeq {
             try writeSessionRecord(record, seq: seq, session: session, addConflict: true)
             sessionRecords[session] = (seq, record)

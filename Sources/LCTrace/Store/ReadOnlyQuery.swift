@@ -26,6 +26,11 @@ public enum ReadOnlyQuery {
             switch action {
             case SQLITE_SELECT, SQLITE_READ, SQLITE_FUNCTION, SQLITE_RECURSIVE:
                 return SQLITE_OK
+            case SQLITE_UPDATE:
+                // Table-valued functions (json_each, pragma_table_info) declare their columns
+                // through an internal update of sqlite_master; a user's UPDATE is refused
+                // by the read-only check and the read-only connection anyway.
+                return arg1.map { String(cString: $0) == "sqlite_master" } ?? false ? SQLITE_OK : SQLITE_DENY
             case SQLITE_PRAGMA:
                 let name = arg1.map { String(cString: $0).lowercased() } ?? ""
                 if arg2 != nil && name != "table_info" && name != "table_xinfo" && name != "index_list"

@@ -1,5 +1,10 @@
 import CSQLite
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// An error from SQLite, carrying the SQL and SQLite's own message but never the bound
 /// values (they may be user data and can be large).
@@ -91,10 +96,33 @@ public final class Database {
         DatabaseError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
 
+    /// Runs `body` again while it fails with SQLITE_BUSY, for up to `seconds`. SQLite skips the
+    /// busy handler where waiting could deadlock (changing the journal mode, creating the
+    /// schema while another process does: https://sqlite.org/c3ref/busy_handler.html), so
+    /// those steps retry here instead of failing a concurrent ingest.
+    public func retryingWhileBusy<T>(seconds: Double = 120, _ body: () throws -> T) throws -> T {
+        let deadline = Date().addingTimeInterval(seconds)
+        var pause: UInt32 = 2_000
+        while true {
+            do {
+                return try body()
+            } catch let error as DatabaseError where (error.code & 0xff) == SQLITE_BUSY && Date() < deadline {
+                if !isAutocommit { try? execute("ROLLBACK") }
+                usleep(pause + UInt32.random(in: 0...pause))
+                pause = min(pause * 2, 100_000)
+            }
+        }
+    }
+
+    /// Takes the write lock: `BEGIN IMMEDIATE`, retried while busy.
+    public func beginImmediate() throws {
+        try retryingWhileBusy { try execute("BEGIN IMMEDIATE") }
+    }
+
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back on error. IMMEDIATE takes
     /// the write lock up front so the busy timeout applies there, not at a later deadlock.
     public func writeTransaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        try beginImmediate()
         do {
             let result = try body()
             try execute("COMMIT")

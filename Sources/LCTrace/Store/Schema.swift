@@ -17,11 +17,11 @@ public enum Schema {
         // WAL lets `query` read while `ingest` writes and lets two ingests take turns;
         // synchronous=NORMAL in WAL mode stays consistent after a crash or kill
         // (https://sqlite.org/wal.html, https://sqlite.org/pragma.html#pragma_synchronous).
-        try db.execute("PRAGMA journal_mode = WAL")
+        try db.retryingWhileBusy { try db.execute("PRAGMA journal_mode = WAL") }
         try db.execute("PRAGMA synchronous = NORMAL")
         try db.execute("PRAGMA cache_size = -32768")
         try db.execute("PRAGMA temp_store = MEMORY")
-        try db.writeTransaction {
+        try db.retryingWhileBusy { try db.writeTransaction {
             let current = try db.scalarInt("PRAGMA user_version") ?? 0
             if current == 0 {
                 let tables = try db.scalarInt("SELECT count(*) FROM sqlite_master") ?? 0
@@ -33,7 +33,7 @@ public enum Schema {
             } else {
                 try check(current, path: path)
             }
-        }
+        } }
         return db
     }
 

@@ -15,7 +15,7 @@ enum LostEventsRule: Rule {
         let more = stats.lostRanges.count >= 20 ? ", …" : ""
         let evidence = stats.lostRanges.prefix(10).flatMap { [$0.0 - 1, $0.1 + 1].filter { $0 >= 0 } }
         return [Finding(info, model, t: nil,
-                        "\(stats.lostEvents) events lost in \(stats.lostRanges.count)\(more.isEmpty ? "" : "+") holes: seq \(ranges.joined(separator: ", "))\(more)",
+                        "\(stats.lostEvents) event\(stats.lostEvents == 1 ? "" : "s") lost in \(stats.lostRanges.count)\(more.isEmpty ? "" : "+") hole\(stats.lostRanges.count == 1 && more.isEmpty ? "" : "s"): seq \(ranges.joined(separator: ", "))\(more)",
                         evidence: evidence, detail: ["lost": String(stats.lostEvents)])]
     }
 }

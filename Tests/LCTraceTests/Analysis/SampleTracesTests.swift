@@ -1,0 +1,94 @@
+import XCTest
+@testable import LCTrace
+import LCTraceGen
+
+/// SampleTraces/: what `lctrace report --all` finds there is exactly the list in its README,
+/// which is exactly the generator's answer key; and the generator still writes these bytes.
+final class SampleTracesTests: XCTestCase {
+    var dir = ""
+    override func setUp() { dir = TestSupport.temporaryDirectory() }
+    override func tearDown() { try? FileManager.default.removeItem(atPath: dir) }
+
+    struct Row: Hashable, Comparable, CustomStringConvertible {
+        var file: String, session: String, rule: String, vc: String, since: String
+        static func < (a: Row, b: Row) -> Bool { (a.file, a.session, a.rule, a.vc, a.since) < (b.file, b.session, b.rule, b.vc, b.since) }
+        var description: String { "\(file) \(rule) \(session.prefix(8)) \(vc)#\(since)" }
+    }
+
+    /// Rows of the README's findings table (between the markers).
+    func readmeRows() throws -> [Row] {
+        let text = try String(contentsOf: TestSupport.root.appendingPathComponent("SampleTraces/README.md"), encoding: .utf8)
+        guard let start = text.range(of: "<!-- findings:begin -->"), let end = text.range(of: "<!-- findings:end -->") else {
+            XCTFail("README lacks the findings markers"); return []
+        }
+        return text[start.upperBound..<end.lowerBound].split(separator: "\n").compactMap { line in
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "`", with: "") }
+            guard cells.count >= 6, cells[0].hasSuffix(".gz") || cells[0].hasSuffix(".jsonl") else { return nil }
+            return Row(file: cells[0], session: cells[1], rule: cells[2], vc: cells[4], since: cells[5])
+        }
+    }
+
+    func testReportFindsExactlyTheReadmeList() throws {
+        let db = dir + "/s.db"
+        let samples = TestSupport.root.appendingPathComponent("SampleTraces").path
+        let ingest = TestSupport.run(["ingest", "--db", db, samples])
+        XCTAssertEqual(ingest.status, 0, ingest.err)
+        let report = TestSupport.run(["report", "--all", "--db", db, "--format", "json"])
+        XCTAssertEqual(report.status, 1, "the samples hold errors")
+        let doc = try JSONSerialization.jsonObject(with: Data(report.out.utf8)) as! [String: Any]
+        // Which file each session lives in (its first file).
+        let files = try Database(path: db, mode: .readOnly)
+        var fileOf: [String: String] = [:]
+        let q = try files.prepare("""
+            SELECT DISTINCT s.sid, f.path FROM sessions s, files f
+            WHERE f.id = (SELECT min(id) FROM files WHERE path LIKE '%' || substr(s.sid, 1, 8) || '%')
+            """)
+        while try q.step() { fileOf[q.text(0)!] = (q.text(1)! as NSString).lastPathComponent }
+        var found: [Row] = []
+        for f in doc["findings"] as! [[String: Any]] {
+            let session = f["session"] as? String ?? "-"
+            let file = (f["file"] as? String).map { ($0 as NSString).lastPathComponent } ?? fileOf[session] ?? "with-bad-lines.jsonl"
+            found.append(Row(file: file, session: session, rule: f["rule"] as! String,
+                             vc: f["vc"] as? String ?? "-", since: (f["since"] as? Int).map(String.init) ?? "-"))
+        }
+        XCTAssertEqual(found.sorted(), try readmeRows().sorted(), "re-record with scripts/record-sample-findings when the change is intended")
+    }
+
+    func testReadmeListIsTheGeneratorsAnswerKey() throws {
+        let key = try JSONSerialization.jsonObject(with: Data(contentsOf: TestSupport.root.appendingPathComponent("SampleTraces/expected.json"))) as! [String: Any]
+        func keys(_ name: String) -> Set<String> {
+            Set((key[name] as! [[String: Any]]).map { "\($0["rule"]!) \($0["session"]!) \($0["vc"] as? String ?? "-") \(($0["since"] as? Int).map(String.init) ?? "-")" })
+        }
+        let expected = keys("expected").union(keys("also_acceptable_leaks"))
+        let listed = Set(try readmeRows().filter { $0.rule != "LC904" }.map { "\($0.rule) \($0.session) \($0.vc) \($0.since)" })
+        XCTAssertEqual(listed, expected)
+        let mustNot = (key["must_not_flag"] as! [[String: Any]]).map { "\($0["session"]!) \($0["vc"]!) \($0["since"]!)" }
+        let flagged = Set(try readmeRows().filter { $0.rule.hasPrefix("LC2") || $0.rule == "LC301" }.map { "\($0.session) \($0.vc) \($0.since)" })
+        XCTAssertTrue(flagged.isDisjoint(with: mustNot), "a look-alike is flagged")
+        XCTAssertGreaterThanOrEqual(mustNot.count, 15)
+        // Every rule of rules.md that a default report can produce appears at least once.
+        let rules = Set(try readmeRows().map(\.rule))
+        for rule in RuleCatalog.all.map(\.id) where rule != "LC303" {
+            XCTAssertTrue(rules.contains(rule), "SampleTraces plants no \(rule)")
+        }
+    }
+
+    func testGeneratorIsDeterministic() throws {
+        let out = dir + "/again"
+        let written = try CorpusWriter.writeSample(to: out)
+        for file in written.files {
+            let a = try Data(contentsOf: URL(fileURLWithPath: out + "/" + file))
+            let b = try Data(contentsOf: TestSupport.root.appendingPathComponent("SampleTraces/" + file))
+            XCTAssertEqual(a, b, "\(file) differs from SampleTraces: regenerate with lctrace-gen --sample SampleTraces")
+        }
+    }
+
+    func testLC303WithALimitOnTheSamples() throws {
+        let db = dir + "/s.db"
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, TestSupport.root.appendingPathComponent("SampleTraces").path]).status, 0)
+        let r = TestSupport.run(["report", "--db", db, "--leaks", "--max-live", "ImageCellController=10", "--format", "csv", "--fail-on", "never"])
+        let key = try JSONSerialization.jsonObject(with: Data(contentsOf: TestSupport.root.appendingPathComponent("SampleTraces/expected.json"))) as! [String: Any]
+        let growth = (key["expected_with_max_live"] as! [[String: Any]])[0]
+        XCTAssertTrue(r.out.contains("LC303,instance-growth,warning,\(growth["session"]!),\(growth["vc"]!),\(growth["since"]!),ImageCellController"), r.out)
+    }
+}

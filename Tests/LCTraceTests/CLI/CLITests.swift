@@ -1,0 +1,175 @@
+import XCTest
+@testable import LCTrace
+@testable import LCTraceCLI
+
+/// The command line in-process: help, usage errors with suggestions, exit statuses,
+/// the read-only query command, and the README's promises.
+final class CLITests: XCTestCase {
+    var dir = ""
+    var db = ""
+    override func setUp() {
+        dir = TestSupport.temporaryDirectory()
+        db = dir + "/t.db"
+    }
+    override func tearDown() { try? FileManager.default.removeItem(atPath: dir) }
+
+    func loadSample() {
+        var b = TraceBuilder()
+        b.vc(2, "init", "0xa", #""cls":"RootVC""#)
+        b.vc(3, "viewWillAppear", "0xa", #""animated":false"#)
+        b.vc(4, "viewIsAppearing", "0xa", #""animated":false"#)
+        b.vc(5, "viewDidAppear", "0xa", #""animated":false"#)
+        b.vc(6, "init", "0xo", #""cls":"OrphanVC""#)
+        b.vc(7, "viewAttached", "0xo", #""host":"0xa""#)
+        b.add(9000, "sessionEnd", #""reason":"stopped""#)
+        TestSupport.writeLines(b.lines, to: dir + "/s.jsonl")
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, dir + "/s.jsonl"]).status, 0)
+    }
+
+    func testHelpForEveryCommandAgrees() {
+        for name in CLI.commandNames {
+            let a = TestSupport.run([name, "--help"])
+            let b = TestSupport.run(["help", name])
+            let c = TestSupport.run([name, "-h"])
+            XCTAssertEqual(a.status, 0)
+            XCTAssertEqual(a.out, b.out)
+            XCTAssertEqual(a.out, c.out)
+            XCTAssertTrue(a.out.contains("Usage: lctrace \(name)"), a.out)
+            // Every option of the table appears in the help text.
+            let spec = CLI.commands.first { $0.spec.name == name }!.spec
+            for option in spec.options { XCTAssertTrue(a.out.contains("--\(option.name)"), "\(name) help lacks --\(option.name)") }
+        }
+        let overview = TestSupport.run([])
+        XCTAssertEqual(overview.status, 0)
+        for name in CLI.commandNames { XCTAssertTrue(overview.out.contains(name)) }
+        XCTAssertEqual(TestSupport.run(["--version"]).out, "lctrace \(CLI.version)\n")
+    }
+
+    func testUnknownOptionsAndCommandsSuggestTheClosest() {
+        let r = TestSupport.run(["report", "--min-severty", "error"])
+        XCTAssertEqual(r.status, 64)
+        XCTAssertTrue(r.err.contains("unknown option '--min-severty'"), r.err)
+        XCTAssertTrue(r.err.contains("did you mean '--min-severity'?"), r.err)
+        let c = TestSupport.run(["repot"])
+        XCTAssertEqual(c.status, 64)
+        XCTAssertTrue(c.err.contains("did you mean 'report'?"), c.err)
+        let f = TestSupport.run(["query", "--db", db, "--format", "jsn", "SELECT 1"])
+        XCTAssertEqual(f.status, 64)
+        XCTAssertTrue(f.err.contains("did you mean 'json'?"), f.err)
+        XCTAssertEqual(TestSupport.run(["ingest"]).status, 64, "a path is required")
+        XCTAssertEqual(TestSupport.run(["query", "--db", db]).status, 64)
+        XCTAssertTrue(TestSupport.run(["report", "--grace", "soon"]).err.contains("invalid --grace 'soon'"))
+        XCTAssertTrue(TestSupport.run(["report", "--fail-on", "errors"]).err.contains("did you mean 'error'?"))
+    }
+
+    func testDatabaseFromTheEnvironment() {
+        loadSample()
+        let r = TestSupport.run(["sessions", "--format", "csv"], env: ["LCTRACE_DB": db])
+        XCTAssertEqual(r.status, 0)
+        XCTAssertTrue(r.out.hasPrefix("session,app,version,build,device,os,sdk,start,duration_s,events,lost,end\nS1,com.example.app,1.0,1,\"iPhone16,2\""), r.out)
+        XCTAssertEqual(TestSupport.run(["sessions"], env: ["LCTRACE_DB": dir + "/missing.db"]).status, 74)
+    }
+
+    func testQueryFormats() throws {
+        loadSample()
+        let table = TestSupport.run(["query", "--db", db, "SELECT event, count(*) AS n FROM events_v WHERE event IN ('init', 'sessionEnd') GROUP BY event ORDER BY event"])
+        XCTAssertEqual(table.status, 0)
+        XCTAssertEqual(table.out, "event       n\n----------  -\ninit        2\nsessionEnd  1\n(2 rows)\n")
+        let csv = TestSupport.run(["query", "--db", db, "-f", "csv", "SELECT 'a,b' AS x, NULL AS y, 2.5 AS z"])
+        XCTAssertEqual(csv.out, "x,y,z\n\"a,b\",,2.5\n")
+        let json = TestSupport.run(["query", "--db", db, "--format=json", "SELECT 'q\"' AS x, 3 AS n"])
+        let parsed = try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as! [[String: Any]]
+        XCTAssertEqual(parsed.first?["x"] as? String, "q\"")
+        XCTAssertEqual(parsed.first?["n"] as? Int, 3)
+        XCTAssertEqual(TestSupport.run(["query", "--db", db, "-f", "json", "SELECT 1 WHERE 0"]).out, "[]\n")
+    }
+
+    func testQueryIsReadOnly() throws {
+        loadSample()
+        let before = try TestSupport.logicalDump(db)
+        for sql in ["DELETE FROM events", "DROP TABLE events", "UPDATE sessions SET app = 'x'",
+                    "INSERT INTO strings(text) VALUES ('x')", "ATTACH DATABASE '\(dir)/other.db' AS o",
+                    "PRAGMA user_version = 7", "PRAGMA journal_mode = DELETE", "CREATE TABLE t(x)",
+                    "SELECT 1; DELETE FROM events", "VACUUM"] {
+            let r = TestSupport.run(["query", "--db", db, sql])
+            XCTAssertEqual(r.status, 64, "\(sql) was not refused: \(r.out)")
+            XCTAssertTrue(r.err.hasPrefix("Error: "), r.err)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/other.db"))
+        XCTAssertEqual(try TestSupport.logicalDump(db), before)
+        XCTAssertEqual(TestSupport.run(["query", "--db", db, "PRAGMA user_version"]).status, 0)
+        XCTAssertEqual(TestSupport.run(["query", "--db", db, "SELECT * FROM pragma_table_info('events')"]).status, 0)
+        let bad = TestSupport.run(["query", "--db", db, "SELEC 1"])
+        XCTAssertEqual(bad.status, 64)
+        XCTAssertTrue(bad.err.contains("SQL error"), bad.err)
+    }
+
+    func testReportExitStatusFollowsFailOn() throws {
+        loadSample()
+        XCTAssertEqual(TestSupport.run(["report", "--db", db]).status, 1, "LC101 is an error")
+        XCTAssertEqual(TestSupport.run(["report", "--db", db, "--fail-on", "never"]).status, 0)
+        XCTAssertEqual(TestSupport.run(["report", "--db", db, "--gaps"]).status, 0, "no error among the gap findings")
+        XCTAssertEqual(TestSupport.run(["report", "--db", db, "--class", "RootVC"]).status, 0)
+        let json = TestSupport.run(["report", "--db", db, "--format", "json", "--fail-on", "warning"])
+        XCTAssertEqual(json.status, 1)
+        let doc = try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as! [String: Any]
+        XCTAssertEqual(doc["version"] as? Int, 1)
+        let findings = doc["findings"] as! [[String: Any]]
+        XCTAssertEqual(findings.map { $0["rule"] as! String }, ["LC101"])
+        XCTAssertEqual(findings[0]["since"] as? Int, 6)
+        XCTAssertEqual(Set(findings[0].keys), Set(MachineReport.columns + ["detail"]))
+        let summary = doc["summary"] as! [String: Any]
+        XCTAssertEqual((summary["by_rule"] as! [String: Int])["LC101"], 1)
+        XCTAssertEqual(summary["sessions"] as? Int, 1)
+        let csv = TestSupport.run(["report", "--db", db, "--format", "csv", "--fail-on", "never"]).out
+        XCTAssertTrue(csv.hasPrefix(MachineReport.columns.joined(separator: ",") + "\nLC101,orphan-view,error,S1,0xo,6,OrphanVC,"), csv)
+        XCTAssertEqual(TestSupport.run(["report", "--db", db, "--session", "nope"]).status, 64)
+    }
+
+    func testFromAFindingToItsRawEventsInOneQuery() {
+        loadSample()
+        let r = TestSupport.run(["query", "--db", db, "-f", "csv", """
+            SELECT e.seq, e.event, e.vc FROM findings_v f, json_each(f.evidence) j
+            JOIN events_v e ON e.session_id = f.session_id AND e.seq = j.value WHERE f.rule = 'LC101' ORDER BY e.seq
+            """])
+        XCTAssertEqual(r.out, "seq,event,vc\n7,viewAttached,0xo\n")
+    }
+
+    func testReadmeDocumentsEveryCommandAndOption() throws {
+        let readme = try String(contentsOf: TestSupport.root.appendingPathComponent("README.md"), encoding: .utf8)
+        for command in CLI.commands {
+            XCTAssertTrue(readme.contains("lctrace \(command.spec.name)"), "README lacks lctrace \(command.spec.name)")
+            for option in command.spec.options {
+                XCTAssertTrue(readme.contains("--\(option.name)"), "README lacks --\(option.name) of \(command.spec.name)")
+            }
+        }
+        for rule in RuleCatalog.all { XCTAssertTrue(readme.contains(rule.id), "README lacks \(rule.id)") }
+    }
+
+    func testDurationsAndTuningParse() throws {
+        XCTAssertEqual(Duration.parse("5s"), 5_000_000_000)
+        XCTAssertEqual(Duration.parse("2500ms"), 2_500_000_000)
+        XCTAssertEqual(Duration.parse("1.5"), 1_500_000_000)
+        XCTAssertEqual(Duration.parse("1m"), 60_000_000_000)
+        XCTAssertNil(Duration.parse("fast"))
+        let args = try ArgumentParser.parse(["--gap-threshold", "animated=2s,plain=100ms", "--max-live", "A=3", "--max-live", "B=4"],
+                                            spec: ReportCommand.spec)
+        let settings = try AnalyzeCommand.settings(args)
+        XCTAssertEqual(settings.gapAnimated, 2_000_000_000)
+        XCTAssertEqual(settings.gapPlain, 100_000_000)
+        XCTAssertEqual(settings.maxLive, ["A": 3, "B": 4])
+    }
+
+    func testProgressIsDrawnOnATerminalOnly() {
+        var b = TraceBuilder()
+        for i in 0..<40_000 { b.add(Double(i), "mark", "\"name\":\"m\"") }
+        TestSupport.writeLines(b.lines, to: dir + "/big.jsonl")
+        let piped = CapturingConsole(terminal: false)
+        XCTAssertEqual(CLI.run(["ingest", "--db", db, dir + "/big.jsonl"], console: piped, environment: [:]), 0)
+        XCTAssertTrue(piped.progressLines.isEmpty)
+        let terminal = CapturingConsole(terminal: true)
+        XCTAssertEqual(CLI.run(["ingest", "--db", dir + "/t2.db", dir + "/big.jsonl"], console: terminal, environment: [:]), 0)
+        XCTAssertFalse(terminal.progressLines.isEmpty)
+        XCTAssertTrue(terminal.progressLines[0].hasPrefix("ingest [1/1] big.jsonl"), terminal.progressLines[0])
+    }
+}

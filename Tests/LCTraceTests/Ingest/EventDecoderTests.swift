@@ -1,0 +1,154 @@
+import XCTest
+@testable import LCTrace
+
+final class EventDecoderTests: XCTestCase {
+    private func decode(_ text: String) -> Result<TraceEvent, RejectReason> {
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBytes { EventDecoder().decode(UnsafeRawBufferPointer($0)) }
+    }
+
+    private func decodeBytes(_ bytes: [UInt8]) -> Result<TraceEvent, RejectReason> {
+        var bytes = bytes
+        return bytes.withUnsafeMutableBytes { EventDecoder().decode(UnsafeRawBufferPointer($0)) }
+    }
+
+    private func event(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> TraceEvent? {
+        switch decode(text) {
+        case .success(let e): return e
+        case .failure(let r): XCTFail("rejected: \(r.message)", file: file, line: line); return nil
+        }
+    }
+
+    private func reason(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> String {
+        switch decode(text) {
+        case .success: XCTFail("accepted: \(text)", file: file, line: line); return ""
+        case .failure(let r): return r.message
+        }
+    }
+
+    func testSessionRecordDecodesEveryField() throws {
+        let e = try XCTUnwrap(event(#"{"v":1,"sid":"5E0C","seq":0,"t":0,"ev":"session","wall":"2026-11-02T10:15:03.120Z","app":"com.example.shop","appVersion":"5.2.1","build":"812","os":"iOS","osVersion":"27.1","sdk":"27.0","device":"iPhone16,2","recorder":"lctrace-recorder/1.0","thread":"main"}"#))
+        XCTAssertEqual(e.kind, .session)
+        XCTAssertEqual(e.session, SessionRecord(app: "com.example.shop", appVersion: "5.2.1", build: "812", os: "iOS",
+                                               osVersion: "27.1", sdk: "27.0", device: "iPhone16,2",
+                                               recorder: "lctrace-recorder/1.0", wall: "2026-11-02T10:15:03.120Z"))
+        XCTAssertEqual(e.thread, "main")
+        XCTAssertNil(e.attrs)
+    }
+
+    func testAppearanceFieldsAndFlags() throws {
+        let e = try XCTUnwrap(event(#"{"v":1,"sid":"S","seq":4,"t":2900000,"ev":"viewWillAppear","vc":"0x6","animated":true,"isMovingToParent":false,"isBeingPresented":true}"#))
+        XCTAssertEqual(e.seq, 4)
+        XCTAssertEqual(e.t, 2_900_000)
+        XCTAssertEqual(e.vc, "0x6")
+        XCTAssertTrue(e.has(.animated))
+        XCTAssertFalse(e.has(.isMovingToParent))
+        XCTAssertTrue(e.flags.contains(EventFlags.present(.isMovingToParent)), "false is kept apart from absent")
+        XCTAssertTrue(e.has(.isBeingPresented))
+        XCTAssertFalse(e.flags.contains(EventFlags.present(.isMovingFromParent)))
+    }
+
+    func testBoundsAndTraitsAndUnknownKeysGoToAttrs() throws {
+        let e = try XCTUnwrap(event(#"{"v":1,"sid":"S","seq":5,"t":1,"ev":"viewIsAppearing","vc":"0x6","animated":false,"bounds":[393,852.5],"traits":{"h":"compact"},"build_flavor":"beta","nested":{"a":[1,{"b":null}]}}"#))
+        XCTAssertEqual(e.attrs, #"{"bounds":[393,852.5],"traits":{"h":"compact"},"build_flavor":"beta","nested":{"a":[1,{"b":null}]}}"#)
+        let object = try JSONSerialization.jsonObject(with: Data(e.attrs!.utf8)) as? [String: Any]
+        XCTAssertEqual(object?["build_flavor"] as? String, "beta")
+    }
+
+    func testOtherKeyDependsOnTheEvent() throws {
+        XCTAssertEqual(event(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"addChild","vc":"0xc","parent":"0xp"}"#)?.other, "0xp")
+        XCTAssertEqual(event(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"viewAttached","vc":"0xc","host":"0xh"}"#)?.other, "0xh")
+        XCTAssertEqual(event(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"present","vc":"0xa","presented":"0xb","style":"pageSheet","animated":true}"#)?.other, "0xb")
+        XCTAssertEqual(event(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"present","vc":"0xa","presented":"0xb","style":"pageSheet"}"#)?.detail, "pageSheet")
+        XCTAssertEqual(event(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"pop","vc":"0xn","child":"0xb","animated":true,"interactive":true}"#)?.other, "0xb")
+        let willMove = try XCTUnwrap(event(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"willMoveToParent","vc":"0xc","parent":null}"#))
+        XCTAssertNil(willMove.other)
+        XCTAssertTrue(willMove.flags.contains(.otherPresent))
+        // A `parent` key on an event that does not define it is kept, not lost.
+        XCTAssertEqual(event(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"mark","name":"step 3","parent":"x"}"#)?.attrs, #"{"parent":"x"}"#)
+        XCTAssertEqual(event(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"sessionEnd","reason":"terminate"}"#)?.detail, "terminate")
+        XCTAssertEqual(event(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"sceneDidEnterBackground","scene":"s1"}"#)?.detail, "s1")
+    }
+
+    func testUnknownEventNamesAreKept() throws {
+        let e = try XCTUnwrap(event(#"{"v":1,"sid":"S","seq":9,"t":1,"ev":"viewDidBecomeFocused","vc":"0x1","extra":1}"#))
+        XCTAssertEqual(e.kind, .unknown)
+        XCTAssertEqual(e.name, "viewDidBecomeFocused")
+        XCTAssertEqual(e.attrs, #"{"extra":1}"#)
+    }
+
+    func testEscapesAndUnicodeInStrings() throws {
+        let e = try XCTUnwrap(event(#"{"v":1,"sid":"S\u00e9\ud83d\ude00","seq":1,"t":1,"ev":"init","vc":"0x1","cls":"Caf\u00e9VC \"x\""}"#))
+        XCTAssertEqual(e.sid, "Sé😀")
+        XCTAssertEqual(e.cls, "CaféVC \"x\"")
+        XCTAssertEqual(event("{\"v\":1,\"sid\":\"S\",\"seq\":1,\"t\":1,\"ev\":\"init\",\"vc\":\"0x1\",\"cls\":\"Ünïcødé\"}")?.cls, "Ünïcødé")
+    }
+
+    func testWhitespaceAroundTokensIsAccepted() {
+        XCTAssertNotNil(event(" { \"v\" : 1 , \"sid\" : \"S\" , \"seq\" : 1 , \"t\" : 2 , \"ev\" : \"mark\" } "))
+    }
+
+    func testRequiredKeysAndTypes() {
+        XCTAssertEqual(reason(#"{"sid":"S","seq":1,"t":1,"ev":"mark"}"#), "missing required key 'v'")
+        XCTAssertEqual(reason(#"{"v":1,"seq":1,"t":1,"ev":"init"}"#), "missing required key 'sid'")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","t":1,"ev":"mark"}"#), "missing required key 'seq'")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"ev":"mark"}"#), "missing required key 't'")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1}"#), "missing required key 'ev'")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"x","seq":"seven","t":1,"ev":"init","vc":"0x1","cls":"A"}"#), "key 'seq': expected an integer, got string")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1.5,"t":1,"ev":"mark"}"#), "key 'seq': expected an integer, got a non-integer number")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1e3,"ev":"mark"}"#), "key 't': expected an integer, got a non-integer number")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"x","seq":6,"t":-5,"ev":"init","vc":"0x1","cls":"A"}"#), "key 't': negative value -5")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":-1,"t":1,"ev":"mark"}"#), "key 'seq': negative value -1")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":99999999999999999999,"t":1,"ev":"mark"}"#), "key 'seq': expected an integer, got a non-integer number")
+        XCTAssertEqual(reason(#"{"v":1,"sid":7,"seq":1,"t":1,"ev":"mark"}"#), "key 'sid': expected a string, got number")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"","seq":1,"t":1,"ev":"mark"}"#), "key 'sid': length 0 outside 1…128")
+        XCTAssertEqual(reason("{\"v\":1,\"sid\":\"\(String(repeating: "y", count: 129))\",\"seq\":1,\"t\":1,\"ev\":\"mark\"}"), "key 'sid': length 129 outside 1…128")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"viewWillAppear","vc":"0x1","animated":"yes"}"#), "key 'animated': expected a boolean, got string")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"viewWillAppear"}"#), "event 'viewWillAppear' needs key 'vc'")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"init","vc":"0x1"}"#), "event 'init' needs key 'cls'")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"addChild","vc":"0x1"}"#), "event 'addChild' needs key 'parent' with a controller id")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"willMoveToParent","vc":"0x1"}"#), "event 'willMoveToParent' needs key 'parent' (an id or null)")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"viewAttached","vc":"0x1","host":5}"#), "key 'host': expected a controller id or null, got number")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":0,"t":0,"ev":"session","app":"a"}"#), "session record needs key 'wall'")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"viewIsAppearing","vc":"0x1","bounds":[1]}"#), "key 'bounds': expected [width, height] numbers")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"traitChange","vc":"0x1","traits":"dark"}"#), "key 'traits': expected an object, got string")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"seq":2,"t":1,"ev":"mark"}"#), "duplicate key 'seq'")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":""}"#), "key 'ev': empty event name")
+    }
+
+    func testNewerVersionIsRefusedAsSuch() {
+        XCTAssertEqual(reason(#"{"v":2,"sid":"x","seq":1,"t":1,"ev":"init","vc":"0x1","cls":"A"}"#),
+                       "unsupported format version 2 (lctrace reads version 1)")
+        XCTAssertEqual(reason(#"{"v":0,"sid":"x","seq":1,"t":1,"ev":"mark"}"#), "key 'v': invalid format version 0")
+    }
+
+    func testMalformedJSON() {
+        XCTAssertEqual(reason("{not json}"), "not valid JSON: expected a key string, found 'n' at column 2")
+        XCTAssertEqual(reason("[1,2,3]"), "not a JSON object")
+        XCTAssertEqual(reason("\"text\""), "not a JSON object")
+        XCTAssertTrue(reason(#"{"v":1,"sid":"S""#).hasPrefix("not valid JSON"))
+        XCTAssertTrue(reason(#"{"v":1,} "#).hasPrefix("not valid JSON: expected a key string"))
+        XCTAssertTrue(reason(#"{"v":01,"sid":"S","seq":1,"t":1,"ev":"m"}"#).hasPrefix("not valid JSON"))
+        XCTAssertTrue(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"m"} x"#).hasPrefix("not valid JSON: unexpected 'x' after the object"))
+        XCTAssertTrue(reason("{\"v\":1,\"sid\":\"a\tb\",\"seq\":1,\"t\":1,\"ev\":\"m\"}").contains("control character"))
+        XCTAssertTrue(reason(#"{"v":1,"sid":"\ud800","seq":1,"t":1,"ev":"m"}"#).contains("lone surrogate"))
+        XCTAssertTrue(reason(#"{"v":1,"sid":"\x","seq":1,"t":1,"ev":"m"}"#).contains("invalid escape"))
+        XCTAssertTrue(reason(#"{"v":tru,"sid":"S","seq":1,"t":1,"ev":"m"}"#).contains("invalid literal"))
+        XCTAssertEqual(reason(""), "empty line")
+    }
+
+    func testNonUTF8IsRejectedWithItsColumn() {
+        let prefix = Array(#"{"v":1,"sid":"x","seq":5,"t":1,"ev":"init","vc":"0x1","cls":""#.utf8)
+        for bad: [UInt8] in [[0xff, 0xfe], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82]] {
+            guard case .failure(let r) = decodeBytes(prefix + bad + Array("\"}".utf8)) else { return XCTFail("accepted \(bad)") }
+            XCTAssertEqual(r.message, "not valid JSON: not valid UTF-8 at column \(prefix.count + 1)")
+        }
+    }
+
+    func testNestingDepthIsBounded() {
+        let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        XCTAssertTrue(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"m","x":"# + deep + "}").contains("nested deeper than 64 levels"))
+        let ok = String(repeating: "[", count: 60) + String(repeating: "]", count: 60)
+        XCTAssertNotNil(event(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"m","x":"# + ok + "}"))
+    }
+}

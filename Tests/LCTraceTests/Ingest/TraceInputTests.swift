@@ -1,0 +1,128 @@
+import XCTest
+@testable import LCTrace
+import LCTraceGen
+
+/// The gzip reader and the line splitter: multi-member, truncated, corrupt, plain, empty,
+/// CRLF, overlong and unterminated lines.
+final class TraceInputTests: XCTestCase {
+    var dir = ""
+    override func setUp() { dir = TestSupport.temporaryDirectory() }
+    override func tearDown() { try? FileManager.default.removeItem(atPath: dir) }
+
+    /// Writes `members` as consecutive gzip members of one file.
+    func gzipFile(_ name: String, members: [String]) -> String {
+        let path = dir + "/" + name
+        let w = try! TraceFileWriter(path: path, gzip: true)
+        for m in members { w.write(m); w.endMember() }
+        w.close()
+        return path
+    }
+
+    /// All lines of a file: (number, offset, text, overlong length, unterminated).
+    func lines(_ path: String, max: Int = LineReader.defaultMaxLineLength) throws -> (lines: [(Int, Int64, String, Int?, Bool)], input: TraceInput) {
+        let input = try TraceInput(location: .file(path), bufferSize: 64)  // tiny buffer: exercises refills
+        var out: [(Int, Int64, String, Int?, Bool)] = []
+        LineReader(input: input, maxLineLength: max).forEachLine { line in
+            out.append((line.number, line.offset, String(decoding: line.bytes, as: UTF8.self), line.overlongLength, line.unterminated))
+            return true
+        }
+        return (out, input)
+    }
+
+    func testPlainTextWithCRLFAndBlankLines() throws {
+        let path = dir + "/plain.jsonl"
+        try "a\r\n\r\nbb\nccc".write(toFile: path, atomically: true, encoding: .utf8)
+        let (l, input) = try lines(path)
+        XCTAssertFalse(input.isGzip)
+        XCTAssertEqual(l.map { $0.2 }, ["a", "", "bb", "ccc"])
+        XCTAssertEqual(l.map { $0.0 }, [1, 2, 3, 4])
+        XCTAssertEqual(l.map { $0.1 }, [0, 3, 5, 8])
+        XCTAssertEqual(l.map { $0.4 }, [false, false, false, true])
+        XCTAssertNil(input.damage)
+    }
+
+    func testEveryGzipMemberIsRead() throws {
+        let path = gzipFile("multi.gz", members: ["one\ntw", "o\nthree\n", "", "four\n"])
+        let (l, input) = try lines(path)
+        XCTAssertTrue(input.isGzip)
+        XCTAssertEqual(input.members, 4)
+        XCTAssertEqual(l.map { $0.2 }, ["one", "two", "three", "four"])
+        XCTAssertNil(input.damage)
+    }
+
+    func testTruncatedGzipKeepsWhatCameBefore() throws {
+        var text = ""
+        for i in 0..<2000 { text += "{\"line\":\(i),\"pad\":\"\(String(repeating: "x", count: i % 50))\"}\n" }
+        let full = gzipFile("full.gz", members: [text])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: full))
+        let cut = dir + "/cut.gz"
+        try bytes.prefix(bytes.count * 2 / 3).write(to: URL(fileURLWithPath: cut))
+        let (l, input) = try lines(cut)
+        XCTAssertNotNil(input.damage)
+        XCTAssertTrue(input.damage!.reason.hasPrefix("gzip stream truncated"), input.damage!.reason)
+        XCTAssertGreaterThan(l.count, 100)
+        // Every complete line before the damage is intact and in order.
+        for (i, line) in l.dropLast().enumerated() { XCTAssertTrue(line.2.hasPrefix("{\"line\":\(i),")) }
+        XCTAssertTrue(l.last!.4, "the cut line is marked unterminated")
+    }
+
+    func testCorruptDeflateDataIsReported() throws {
+        let full = gzipFile("ok.gz", members: [String(repeating: "{\"a\":1}\n", count: 500)])
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: full)))
+        for i in 20..<40 { bytes[i] ^= 0x5a }
+        let bad = dir + "/bad.gz"
+        try Data(bytes).write(to: URL(fileURLWithPath: bad))
+        let (_, input) = try lines(bad)
+        XCTAssertTrue(input.damage?.reason.hasPrefix("corrupt gzip data") ?? false, input.damage?.reason ?? "no damage")
+    }
+
+    func testTrailingGarbageAfterAMemberIsDamage() throws {
+        let path = gzipFile("g.gz", members: ["a\n"])
+        let handle = FileHandle(forWritingAtPath: path)!
+        handle.seekToEndOfFile()
+        handle.write(Data("garbage".utf8))
+        handle.closeFile()
+        let (l, input) = try lines(path)
+        XCTAssertEqual(l.map { $0.2 }, ["a"])
+        XCTAssertTrue(input.damage?.reason.contains("not gzip data") ?? false)
+    }
+
+    func testEmptyFiles() throws {
+        let plain = dir + "/empty.jsonl"
+        FileManager.default.createFile(atPath: plain, contents: Data())
+        XCTAssertEqual(try lines(plain).lines.count, 0)
+        let gz = gzipFile("empty.gz", members: [""])
+        let (l, input) = try lines(gz)
+        XCTAssertEqual(l.count, 0)
+        XCTAssertNil(input.damage)
+    }
+
+    func testOverlongLinesAreSkippedWithoutBuffering() throws {
+        let path = dir + "/long.jsonl"
+        let long = String(repeating: "z", count: 5000)
+        try "ok\n\(long)\nafter\n\(long)".write(toFile: path, atomically: true, encoding: .utf8)
+        let (l, _) = try lines(path, max: 1000)
+        XCTAssertEqual(l.map { $0.2.count }, [2, 200, 5, 200])
+        XCTAssertEqual(l.map { $0.3 }, [nil, 5000, nil, 5000])
+        XCTAssertEqual(l[2].1, Int64(3 + 5001), "offsets keep counting through a skipped line")
+        XCTAssertEqual(l[2].0, 3)
+    }
+
+    func testContentHashCoversTheRawBytes() throws {
+        let path = gzipFile("h.gz", members: ["x\n", "y\n"])
+        let (_, input) = try lines(path)
+        XCTAssertEqual(input.contentHash(), Ingester.hashFile(path))
+        var sha = SHA256()
+        sha.update(Array("abc".utf8))
+        XCTAssertEqual(sha.finalizeHex(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        var long = SHA256()
+        long.update(Array(String(repeating: "a", count: 1_000_000).utf8))
+        XCTAssertEqual(long.finalizeHex(), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    func testMissingFileIsAnOpenError() {
+        XCTAssertThrowsError(try TraceInput(location: .file(dir + "/nope.gz"))) { error in
+            XCTAssertTrue((error as? InputOpenError)?.isMissing ?? false)
+        }
+    }
+}

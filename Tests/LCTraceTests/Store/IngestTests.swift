@@ -1,0 +1,198 @@
+import XCTest
+@testable import LCTrace
+import LCTraceGen
+
+/// Loading into the store: idempotence, de-duplication, conflicts, session merging, damaged
+/// files, exit codes, and a generated corpus with every kind of input problem.
+final class IngestTests: XCTestCase {
+    var dir = ""
+    var db = ""
+    override func setUp() {
+        dir = TestSupport.temporaryDirectory()
+        db = dir + "/t.db"
+    }
+    override func tearDown() { try? FileManager.default.removeItem(atPath: dir) }
+
+    func count(_ sql: String) throws -> Int64 {
+        try Database(path: db, mode: .readOnly).scalarInt(sql) ?? -1
+    }
+
+    func testIngestIsIdempotentAndCopiesAddNothing() throws {
+        var b = TraceBuilder()
+        b.vc(2, "init", "0xa", #""cls":"A""#)
+        b.vc(3, "viewDidLoad", "0xa")
+        TestSupport.writeLines(b.lines, to: dir + "/one.jsonl")
+        try FileManager.default.copyItem(atPath: dir + "/one.jsonl", toPath: dir + "/copy.jsonl")
+        XCTAssertEqual(TestSupport.run(["ingest", "--db", db, dir + "/one.jsonl"]).status, 0)
+        let before = try TestSupport.logicalDump(db)
+        let second = TestSupport.run(["ingest", "--db", db, dir + "/one.jsonl", dir + "/copy.jsonl"])
+        XCTAssertEqual(second.status, 0)
+        XCTAssertTrue(second.out.contains("0 new"), second.out)
+        XCTAssertTrue(second.out.contains("already loaded"), second.out)
+        XCTAssertEqual(try TestSupport.logicalDump(db), before)
+        XCTAssertEqual(try count("SELECT count(*) FROM events"), 4)
+        XCTAssertEqual(try count("SELECT count(*) FROM files"), 1)
+    }
+
+    func testOverlappingFilesDeduplicateAndConflictsAreCounted() throws {
+        var b = TraceBuilder()
+        for i in 0..<6 { b.add(Double(10 + i), "mark", "\"name\":\"m\(i)\"") }
+        TestSupport.writeLines(Array(b.lines[0..<6]), to: dir + "/a.jsonl")
+        var overlap = Array(b.lines[3..<8])
+        overlap[1] = overlap[1].replacingOccurrences(of: "\"name\":\"m2\"", with: "\"name\":\"CHANGED\"")
+        TestSupport.writeLines(overlap, to: dir + "/b.jsonl")
+        let r = TestSupport.run(["ingest", "--db", db, "--format", "json", dir + "/a.jsonl", dir + "/b.jsonl"])
+        XCTAssertEqual(r.status, 0)
+        let json = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [String: Any]
+        let events = json["events"] as! [String: Int]
+        XCTAssertEqual(events["new"], 8)
+        XCTAssertEqual(events["duplicate"], 2)
+        XCTAssertEqual(events["conflicting"], 1)
+        XCTAssertTrue(r.err.contains("conflicting duplicates"), r.err)
+        XCTAssertEqual(try count("SELECT count(*) FROM events"), 8)
+        XCTAssertEqual(try count("SELECT count(*) FROM rejects WHERE kind = 'conflict'"), 1)
+        // The first stored copy wins.
+        XCTAssertEqual(try Database(path: db, mode: .readOnly).scalarText("SELECT detail FROM events_v WHERE seq = 4"), "m2")
+    }
+
+    func testSessionRecordsMergeAndConflictsAreCounted() throws {
+        var b = TraceBuilder()
+        b.add(5, "mark", "\"name\":\"x\"")
+        // A repeated record (rotation) that agrees, and one that disagrees on build.
+        b.add(6, "session", "\"wall\":\"2026-11-02T10:15:03.120Z\",\"app\":\"com.example.app\",\"appVersion\":\"1.0\",\"build\":\"1\",\"os\":\"iOS\",\"osVersion\":\"27.1\",\"sdk\":\"27.0\",\"device\":\"iPhone16,2\"")
+        b.add(7, "session", "\"wall\":\"2026-11-02T10:15:03.120Z\",\"app\":\"com.example.app\",\"appVersion\":\"1.0\",\"build\":\"2\",\"os\":\"iOS\",\"osVersion\":\"27.1\",\"sdk\":\"27.0\",\"device\":\"iPhone16,2\"")
+        // Ingest the later half first: the earliest record still wins.
+        TestSupport.writeLines(Array(b.lines[3...]), to: dir + "/late.jsonl")
+        TestSupport.writeLines(Array(b.lines[..<3]), to: dir + "/early.jsonl")
+        XCTAssertEqual(TestSupport.run(["ingest", "--db", db, dir + "/late.jsonl"]).status, 0)
+        XCTAssertEqual(TestSupport.run(["ingest", "--db", db, dir + "/early.jsonl"]).status, 0)
+        let d = try Database(path: db, mode: .readOnly)
+        XCTAssertEqual(try d.scalarText("SELECT build FROM sessions"), "1")
+        XCTAssertEqual(try d.scalarInt("SELECT record_seq FROM sessions"), 0)
+        XCTAssertEqual(try d.scalarInt("SELECT record_conflicts FROM sessions"), 1)
+        XCTAssertEqual(try d.scalarInt("SELECT events FROM sessions"), 5)
+    }
+
+    func testMissingPathExits66AndTheOthersStillLoad() throws {
+        var b = TraceBuilder()
+        b.add(3, "mark", "\"name\":\"x\"")
+        TestSupport.writeLines(b.lines, to: dir + "/ok.jsonl")
+        let r = TestSupport.run(["ingest", "--db", db, dir + "/nope.jsonl.gz", dir + "/ok.jsonl"])
+        XCTAssertEqual(r.status, 66)
+        XCTAssertTrue(r.err.contains("nope.jsonl.gz: no such file or directory"), r.err)
+        XCTAssertEqual(try count("SELECT count(*) FROM events"), 3)
+    }
+
+    func testDirectoriesAreSearchedRecursively() throws {
+        try FileManager.default.createDirectory(atPath: dir + "/logs/a/b", withIntermediateDirectories: true)
+        var b = TraceBuilder()
+        b.add(3, "mark", "\"name\":\"x\"")
+        TestSupport.writeLines(b.lines, to: dir + "/logs/a/b/x.jsonl")
+        try "ignored".write(toFile: dir + "/logs/notes.txt", atomically: true, encoding: .utf8)
+        let (inputs, missing) = Ingester.expand([dir + "/logs"])
+        XCTAssertEqual(inputs, [.file(dir + "/logs/a/b/x.jsonl")])
+        XCTAssertTrue(missing.isEmpty)
+    }
+
+    func testStandardInputIsRecognisedAsAlreadyLoadedContent() throws {
+        var b = TraceBuilder()
+        b.add(3, "mark", "\"name\":\"x\"")
+        TestSupport.writeLines(b.lines, to: dir + "/s.jsonl")
+        XCTAssertEqual(TestSupport.run(["ingest", "--db", db, dir + "/s.jsonl"]).status, 0)
+        // Feed the same bytes through stdin in a child process.
+        let shell = try TestSupport.process("/bin/sh", ["-c", "\(TestSupport.binary) ingest --db \(db) - < \(dir)/s.jsonl"])
+        XCTAssertEqual(shell.status, 0, shell.err)
+        XCTAssertTrue(shell.out.contains("already loaded"), shell.out)
+        XCTAssertEqual(try count("SELECT count(*) FROM files"), 1)
+    }
+
+    func testSchemaVersionIsCheckedOnOpen() throws {
+        _ = try Schema.openForWriting(path: db)
+        XCTAssertEqual(try count("PRAGMA user_version"), Schema.version)
+        let newer = try Database(path: db)
+        try newer.execute("PRAGMA user_version = 99")
+        XCTAssertThrowsError(try Schema.openForWriting(path: db)) { error in
+            XCTAssertTrue("\(error)".contains("newer than this lctrace"), "\(error)")
+        }
+        let r = TestSupport.run(["sessions", "--db", db])
+        XCTAssertEqual(r.status, 74)
+        XCTAssertTrue(r.err.contains("schema version 99"), r.err)
+        let other = dir + "/other.db"
+        try Database(path: other).execute("CREATE TABLE x(y)")
+        XCTAssertThrowsError(try Schema.openForWriting(path: other)) { error in
+            XCTAssertTrue("\(error)".contains("not an lctrace database"), "\(error)")
+        }
+    }
+
+    func testUnwritableDatabaseExits74WithOneLine() throws {
+        let ro = dir + "/ro"
+        try FileManager.default.createDirectory(atPath: ro, withIntermediateDirectories: true)
+        var b = TraceBuilder()
+        b.add(3, "mark", "\"name\":\"x\"")
+        TestSupport.writeLines(b.lines, to: dir + "/x.jsonl")
+        let r = TestSupport.run(["ingest", "--db", ro + "/nodir/t.db", dir + "/x.jsonl"])
+        XCTAssertEqual(r.status, 74)
+        XCTAssertTrue(r.err.hasPrefix("Error: "), r.err)
+    }
+
+    /// The issue's acceptance corpus: rotated files, multi-member gzip, a copy of one file, a
+    /// file of bad lines and a truncated file. Every good event loads exactly once, exactly the
+    /// bad lines are rejected, the run exits 65, a second run adds nothing.
+    func testGeneratedCorpusWithEveryInputProblem() throws {
+        var options = CorpusOptions()
+        options.seed = 11
+        options.sessions = 6
+        options.scenarios = 25
+        options.rotateEvery = 150
+        options.linesPerMember = 70
+        let corpus = dir + "/corpus"
+        let plans = CorpusWriter.randomPlans(options)
+        let written = try CorpusWriter.write(plans: plans, to: corpus, options: options)
+        XCTAssertTrue(written.files.contains { $0.contains("-part2") }, "rotation produced parts")
+        try FileManager.default.copyItem(atPath: corpus + "/" + written.files[0], toPath: corpus + "/copy-of-first.jsonl.gz")
+        let bad = try CorpusWriter.writeBadLinesFile(to: corpus + "/bad.jsonl", seed: 5)
+        // A truncated copy of a fresh session, two thirds of the way in.
+        var extra = options
+        extra.seed = 99
+        extra.sessions = 1
+        let single = dir + "/single"
+        let one = try CorpusWriter.write(plans: CorpusWriter.randomPlans(extra), to: single, options: extra)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: single + "/" + one.files[0]))
+        try bytes.prefix(bytes.count * 2 / 3).write(to: URL(fileURLWithPath: corpus + "/truncated.jsonl.gz"))
+        let goodLines = written.events + (try String(contentsOfFile: corpus + "/bad.jsonl", encoding: .isoLatin1)
+            .split(separator: "\n").count - bad.badLines)
+
+        let first = TestSupport.run(["ingest", "--db", db, corpus])
+        XCTAssertEqual(first.status, 65, first.err)
+        XCTAssertTrue(first.err.contains("truncated.jsonl.gz: damaged: gzip stream truncated"), first.err)
+        let d = try Database(path: db, mode: .readOnly)
+        let truncatedEvents = try d.scalarInt("SELECT events FROM files WHERE path LIKE '%truncated.jsonl.gz'") ?? 0
+        XCTAssertGreaterThan(truncatedEvents, 0, "events before the damage are kept")
+        XCTAssertEqual(try d.scalarInt("SELECT count(*) FROM events"), Int64(goodLines) + truncatedEvents)
+        XCTAssertEqual(try d.scalarInt("SELECT count(*) FROM rejects WHERE kind = 'line' AND file = (SELECT id FROM files WHERE path LIKE '%bad.jsonl')"),
+                       Int64(bad.badLines))
+        XCTAssertEqual(try d.scalarInt("SELECT count(*) FROM files WHERE status = 'damaged'"), 1)
+        let before = try TestSupport.logicalDump(db)
+        let second = TestSupport.run(["ingest", "--db", db, corpus])
+        XCTAssertEqual(second.status, 0, "already-loaded files are not read again, so no damage is reported twice")
+        XCTAssertTrue(second.out.contains("0 new"), second.out)
+        XCTAssertEqual(try TestSupport.logicalDump(db), before)
+    }
+
+    func testIngestNoAnalyzeThenReportComputesDirtySessions() throws {
+        var b = TraceBuilder()
+        b.vc(2, "init", "0xa", #""cls":"Orphan""#)
+        b.vc(3, "viewAttached", "0xa", #""host":"0xh""#)
+        b.vc(4, "init", "0xh", #""cls":"Host""#)
+        b.add(9000, "mark", "\"name\":\"end\"")
+        TestSupport.writeLines(b.lines, to: dir + "/x.jsonl")
+        XCTAssertEqual(TestSupport.run(["ingest", "--no-analyze", "--db", db, dir + "/x.jsonl"]).status, 0)
+        XCTAssertEqual(try count("SELECT dirty FROM sessions"), 1)
+        let report = TestSupport.run(["report", "--db", db, "--format", "csv", "--fail-on", "never"])
+        XCTAssertEqual(report.status, 0)
+        XCTAssertTrue(report.out.contains("LC101"), report.out)
+        XCTAssertEqual(TestSupport.run(["analyze", "--db", db]).status, 0)
+        XCTAssertEqual(try count("SELECT dirty FROM sessions"), 0)
+        XCTAssertEqual(try count("SELECT count(*) FROM findings WHERE rule = 'LC101'"), 1)
+    }
+}

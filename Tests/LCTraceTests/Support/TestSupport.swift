@@ -1,0 +1,135 @@
+import Foundation
+import XCTest
+@testable import LCTrace
+import LCTraceCLI
+
+/// Shared helpers: temporary folders, the repository root, running the CLI in-process or as
+/// a real process, and a logical dump of a database for "same content" comparisons.
+enum TestSupport {
+    /// The repository root (this file is Tests/LCTraceTests/Support/TestSupport.swift).
+    static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func temporaryDirectory(_ name: String = #function) -> String {
+        let clean = name.filter { $0.isLetter || $0.isNumber }
+        let path = NSTemporaryDirectory() + "lctrace-tests-\(clean)-\(UUID().uuidString.prefix(8))"
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Runs lctrace in-process.
+    @discardableResult
+    static func run(_ args: [String], env: [String: String] = [:]) -> (status: Int32, out: String, err: String) {
+        let console = CapturingConsole()
+        let status = CLI.run(args, console: console, environment: env)
+        return (status, console.output, console.errors)
+    }
+
+    /// The built `lctrace` executable (swift test builds every product of the package).
+    static var binary: String {
+        let candidates = [".build/debug/lctrace", ".build/release/lctrace"].map { root.appendingPathComponent($0).path }
+        if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) { return found }
+        // Fall back to the folder the test bundle sits in.
+        let bundle = Bundle(for: Marker.self).bundleURL.deletingLastPathComponent().appendingPathComponent("lctrace").path
+        return bundle
+    }
+    private final class Marker {}
+
+    /// Writes `lines` as a plain JSON-lines file.
+    static func writeLines(_ lines: [String], to path: String) {
+        try! (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    /// Everything a user can see of a database, in a stable order, without ids or clocks.
+    static func logicalDump(_ path: String) throws -> String {
+        let db = try Database(path: path, mode: .readOnly)
+        var out = ""
+        let queries = [
+            "SELECT sid, seq, t, event, vc, class, parent, host, presented, child, animated, is_moving_to_parent, is_being_presented, is_moving_from_parent, is_being_dismissed, interactive, detail, thread, wall, attrs FROM events_v ORDER BY sid, seq",
+            "SELECT sid, app, app_version, build, os, os_version, sdk, device, recorder, wall, record_seq, record_conflicts, end_reason, events, first_seq, last_seq, first_t, last_t, lost_events, dirty FROM sessions ORDER BY sid",
+            "SELECT path, size, sha256, gzip_members, lines, events, rejects, conflicts, status, damage FROM files ORDER BY path",
+            "SELECT f.path, r.kind, r.line, r.offset, r.reason, r.text FROM rejects r JOIN files f ON f.id = r.file ORDER BY f.path, r.line, r.kind",
+            "SELECT sid, vc, since, class, init_t, end_seq, end_t, end_how, parent, presenter, release_seq, release_t, release_how, appearances, final_state FROM instances_v ORDER BY sid, vc, since",
+            "SELECT sid, vc, since, will_seq, will_t, is_t, did_t, will_disappear_t, did_disappear_t, animated, interactive, backgrounded, outcome, ending FROM appearances_v ORDER BY sid, will_seq",
+            "SELECT sid, child, child_since, parent, parent_since, add_seq, will_move_seq, did_move_seq, will_remove_seq, remove_seq, did_remove_seq FROM containment_v ORDER BY sid, add_seq",
+            "SELECT rule, session, vc, since, class, t, message, evidence, confidence, file, detail FROM findings_v ORDER BY rule, session, vc, since, t, message",
+        ]
+        for sql in queries {
+            let stmt = try db.prepare(sql)
+            out += "## \(sql.prefix(40))\n"
+            while try stmt.step() {
+                out += (0..<stmt.columnCount).map { RowFormatter.plain(stmt.value($0)) }.joined(separator: "|") + "\n"
+            }
+        }
+        return out
+    }
+
+    /// Runs a process to completion; returns its status and output.
+    @discardableResult
+    static func process(_ path: String, _ args: [String], env: [String: String]? = nil) throws -> (status: Int32, out: String, err: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        if let env { p.environment = env }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    }
+}
+
+/// Builds trace lines tersely for tests: `L.line(seq, t_ms, "ev", ["vc": "0x1", …])`.
+struct TraceBuilder {
+    var sid = "S1"
+    var seq: Int64 = 0
+    var lines: [String] = []
+
+    init(sid: String = "S1", sdk: String = "27.0", os: String = "27.1", record: Bool = true) {
+        self.sid = sid
+        if record {
+            add(0, "session", "\"wall\":\"2026-11-02T10:15:03.120Z\",\"app\":\"com.example.app\",\"appVersion\":\"1.0\",\"build\":\"1\",\"os\":\"iOS\",\"osVersion\":\"\(os)\",\"sdk\":\"\(sdk)\",\"device\":\"iPhone16,2\"")
+            add(1, "sceneWillConnect", "\"scene\":\"s1\"")
+        }
+    }
+
+    /// Appends an event at `ms` milliseconds with raw extra JSON fields.
+    mutating func add(_ ms: Double, _ ev: String, _ fields: String = "", vc: String? = nil) {
+        var line = "{\"v\":1,\"sid\":\"\(sid)\",\"seq\":\(seq),\"t\":\(Int64(ms * 1_000_000)),\"ev\":\"\(ev)\""
+        if let vc { line += ",\"vc\":\"\(vc)\"" }
+        if !fields.isEmpty { line += "," + fields }
+        lines.append(line + "}")
+        seq += 1
+    }
+
+    mutating func vc(_ ms: Double, _ ev: String, _ vc: String, _ fields: String = "") { add(ms, ev, fields, vc: vc) }
+
+    /// Builds the model and runs every rule over the lines (no database).
+    func model(_ settings: RuleSettings = RuleSettings()) -> SessionModel {
+        var meta = SessionMetadata(sid: sid)
+        let decoder = EventDecoder()
+        var events: [TraceEvent] = []
+        for line in lines {
+            var bytes = Array(line.utf8)
+            let result = bytes.withUnsafeMutableBytes { decoder.decode(UnsafeRawBufferPointer($0)) }
+            guard case .success(let e) = result else { XCTFail("bad test line \(line)"); continue }
+            if let r = e.session { meta.osVersion = r.osVersion; meta.sdk = r.sdk; meta.osName = r.os; meta.recordSeq = e.seq }
+            events.append(e)
+        }
+        let builder = ModelBuilder(sid: sid, metadata: meta)
+        for e in events.sorted(by: { $0.seq < $1.seq }) { builder.consume(e) }
+        let model = builder.finish()
+        model.findings = RuleCatalog.check(model, settings)
+        return model
+    }
+
+    /// (rule, vc, since) of every finding.
+    func findings(_ settings: RuleSettings = RuleSettings(), rules: Set<String>? = nil) -> [String] {
+        model(settings).findings.filter { rules?.contains($0.rule) ?? true }.map {
+            "\($0.rule) \($0.vc ?? "-")#\($0.since.map(String.init) ?? "-")"
+        }.sorted()
+    }
+}
