@@ -15,8 +15,9 @@ let package = Package(
         .target(name: "LCTrace", dependencies: ["CSQLite", "CZlib"]),
         .target(name: "LCTraceCLI", dependencies: ["LCTrace"]),
         .executableTarget(name: "lctrace", dependencies: ["LCTraceCLI"]),
-        .target(name: "LCTraceGen", dependencies: ["CZlib"]),
+        .target(name: "LCTraceGen", dependencies: ["CZlib", "LCTrace"]),
         .executableTarget(name: "lctrace-gen", dependencies: ["LCTraceGen"]),
+        .executableTarget(name: "lctrace-fuzz", dependencies: ["LCTraceGen", "LCTrace"]),
         .testTarget(name: "LCTraceTests", dependencies: ["LCTrace", "LCTraceCLI", "LCTraceGen"]),
     ],
     swiftLanguageModes: [.v5]

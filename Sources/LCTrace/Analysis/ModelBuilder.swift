@@ -301,7 +301,7 @@ public final class ModelBuilder {
             x.activeEdge = nil
         }
         if let parent = x.parent, let p = current[parent] {
-            p.children.removeAll { $0 === x }
+            p.children[ObjectIdentifier(x)] = nil
         }
         x.parent = nil
         if let a = x.activeAttachment {
@@ -310,7 +310,7 @@ public final class ModelBuilder {
         }
         // Children still contained by an instance that is gone went with it.
         if x.release == nil {
-            for child in x.children where child.isAlive && child.release == nil {
+            for child in x.children.values where child.isAlive && child.release == nil {
                 child.release = Release(seq: e.seq, t: e.t, how: .ancestor, ancestor: x.key, callSeq: nil)
                 releaseDescendants(of: child, seq: e.seq, t: e.t)
             }
@@ -328,7 +328,7 @@ public final class ModelBuilder {
     /// Children still contained by a released controller are released with it, at the same moment.
     private func releaseDescendants(of x: Instance, seq: Int64, t: Int64, depth: Int = 0) {
         guard depth < 64 else { return }
-        for child in x.children where child.isAlive && child.release == nil {
+        for child in x.children.values where child.isAlive && child.release == nil {
             child.release = Release(seq: seq, t: t, how: .ancestor, ancestor: x.key, callSeq: nil)
             releaseDescendants(of: child, seq: seq, t: t, depth: depth + 1)
         }
@@ -340,7 +340,7 @@ public final class ModelBuilder {
         x.release = nil
         func cancel(_ node: Instance, depth: Int) {
             guard depth < 64 else { return }
-            for child in node.children where child.release?.how == .ancestor && child.release?.seq == r.seq {
+            for child in node.children.values where child.release?.how == .ancestor && child.release?.seq == r.seq {
                 child.release = nil
                 cancel(child, depth: depth + 1)
             }
@@ -371,7 +371,7 @@ public final class ModelBuilder {
             model.edges[a].willRemoveSeq = model.edges[a].willRemoveSeq ?? e.seq
             model.edges[a].removeSeq = e.seq
             model.edges[a].removeT = e.t
-            if let p = x.parent.flatMap({ current[$0] }) { p.children.removeAll { $0 === x } }
+            if let p = x.parent.flatMap({ current[$0] }) { p.children[ObjectIdentifier(x)] = nil }
         }
         let p = current[parent].flatMap { $0.isAlive ? $0 : nil }
         var edge = ContainmentEdge(child: x.key, parent: parent, parentSince: p?.key.since, addSeq: e.seq, addT: e.t)
@@ -389,7 +389,7 @@ public final class ModelBuilder {
         x.lastEdge = index
         x.parent = parent
         x.lastParent = parent
-        p?.children.append(x)
+        p?.children[ObjectIdentifier(x)] = x
         if let a = x.activeAttachment, let host = model.attachments[a].host,
            !model.attachments[a].childOfHostAtAttach, model.attachments[a].becameChildSeq == nil,
            isWithin(host, parent) {
@@ -429,7 +429,7 @@ public final class ModelBuilder {
         if let at = x.activeAttachment, let host = model.attachments[at].host, isWithin(host, parent) {
             model.edges[a].attachmentAtRemoval = at
         }
-        if let p = current[parent] { p.children.removeAll { $0 === x } }
+        if let p = current[parent] { p.children[ObjectIdentifier(x)] = nil }
         x.activeEdge = nil
         x.parent = nil
         let navigation = x.lastNavigationCall?.kind == .pop

@@ -255,6 +255,16 @@ public struct EventDecoder {
         return .success(event)
     }
 
+    /// True when `text` is exactly one valid JSON object (what `attrs` must always be).
+    public static func isJSONObject(_ text: String) -> Bool {
+        Array(text.utf8).withUnsafeBytes { bytes in
+            var scanner = JSONScanner(bytes)
+            guard (try? scanner.scanValue(depth: 0)) == .object else { return false }
+            scanner.skipWhitespace()
+            return scanner.atEnd
+        }
+    }
+
     private func stringValue(_ m: Member, _ scanner: JSONScanner) -> String {
         let range = (m.value.lowerBound + 1)..<(m.value.upperBound - 1)
         let escaped = scanner.bytes[range].contains(0x5c)

@@ -191,7 +191,12 @@ public final class Ingester {
         var inBatch = 0
         let reader = LineReader(input: input, maxLineLength: options.maxLineLength)
         var lastProgress = 0
-        try reader.forEachLine { line in
+        try reader.forEachLine { rawLine in
+            var line = rawLine
+            // A byte-order mark before the first line is an editor's habit, not data.
+            if line.number == 1, line.bytes.count >= 3, line.bytes[0] == 0xEF, line.bytes[1] == 0xBB, line.bytes[2] == 0xBF {
+                line.bytes = UnsafeRawBufferPointer(rebasing: line.bytes[3...])
+            }
             stats.lines = line.number
             if let length = line.overlongLength {
                 let reason = "line longer than \(options.maxLineLength) bytes (\(length) bytes)"

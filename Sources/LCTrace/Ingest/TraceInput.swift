@@ -55,7 +55,7 @@ public final class TraceInput {
     public private(set) var damage: InputDamage?
     /// Caps decompression: a member that inflates beyond `maxInflateRatio` × its compressed
     /// size (plus 1 MiB of slack) is cut and reported, so a zip bomb cannot fill the disk.
-    public var maxInflateRatio: Int64 = 1_000
+    public var maxInflateRatio: Int64 = 200
     private var memberRawStart: Int64 = 0
     private var memberOutStart: Int64 = 0
     private var hasher = SHA256()

@@ -56,8 +56,9 @@ public final class Instance {
     public var state: AppearanceState = .hidden
     public var viewDidLoadCount = 0
     public var viewDidLoadSeq: Int64?
-    /// Current children (addChild in force), for releasing them with this instance.
-    var children: [Instance] = []
+    /// Current children (addChild in force), for releasing them with this instance. Keyed by
+    /// identity so that removing one is O(1) however many children a container holds.
+    var children: [ObjectIdentifier: Instance] = [:]
     /// Current container id (from addChild), nil when not contained.
     public var parent: String?
     /// The last container it had, kept after removal for the model table.

@@ -33,7 +33,11 @@ let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// One SQLite connection. Owns its handle; closes it in `deinit`.
 public final class Database {
-    public enum Mode { case readWrite, readOnly }
+    public enum Mode {
+        case readWrite, readOnly
+        /// Read-only and promised unchanging: for databases on read-only media.
+        case immutable
+    }
 
     let handle: OpaquePointer
     public let path: String
@@ -44,10 +48,17 @@ public final class Database {
     public init(path: String, mode: Mode = .readWrite) throws {
         self.path = path
         var db: OpaquePointer?
-        let flags: Int32 = mode == .readOnly
-            ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
-            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let flags: Int32
+        var name = path
+        switch mode {
+        case .readOnly: flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
+        case .readWrite: flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        case .immutable:
+            flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+            let escaped = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+            name = "file:\(escaped)?immutable=1"
+        }
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// The versioned public schema. `PRAGMA user_version` carries `Schema.version`; a database
@@ -42,8 +43,16 @@ public enum Schema {
         guard FileManager.default.fileExists(atPath: path) else {
             throw VersionError(description: "no database at \(path) (run `lctrace ingest` first, or pass --db)")
         }
-        let db = try Database(path: path, mode: .readOnly)
-        let current = try db.scalarInt("PRAGMA user_version") ?? 0
+        var db = try Database(path: path, mode: .readOnly)
+        let current: Int64
+        do {
+            current = try db.scalarInt("PRAGMA user_version") ?? 0
+        } catch let error as DatabaseError where (error.code & 0xff) == SQLITE_CANTOPEN {
+            // A WAL database on read-only media cannot create its -shm file; nobody can be
+            // writing there, so open it immutable (https://sqlite.org/uri.html#uriimmutable).
+            db = try Database(path: path, mode: .immutable)
+            current = try db.scalarInt("PRAGMA user_version") ?? 0
+        }
         if current == 0 {
             throw VersionError(description: "\(path) is not an lctrace database (schema version 0)")
         }

@@ -1,0 +1,43 @@
+import Foundation
+import LCTraceGen
+
+// lctrace-fuzz: seeded mutation fuzzing of the line decoder and the gzip reader.
+//   lctrace-fuzz [--iterations N] [--seed S] [--file-every K] [--crash-file PATH]
+// Exits 1 when an invariant is broken; a crash leaves its input in --crash-file.
+
+var iterations = 1_000_000
+var seed: UInt64 = 1
+var fileEvery = 100
+var crashFile = "fuzz-crash.bin"
+var args = Array(CommandLine.arguments.dropFirst())
+while !args.isEmpty {
+    let a = args.removeFirst()
+    let v = args.isEmpty ? "" : args.removeFirst()
+    switch a {
+    case "--iterations": iterations = Int(v) ?? iterations
+    case "--seed": seed = UInt64(v) ?? seed
+    case "--file-every": fileEvery = Int(v) ?? fileEvery
+    case "--crash-file": crashFile = v
+    default:
+        FileHandle.standardError.write("usage: lctrace-fuzz [--iterations N] [--seed S] [--file-every K] [--crash-file PATH]\n".data(using: .utf8)!)
+        exit(64)
+    }
+}
+FuzzCrashGuard.install(file: crashFile)
+let scratch = NSTemporaryDirectory() + "lctrace-fuzz-\(getpid())"
+defer { try? FileManager.default.removeItem(atPath: scratch) }
+let started = Date()
+do {
+    let fuzzer = try Fuzzer(seed: seed, scratchDirectory: scratch)
+    let stats = try fuzzer.run(iterations: iterations, fileEvery: fileEvery) { done, s in
+        let rate = Double(done) / Date().timeIntervalSince(started)
+        FileHandle.standardError.write("\(done) inputs, \(s.accepted) accepted, \(s.rejected) rejected, \(s.files) files (\(s.damagedFiles) damaged), \(Int(rate))/s\n".data(using: .utf8)!)
+    }
+    let seconds = Date().timeIntervalSince(started)
+    print("fuzz seed \(seed): \(iterations) inputs in \(String(format: "%.1f", seconds)) s: \(stats.lines) lines (\(stats.accepted) accepted, \(stats.rejected) rejected), \(stats.files) gzip files (\(stats.damagedFiles) damaged), \(stats.violations.count) invariant violations, 0 crashes")
+    for (i, v) in stats.violations.prefix(20) { print("violation at iteration \(i): \(v)") }
+    exit(stats.violations.isEmpty ? 0 : 1)
+} catch {
+    FileHandle.standardError.write("lctrace-fuzz: \(error)\n".data(using: .utf8)!)
+    exit(74)
+}
