@@ -10,7 +10,7 @@ final class SimVC {
     let id: String
     let cls: String
     let since: Int64
-    var parent: SimVC?
+    weak var parent: SimVC?
     var children: [SimVC] = []
     var loaded = false
     var alive = true
