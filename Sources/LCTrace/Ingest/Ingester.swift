@@ -189,53 +189,61 @@ public final class Ingester {
 
         var stats = IngestStore.FileStats()
         var inBatch = 0
-        let reader = LineReader(input: input, maxLineLength: options.maxLineLength)
+        // Two cores: this thread writes to SQLite while a reader thread inflates, splits and
+        // decodes the next lines into batches (bounded queue, recycled batches).
+        let filled = BatchQueue<EventBatch>(capacity: 2)
+        let empty = BatchQueue<EventBatch>(capacity: 4)
+        for _ in 0..<3 { empty.put(EventBatch()) }
+        let reader = Thread { [options, decoder] in
+            Ingester.readLines(input, into: filled, recycling: empty, options: options, decoder: decoder)
+        }
+        reader.stackSize = 1 << 20
+        reader.start()
+        defer {
+            // On a database error: stop the reader and let it run out.
+            empty.close()
+            while filled.take() != nil {}
+        }
         var lastProgress = 0
-        try reader.forEachLine { rawLine in
-            var line = rawLine
-            // A byte-order mark before the first line is an editor's habit, not data.
-            if line.number == 1, line.bytes.count >= 3, line.bytes[0] == 0xEF, line.bytes[1] == 0xBB, line.bytes[2] == 0xBF {
-                line.bytes = UnsafeRawBufferPointer(rebasing: line.bytes[3...])
-            }
-            stats.lines = line.number
-            if let length = line.overlongLength {
-                let reason = "line longer than \(options.maxLineLength) bytes (\(length) bytes)"
-                try recordReject(fileID, line, reason, &report, &stats)
-                inBatch += 1
-            } else if !isBlank(line.bytes) {
-                switch decoder.decode(line.bytes) {
-                case .success(let event):
+        while let batch = filled.take() {
+            try batch.arena.withUnsafeBytes { arena in
+                for e in batch.events {
                     stats.events += 1
                     report.events += 1
-                    switch try store.insert(event) {
+                    switch try store.insert(e, batch, arena) {
                     case .inserted: report.newEvents += 1
                     case .duplicate: report.duplicates += 1
                     case .conflict:
                         report.conflicts += 1
                         stats.conflicts += 1
-                        try store.reject(file: fileID, kind: .conflict, line: line.number, offset: line.offset,
-                                         reason: "conflicting duplicate: session \(event.sid) seq \(event.seq) is stored with other content (first copy kept)",
-                                         sample: line.bytes)
+                        let sample = UnsafeRawBufferPointer(rebasing: arena[Int(e.sid.start)..<Int(e.sid.start + e.sid.count)])
+                        try store.reject(file: fileID, kind: .conflict, line: e.line, offset: e.offset,
+                                         reason: "conflicting duplicate: session \(String(decoding: sample, as: UTF8.self)) seq \(e.seq) is stored with other content (first copy kept)",
+                                         sample: nil)
                     }
-                    inBatch += 1
-                case .failure(let reason):
-                    let message = line.unterminated && (input.damage != nil || reason.message.hasPrefix("not valid JSON"))
-                        ? "cut last line: \(reason.message)" : reason.message
-                    try recordReject(fileID, line, message, &report, &stats)
-                    inBatch += 1
+                }
+                for r in batch.rejects {
+                    let sample = UnsafeRawBufferPointer(rebasing: arena[Int(r.sample.start)..<Int(r.sample.start + r.sample.count)])
+                    try store.reject(file: fileID, kind: .line, line: r.line, offset: r.offset, reason: r.reason, sample: sample)
+                    report.rejects += 1
+                    stats.rejects += 1
+                    if report.rejectExamples.count < options.rejectExamples { report.rejectExamples.append((r.line, r.reason)) }
                 }
             }
+            inBatch += batch.events.count + batch.rejects.count
+            stats.lines = batch.linesRead
             if inBatch >= options.batchSize {
                 try store.commit()
                 try store.begin()
                 inBatch = 0
             }
-            if let progress, line.number - lastProgress >= 16_384 {
-                lastProgress = line.number
-                progress(IngestProgress(fileIndex: index, fileCount: count, path: path, lines: line.number,
-                                        events: report.events, rawBytes: input.rawBytesRead, rawSize: size))
+            if let progress, batch.linesRead - lastProgress >= 16_384 {
+                lastProgress = batch.linesRead
+                progress(IngestProgress(fileIndex: index, fileCount: count, path: path, lines: batch.linesRead,
+                                        events: report.events, rawBytes: batch.rawBytesRead, rawSize: size))
             }
-            return true
+            batch.reset()
+            empty.put(batch)
         }
         if let damage = input.damage {
             stats.damage = damage.reason
@@ -257,18 +265,52 @@ public final class Ingester {
         return report
     }
 
-    private func recordReject(_ fileID: Int64, _ line: InputLine, _ reason: String,
-                              _ report: inout FileReport, _ stats: inout IngestStore.FileStats) throws {
-        try store.reject(file: fileID, kind: .line, line: line.number, offset: line.offset, reason: reason, sample: line.bytes)
-        report.rejects += 1
-        stats.rejects += 1
-        if report.rejectExamples.count < options.rejectExamples {
-            report.rejectExamples.append((line.number, reason))
+    /// The reader thread: lines of `input`, decoded into batches (128 lines first, up to 4,096).
+    /// Closes `filled` at the end of the input (the input's damage, if any, is set by then).
+    private static func readLines(_ input: TraceInput, into filled: BatchQueue<EventBatch>, recycling empty: BatchQueue<EventBatch>,
+                             options: IngestOptions, decoder: EventDecoder) {
+        guard var batch = empty.take() else { filled.close(); return }
+        let reader = LineReader(input: input, maxLineLength: options.maxLineLength)
+        var stopped = false
+        // Small first batches, so the writer starts on a file almost at once; then 4,096 lines.
+        var limit = 128
+        reader.forEachLine { rawLine in
+            var line = rawLine
+            // A byte-order mark before the first line is an editor's habit, not data.
+            if line.number == 1, line.bytes.count >= 3, line.bytes[0] == 0xEF, line.bytes[1] == 0xBB, line.bytes[2] == 0xBF {
+                line.bytes = UnsafeRawBufferPointer(rebasing: line.bytes[3...])
+            }
+            if let length = line.overlongLength {
+                batch.rejects.append(RawReject(line: line.number, offset: line.offset,
+                                               reason: "line longer than \(options.maxLineLength) bytes (\(length) bytes)",
+                                               sample: batch.append(line.bytes)))
+            } else if !isBlank(line.bytes) {
+                if let reason = decoder.decode(line.bytes, into: batch, line: line.number, offset: line.offset) {
+                    let message = line.unterminated && (input.damage != nil || reason.message.hasPrefix("not valid JSON"))
+                        ? "cut last line: \(reason.message)" : reason.message
+                    batch.rejects.append(RawReject(line: line.number, offset: line.offset, reason: message,
+                                                   sample: batch.append(UnsafeRawBufferPointer(rebasing: line.bytes.prefix(200)))))
+                }
+            }
+            batch.linesRead = line.number
+            if batch.events.count + batch.rejects.count >= limit {
+                batch.rawBytesRead = input.rawBytesRead
+                guard filled.put(batch), let next = empty.take() else { stopped = true; return false }
+                batch = next
+                limit = min(limit * 4, 4096)
+            }
+            return true
         }
+        if !stopped {
+            batch.rawBytesRead = input.rawBytesRead
+            filled.put(batch)
+        }
+        filled.close()
     }
 
-    private func isBlank(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    private static func isBlank(_ bytes: UnsafeRawBufferPointer) -> Bool {
         for b in bytes where !(b == 0x20 || b == 0x09 || b == 0x0d) { return false }
         return true
     }
+
 }

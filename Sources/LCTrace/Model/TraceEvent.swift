@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The event names of trace format v1. Unknown names decode as `.unknown` and are kept.
 public enum EventKind: String, CaseIterable, Sendable {
     case session, sessionEnd
@@ -16,6 +22,21 @@ public enum EventKind: String, CaseIterable, Sendable {
     case unknown
 
     public init(name: String) { self = EventKind(rawValue: name) ?? .unknown }
+
+    /// Known names by length, as bytes: classifies a raw name without building a String.
+    private static let byLength: [[(bytes: [UInt8], kind: EventKind)]] = {
+        var table = Array(repeating: [([UInt8], EventKind)](), count: 32)
+        for kind in EventKind.allCases where kind != .unknown { table[kind.rawValue.utf8.count].append((Array(kind.rawValue.utf8), kind)) }
+        return table
+    }()
+
+    public static func classify(_ name: UnsafeRawBufferPointer) -> EventKind {
+        guard name.count < byLength.count else { return .unknown }
+        for candidate in byLength[name.count] where candidate.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }) {
+            return candidate.kind
+        }
+        return .unknown
+    }
 
     /// The key whose value (another controller id) goes to the `other` column.
     public var otherKey: String? {

@@ -29,6 +29,8 @@ public enum FilePlan: Equatable {
 public final class IngestStore {
     public let db: Database
     private let strings: StringPool
+    private let stringBytes = ByteInterner()
+    private let sessionBytes = ByteInterner()
     private var sessionIDs: [String: Int64] = [:]
     private var sessionRecords: [Int64: (seq: Int64?, record: SessionRecord?)] = [:]
     private var dirtyInBatch = Set<Int64>()
@@ -71,6 +73,8 @@ public final class IngestStore {
     public func rollback() {
         if !db.isAutocommit { try? db.execute("ROLLBACK") }
         strings.reset()
+        stringBytes.removeAll()
+        sessionBytes.removeAll()
         sessionIDs.removeAll()
         sessionRecords.removeAll()
         dirtyInBatch.removeAll()
@@ -80,8 +84,6 @@ public final class IngestStore {
 
     /// The `strings.id` of `text`, inserting it when new. Must run inside a batch.
     public func intern(_ text: String) throws -> Int64 { try strings.id(text) }
-
-    private func intern(_ text: String?) throws -> Int64? { try strings.id(text) }
 
     public func sessionID(_ sid: String) throws -> Int64 {
         if let id = sessionIDs[sid] { return id }
@@ -98,15 +100,42 @@ public final class IngestStore {
 
     // MARK: Events
 
-    /// Inserts one event; on a known (sid, seq) compares content to tell a duplicate from a conflict.
-    public func insert(_ e: TraceEvent) throws -> InsertOutcome {
-        let session = try sessionID(e.sid)
-        let ev = try intern(e.name)
-        let vc = try intern(e.vc)
-        let cls = try intern(e.cls)
-        let other = try intern(e.other)
-        let detail = try intern(e.detail)
-        let thread = try intern(e.thread)
+    /// The id of the text in `span`, from bytes when seen before (no String is built).
+    @inline(__always)
+    private func intern(_ span: Span, _ arena: UnsafeRawBufferPointer) throws -> Int64? {
+        guard !span.isNone else { return nil }
+        let bytes = UnsafeRawBufferPointer(rebasing: arena[Int(span.start)..<Int(span.start + span.count)])
+        let hash = ByteInterner.hash(bytes)
+        if let id = stringBytes.lookup(bytes, hash: hash) { return id }
+        let id = try strings.id(String(decoding: bytes, as: UTF8.self))
+        stringBytes.insert(bytes, hash: hash, id: id)
+        return id
+    }
+
+    private func session(_ span: Span, _ arena: UnsafeRawBufferPointer) throws -> Int64 {
+        let bytes = UnsafeRawBufferPointer(rebasing: arena[Int(span.start)..<Int(span.start + span.count)])
+        let hash = ByteInterner.hash(bytes)
+        if let id = sessionBytes.lookup(bytes, hash: hash) { return id }
+        let id = try sessionID(String(decoding: bytes, as: UTF8.self))
+        sessionBytes.insert(bytes, hash: hash, id: id)
+        return id
+    }
+
+    @inline(__always)
+    private func slice(_ span: Span, _ arena: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        span.isNone ? nil : UnsafeRawBufferPointer(rebasing: arena[Int(span.start)..<Int(span.start + span.count)])
+    }
+
+    /// Inserts one decoded event; on a known (sid, seq) compares content to tell a duplicate
+    /// from a conflict. `arena` is the batch's arena (`batch.arena.withUnsafeBytes`).
+    public func insert(_ e: RawEvent, _ batch: EventBatch, _ arena: UnsafeRawBufferPointer) throws -> InsertOutcome {
+        let session = try self.session(e.sid, arena)
+        let ev = try intern(e.name, arena)!
+        let vc = try intern(e.vc, arena)
+        let cls = try intern(e.cls, arena)
+        let other = try intern(e.other, arena)
+        let detail = try intern(e.detail, arena)
+        let thread = try intern(e.thread, arena)
         let s = insertEvent
         s.reset()
         s.bind(session, at: 1)
@@ -116,11 +145,11 @@ public final class IngestStore {
         s.bind(vc, at: 5)
         s.bind(cls, at: 6)
         s.bind(other, at: 7)
-        s.bind(e.flags.rawValue, at: 8)
+        s.bind(e.flags, at: 8)
         s.bind(detail, at: 9)
         s.bind(thread, at: 10)
-        s.bind(e.wall, at: 11)
-        s.bind(e.attrs, at: 12)
+        s.bindText(slice(e.wall, arena), at: 11)
+        s.bindText(slice(e.attrs, arena), at: 12)
         try s.step()
         if db.changes == 1 {
             if dirtyInBatch.insert(session).inserted {
@@ -128,7 +157,7 @@ public final class IngestStore {
                 markDirty.bind(session, at: 1)
                 try markDirty.step()
             }
-            if let record = e.session { try mergeSessionRecord(record, seq: e.seq, session: session) }
+            if e.record >= 0 { try mergeSessionRecord(batch.sessionRecords[Int(e.record)], seq: e.seq, session: session) }
             return .inserted
         }
         let q = selectEvent
@@ -137,8 +166,8 @@ public final class IngestStore {
         q.bind(e.seq, at: 2)
         guard try q.step() else { return .conflict }
         let same = q.int(0) == e.t && q.int(1) == ev && q.optionalInt(2) == vc && q.optionalInt(3) == cls
-            && q.optionalInt(4) == other && q.int(5) == e.flags.rawValue && q.optionalInt(6) == detail
-            && q.optionalInt(7) == thread && q.text(8) == e.wall && q.text(9) == e.attrs
+            && q.optionalInt(4) == other && q.int(5) == e.flags && q.optionalInt(6) == detail
+            && q.optionalInt(7) == thread && q.columnEquals(8, slice(e.wall, arena)) && q.columnEquals(9, slice(e.attrs, arena))
         return same ? .duplicate : .conflict
     }
 

@@ -217,6 +217,25 @@ public final class Statement {
         if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
     }
 
+    /// Binds UTF-8 bytes as text (copied by SQLite), or NULL for nil.
+    @inline(__always) public func bindText(_ bytes: UnsafeRawBufferPointer?, at index: Int32) {
+        if let bytes, let base = bytes.baseAddress {
+            sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), sqliteTransient)
+        } else if bytes != nil {
+            sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
+        } else {
+            sqlite3_bind_null(handle, index)
+        }
+    }
+
+    /// True when column `i` is text equal to `bytes`, or NULL and `bytes` is nil.
+    public func columnEquals(_ i: Int, _ bytes: UnsafeRawBufferPointer?) -> Bool {
+        guard let p = sqlite3_column_text(handle, Int32(i)) else { return bytes == nil }
+        guard let bytes else { return false }
+        let n = Int(sqlite3_column_bytes(handle, Int32(i)))
+        return n == bytes.count && (n == 0 || memcmp(p, bytes.baseAddress!, n) == 0)
+    }
+
     @inline(__always) public func bind(_ value: String?, at index: Int32) {
         if let value { sqlite3_bind_text(handle, index, value, -1, sqliteTransient) } else { sqlite3_bind_null(handle, index) }
     }

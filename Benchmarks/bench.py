@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""lctrace benchmark: lctrace ingest side by side with its peers on one generated corpus.
+
+    Benchmarks/run [--quick] [--runs N] [--scaling] [--keep DIR]
+
+The corpus is generated deterministically by lctrace-gen (never committed). Every tool runs
+on the same files, runs alternate between tools, and the table shows medians: wall time,
+events/s, MB/s of JSON, bytes per event in the database, peak RSS, and the ratio of each
+tool's time to lctrace's. Peers: gzip -dc; a C floor of our own (Benchmarks/cfloor.c, scan
+only, and scan + SQLite with and without the raw line); the sqlite3 CLI loading raw lines
+then INSERT … SELECT json_extract; DuckDB read_ndjson on 2 threads (from PyPI, in a private
+virtualenv; skipped when it cannot be installed). This is a measurement, never a test.
+"""
+import argparse, glob, json, os, shutil, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.join(ROOT, "Benchmarks")
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, shell=isinstance(cmd, str), check=True, **kw)
+
+
+def timed(cmd, env=None):
+    """Runs cmd under /usr/bin/time; returns (seconds, peak RSS MB)."""
+    rss_file = tempfile.mktemp()
+    start = time.perf_counter()
+    full = ["/usr/bin/time", "-f", "%M", "-o", rss_file] + (["/bin/sh", "-c", cmd] if isinstance(cmd, str) else cmd)
+    subprocess.run(full, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    seconds = time.perf_counter() - start
+    with open(rss_file) as f:
+        rss = int(f.read().strip().splitlines()[-1]) / 1024
+    os.unlink(rss_file)
+    return seconds, rss
+
+
+def build(work):
+    sh(["swift", "build", "-c", "release", "--product", "lctrace"], cwd=ROOT, stdout=subprocess.DEVNULL)
+    sh(["swift", "build", "-c", "release", "--product", "lctrace-gen"], cwd=ROOT, stdout=subprocess.DEVNULL)
+    cfloor = os.path.join(work, "cfloor")
+    sh(["cc", "-O2", "-o", cfloor, os.path.join(BENCH, "cfloor.c"), "-lsqlite3", "-lz"])
+    return os.path.join(ROOT, ".build/release/lctrace"), os.path.join(ROOT, ".build/release/lctrace-gen"), cfloor
+
+
+def corpus(gen, work, sessions, scenarios, name):
+    path = os.path.join(work, name)
+    if not os.path.isdir(path):
+        sh([gen, "--seed", "1760", "--sessions", str(sessions), "--per-file", "1", "--scenarios", str(scenarios),
+            "--rotate-every", "0", "--lines-per-member", "400", path], stdout=subprocess.DEVNULL)
+    files = sorted(glob.glob(os.path.join(path, "*.gz")))
+    events = json_bytes = 0
+    out = subprocess.run("gzip -dc " + " ".join(files) + " | wc -lc", shell=True, capture_output=True, text=True).stdout.split()
+    events, json_bytes = int(out[0]), int(out[1])
+    gz = sum(os.path.getsize(f) for f in files)
+    return files, events, json_bytes, gz
+
+
+def duckdb_python(work):
+    """A private virtualenv with duckdb; None when it cannot be had."""
+    venv = os.path.join(work, "venv")
+    py = os.path.join(venv, "bin", "python")
+    if not os.path.exists(py):
+        try:
+            sh([sys.executable, "-m", "venv", venv], stdout=subprocess.DEVNULL)
+            sh([py, "-m", "pip", "install", "-q", "duckdb"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except subprocess.CalledProcessError:
+            return None
+    ok = subprocess.run([py, "-c", "import duckdb"], capture_output=True).returncode == 0
+    return py if ok else None
+
+
+def db_size(path):
+    return sum(os.path.getsize(p) for p in glob.glob(path + "*")) if path else None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="a tiny corpus, one run (CI)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--scaling", action="store_true", help="also time lctrace on 1 M, 3 M and 10 M events")
+    ap.add_argument("--keep", help="work folder to keep (corpora are reused)")
+    a = ap.parse_args()
+    work = a.keep or tempfile.mkdtemp(prefix="lctrace-bench-")
+    os.makedirs(work, exist_ok=True)
+    lctrace, gen, cfloor = build(work)
+    sessions, scenarios = (12, 40) if a.quick else (300, 480)
+    runs = 1 if a.quick else a.runs
+    files, events, json_bytes, gz = corpus(gen, work, sessions, scenarios, "quick" if a.quick else "corpus")
+    listing = os.path.join(work, "files.txt")
+    with open(listing, "w") as f:
+        f.write("\n".join(files) + "\n")
+    py = duckdb_python(work)
+    db = lambda name: os.path.join(work, name + ".db")
+    file_args = " ".join(files)
+
+    def fresh(path):
+        for p in glob.glob(path + "*"):
+            os.unlink(p)
+
+    tools = [
+        ("lctrace ingest (validation, de-dup, unknown keys kept, model + findings)",
+         lambda: (fresh(db("lctrace")), [lctrace, "ingest", "-q", "--db", db("lctrace")] + files)[1], db("lctrace")),
+        ("gzip -dc only", lambda: "gzip -dc " + file_args + " > /dev/null", None),
+        ("C floor: gunzip + crude scan, no storage", lambda: [cfloor, "scan"] + files, None),
+        ("C floor: scan + SQLite, WITHOUT ROWID, line kept", lambda: (fresh(db("cfloor")), "KEEP_LINE=1 %s sqlite %s %s" % (cfloor, db("cfloor"), file_args))[1], db("cfloor")),
+        ("C floor: same without the line", lambda: (fresh(db("cfloor2")), [cfloor, "sqlite", db("cfloor2")] + files)[1], db("cfloor2")),
+        ("sqlite3 CLI: raw lines, INSERT … SELECT json_extract",
+         lambda: (fresh(db("sqlite3")), "gzip -dc %s | tr '\\n' '\\036' | sqlite3 %s -cmd 'PRAGMA journal_mode=WAL' -cmd 'CREATE TABLE raw(line TEXT)' -cmd '.mode ascii' -cmd '.import /dev/stdin raw' "
+                  "\"CREATE TABLE events(sid TEXT, seq INT, t INT, ev TEXT, vc TEXT, PRIMARY KEY(sid, seq)) WITHOUT ROWID; "
+                  "INSERT OR IGNORE INTO events SELECT json_extract(line,'$.sid'), json_extract(line,'$.seq'), json_extract(line,'$.t'), json_extract(line,'$.ev'), json_extract(line,'$.vc') FROM raw; DROP TABLE raw; VACUUM;\""
+                  % (file_args, db("sqlite3")))[1], db("sqlite3")),
+    ]
+    if py:
+        script = os.path.join(work, "duck.py")
+        with open(script, "w") as f:
+            f.write("import duckdb, sys\ncon = duckdb.connect(sys.argv[1])\ncon.execute('SET threads=2')\n"
+                    "files = open(sys.argv[2]).read().split()\n"
+                    "con.execute('CREATE TABLE events AS SELECT * FROM read_ndjson(?)', [files])\ncon.close()\n")
+        tools.append(("DuckDB read_ndjson, 2 threads (no key, no de-dup)",
+                      lambda: (fresh(db("duck")), [py, script, db("duck"), listing])[1], db("duck")))
+    results = {name: [] for name, _, _ in tools}
+    for r in range(runs):
+        for name, command, _ in tools:  # alternate tools within each round
+            results[name].append(timed(command()))
+    lc_median = statistics.median(s for s, _ in results[tools[0][0]])
+    print(f"\nCorpus: {events:,} events, {len(files)} files, {gz / 1e6:.1f} MB gzip, {json_bytes / 1e6:.0f} MB of JSON lines; "
+          f"{runs} alternating run{'s' if runs > 1 else ''}, medians; {os.cpu_count()} cores\n")
+    print("| tool | wall s | events/s | MB/s | bytes/event in DB | peak RSS MB | time ÷ lctrace |")
+    print("|---|---|---|---|---|---|---|")
+    for name, _, path in tools:
+        secs = statistics.median(s for s, _ in results[name])
+        rss = max(m for _, m in results[name])
+        size = db_size(path)
+        per_event = f"{size / events:.0f}" if size else "–"
+        print(f"| {name} | {secs:.2f} | {events / secs / 1e3:,.0f} k | {json_bytes / secs / 1e6:.0f} | {per_event} | {rss:.0f} | {secs / lc_median:.2f} |")
+    if path_ok := os.path.exists(db("lctrace")):
+        out = subprocess.run([lctrace, "analyze", "--all", "--db", db("lctrace")], capture_output=True, text=True).stdout.strip()
+        t0 = time.perf_counter()
+        subprocess.run([lctrace, "report", "--db", db("lctrace"), "--fail-on", "never"], stdout=subprocess.DEVNULL)
+        print(f"\nlctrace analyze --all alone: {out}")
+        print(f"lctrace report on it: {time.perf_counter() - t0:.2f} s")
+    if a.scaling and not a.quick:
+        print("\n| events | files | lctrace ingest s | events/s | s per M events |")
+        print("|---|---|---|---|---|")
+        for millions, sessions_n in [(1, 170), (3, 510), (10, 1700)]:
+            fs, ev, _, _ = corpus(gen, work, sessions_n, 480, f"scale-{millions}m")
+            path = db(f"scale{millions}")
+            fresh(path)
+            secs, rss = timed([lctrace, "ingest", "-q", "--db", path] + fs)
+            print(f"| {ev:,} | {len(fs)} | {secs:.1f} | {ev / secs / 1e3:,.0f} k | {secs / ev * 1e6:.2f} |")
+    if not a.keep:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

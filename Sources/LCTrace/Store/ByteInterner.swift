@@ -1,0 +1,71 @@
+/// A hash map from byte strings to ids, so the ingest hot path finds the `strings.id` (or
+/// session id) of a controller id, class or event name without building a Swift String.
+/// Open addressing over a power-of-two table; keys are copied into one arena.
+final class ByteInterner {
+    private struct Entry {
+        var hash: UInt64 = 0
+        var start: Int32 = 0
+        var count: Int32 = 0
+        var id: Int64 = 0      // 0: empty slot (ids from SQLite start at 1)
+    }
+
+    private var table = [Entry](repeating: Entry(), count: 1024)
+    private var keys: [UInt8] = []
+    private(set) var count = 0
+
+    /// FNV-1a, 64 bits: short keys, no need for more.
+    @inline(__always) static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
+        return h
+    }
+
+    func lookup(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Int64? {
+        let mask = table.count - 1
+        var i = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let entry = table[i]
+            if entry.id == 0 { return nil }
+            if entry.hash == hash && Int(entry.count) == bytes.count {
+                let same = keys.withUnsafeBytes { k in
+                    bytes.count == 0 || memcmp(k.baseAddress! + Int(entry.start), bytes.baseAddress!, bytes.count) == 0
+                }
+                if same { return entry.id }
+            }
+            i = (i + 1) & mask
+        }
+    }
+
+    func insert(_ bytes: UnsafeRawBufferPointer, hash: UInt64, id: Int64) {
+        if (count + 1) * 2 > table.count { grow() }
+        let start = keys.count
+        keys.append(contentsOf: bytes)
+        place(Entry(hash: hash, start: Int32(start), count: Int32(bytes.count), id: id))
+        count += 1
+    }
+
+    private func place(_ entry: Entry) {
+        let mask = table.count - 1
+        var i = Int(truncatingIfNeeded: entry.hash) & mask
+        while table[i].id != 0 { i = (i + 1) & mask }
+        table[i] = entry
+    }
+
+    private func grow() {
+        let old = table
+        table = [Entry](repeating: Entry(), count: old.count * 2)
+        for entry in old where entry.id != 0 { place(entry) }
+    }
+
+    func removeAll() {
+        table = [Entry](repeating: Entry(), count: 1024)
+        keys.removeAll()
+        count = 0
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
