@@ -47,9 +47,9 @@ public final class Analyzer {
             }
             progress?(index, targets.count)
         }
-        try db.writeTransaction {
-            try writer.writeFileFindings()
+        summary.findings += try db.writeTransaction {
             try writer.saveSettings(settings)
+            return try writer.writeFileFindings()
         }
         summary.seconds = Date().timeIntervalSince(started)
         return summary

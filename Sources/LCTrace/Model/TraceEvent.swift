@@ -188,10 +188,10 @@ public struct TraceEvent: Equatable, Sendable {
     /// Present on `session` records.
     public var session: SessionRecord?
 
-    public init(sid: String, seq: Int64, t: Int64, name: String, wall: String? = nil, thread: String? = nil,
+    public init(sid: String, seq: Int64, t: Int64, name: String, kind: EventKind? = nil, wall: String? = nil, thread: String? = nil,
                 vc: String? = nil, cls: String? = nil, other: String? = nil, flags: EventFlags = [],
                 detail: String? = nil, attrs: String? = nil, session: SessionRecord? = nil) {
-        self.sid = sid; self.seq = seq; self.t = t; self.name = name; self.kind = EventKind(name: name)
+        self.sid = sid; self.seq = seq; self.t = t; self.name = name; self.kind = kind ?? EventKind(name: name)
         self.wall = wall; self.thread = thread; self.vc = vc; self.cls = cls; self.other = other
         self.flags = flags; self.detail = detail; self.attrs = attrs; self.session = session
     }

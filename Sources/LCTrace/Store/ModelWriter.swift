@@ -145,12 +145,18 @@ final class ModelWriter {
         try s.step()
     }
 
-    /// Rebuilds the file-level findings (LC904) from `files` and `rejects`.
-    func writeFileFindings() throws {
+    /// Rebuilds the file-level findings (LC904) from `files` and `rejects`; returns how many.
+    @discardableResult
+    func writeFileFindings() throws -> Int {
         try db.execute("DELETE FROM findings WHERE session IS NULL AND file IS NOT NULL")
+        var count = 0
         for (id, problems) in try ModelReader(db: db).fileProblems() {
-            if let f = RejectedLinesRule.check(problems) { try write(f, session: nil, file: id) }
+            if let f = RejectedLinesRule.check(problems) {
+                try write(f, session: nil, file: id)
+                count += 1
+            }
         }
+        return count
     }
 
     func saveSettings(_ settings: RuleSettings) throws {

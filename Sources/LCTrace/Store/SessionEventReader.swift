@@ -4,6 +4,8 @@ public final class SessionEventReader {
     private let db: Database
     private let select: Statement
     private var names: [Int64: String] = [:]
+    /// Event kind by interned name id: classified once, not per event.
+    private var kinds: [Int64: EventKind] = [:]
     private let selectString: Statement
 
     public init(db: Database) throws {
@@ -30,8 +32,11 @@ public final class SessionEventReader {
         select.reset()
         select.bind(session, at: 1)
         while try select.step() {
-            let name = try text(select.int(2))
-            var event = TraceEvent(sid: sid, seq: select.int(0), t: select.int(1), name: name)
+            let nameID = select.int(2)
+            let name = try text(nameID)
+            let kind: EventKind
+            if let known = kinds[nameID] { kind = known } else { kind = EventKind(name: name); kinds[nameID] = kind }
+            var event = TraceEvent(sid: sid, seq: select.int(0), t: select.int(1), name: name, kind: kind)
             if let id = select.optionalInt(3) { event.vc = try text(id) }
             if let id = select.optionalInt(4) { event.cls = try text(id) }
             if let id = select.optionalInt(5) { event.other = try text(id) }
