@@ -18,7 +18,8 @@ let package = Package(
         .target(name: "LCTraceGen", dependencies: ["CZlib", "LCTrace"]),
         .executableTarget(name: "lctrace-gen", dependencies: ["LCTraceGen"]),
         .executableTarget(name: "lctrace-fuzz", dependencies: ["LCTraceGen", "LCTrace"]),
-        .testTarget(name: "LCTraceTests", dependencies: ["LCTrace", "LCTraceCLI", "LCTraceGen"]),
+        .testTarget(name: "LCTraceTests", dependencies: ["LCTrace", "LCTraceCLI", "LCTraceGen"],
+                    exclude: ["Fuzz/regressions"]),
     ],
     swiftLanguageModes: [.v5]
 )
