@@ -41,18 +41,22 @@ public final class ModelReader {
 
     public init(db: Database) { self.db = db }
 
+    /// The WHERE clause of a session filter over `sessions` (parameters ?1, ?2, ?3).
+    static let filterClause = "(?1 IS NULL OR sid = ?1 OR sid LIKE ?1 || '%') AND (?2 IS NULL OR app = ?2) AND (?3 IS NULL OR build = ?3)"
+
+    private func bind(_ filter: SessionFilter, _ q: Statement) {
+        q.bind(filter.session, at: 1)
+        q.bind(filter.app, at: 2)
+        q.bind(filter.build, at: 3)
+    }
+
     public func sessions(_ filter: SessionFilter = SessionFilter()) throws -> [SessionInfo] {
         let q = try db.prepare("""
             SELECT id, sid, app, app_version, build, device, os, os_version, sdk, wall, events, lost_events,
                    first_t, last_t, end_reason, dirty, record_conflicts
-            FROM sessions
-            WHERE (?1 IS NULL OR sid = ?1 OR sid LIKE ?1 || '%')
-              AND (?2 IS NULL OR app = ?2) AND (?3 IS NULL OR build = ?3)
-            ORDER BY wall, sid
+            FROM sessions WHERE \(Self.filterClause) ORDER BY wall, sid
             """)
-        q.bind(filter.session, at: 1)
-        q.bind(filter.app, at: 2)
-        q.bind(filter.build, at: 3)
+        bind(filter, q)
         var out: [SessionInfo] = []
         while try q.step() {
             out.append(SessionInfo(
@@ -67,6 +71,30 @@ public final class ModelReader {
     /// Stored findings of one session.
     public func findings(session: Int64) throws -> [Finding] {
         try findings(where: "session_id = ?", [.int(session)])
+    }
+
+    /// Stored findings of every analysed (not dirty) session the filter selects, in one query.
+    public func findings(_ filter: SessionFilter) throws -> [Finding] {
+        try findings(where: "session_id IN (SELECT id FROM sessions WHERE dirty = 0 AND \(Self.filterClause))",
+                     [filter.session.map { .text($0) } ?? .null, filter.app.map { .text($0) } ?? .null,
+                      filter.build.map { .text($0) } ?? .null])
+    }
+
+    /// viewIsAppearing → viewDidAppear gaps (ns) per class of completed, non-interactive,
+    /// foreground appearances of the analysed sessions the filter selects.
+    public func gaps(_ filter: SessionFilter) throws -> [String: [Int64]] {
+        let q = try db.prepare("""
+            SELECT coalesce(c.text, '?'), a.did_t - a.is_t FROM appearances a
+            LEFT JOIN instances i ON i.session = a.session AND i.vc = a.vc AND i.since = a.since
+            LEFT JOIN strings c ON c.id = i.cls
+            WHERE a.session IN (SELECT id FROM sessions WHERE dirty = 0 AND \(Self.filterClause))
+              AND a.outcome = 'completed' AND a.is_t IS NOT NULL AND a.did_t IS NOT NULL
+              AND a.interactive = 0 AND a.backgrounded = 0
+            """)
+        bind(filter, q)
+        var gaps: [String: [Int64]] = [:]
+        while try q.step() { gaps[q.text(0) ?? "?", default: []].append(q.int(1)) }
+        return gaps
     }
 
     /// Stored file-level findings (LC904).

@@ -38,33 +38,40 @@ public enum ReportQuery {
         let events = try SessionEventReader(db: db)
         let writerMeta = try db.prepare("SELECT sid, app, app_version, build, os, os_version, sdk, device, record_seq FROM sessions WHERE id = ?")
         var all: [Finding] = []
+        if useStored {
+            // Analysed sessions: their stored findings and gaps, one query each for all of them.
+            all = try reader.findings(request.sessions)
+            if request.families.contains(.gaps) { data.gaps = try reader.gaps(request.sessions) }
+        }
         for s in data.sessions {
             data.events += s.events
-            if useStored && !s.dirty {
-                all += try reader.findings(session: s.id)
-                if request.families.contains(.gaps) { try storedGaps(s.id, db: db, into: &data.gaps) }
-            } else {
-                writerMeta.reset()
-                writerMeta.bind(s.id, at: 1)
-                var meta = SessionMetadata(sid: s.sid)
-                if try writerMeta.step() {
-                    meta.app = writerMeta.text(1); meta.appVersion = writerMeta.text(2); meta.build = writerMeta.text(3)
-                    meta.osName = writerMeta.text(4); meta.osVersion = writerMeta.text(5); meta.sdk = writerMeta.text(6)
-                    meta.device = writerMeta.text(7); meta.recordSeq = writerMeta.optionalInt(8)
-                }
-                let model = try Analyzer.buildModel(session: s.id, sid: s.sid, metadata: meta, reader: events,
-                                                    settings: request.settings)
-                all += model.findings
-                if request.families.contains(.gaps) {
-                    for c in model.cycles where c.outcome == .completed && !c.interactive && !c.backgrounded {
-                        guard let isT = c.isT, let didT = c.didT else { continue }
-                        data.gaps[model.instance(c.instance)?.cls ?? "?", default: []].append(didT - isT)
-                    }
+            if useStored && !s.dirty { continue }
+            writerMeta.reset()
+            writerMeta.bind(s.id, at: 1)
+            var meta = SessionMetadata(sid: s.sid)
+            if try writerMeta.step() {
+                meta.app = writerMeta.text(1); meta.appVersion = writerMeta.text(2); meta.build = writerMeta.text(3)
+                meta.osName = writerMeta.text(4); meta.osVersion = writerMeta.text(5); meta.sdk = writerMeta.text(6)
+                meta.device = writerMeta.text(7); meta.recordSeq = writerMeta.optionalInt(8)
+            }
+            let model = try Analyzer.buildModel(session: s.id, sid: s.sid, metadata: meta, reader: events,
+                                                settings: request.settings)
+            all += model.findings
+            if request.families.contains(.gaps) {
+                for c in model.cycles where c.outcome == .completed && !c.interactive && !c.backgrounded {
+                    guard let isT = c.isT, let didT = c.didT else { continue }
+                    data.gaps[model.instance(c.instance)?.cls ?? "?", default: []].append(didT - isT)
                 }
             }
         }
         if request.sessions.session == nil && request.sessions.app == nil && request.sessions.build == nil {
             all += try reader.fileFindings()
+        }
+        // Sessions in listing order (wall clock), findings by time within each, files last.
+        let order = Dictionary(data.sessions.enumerated().map { ($1.sid, $0) }, uniquingKeysWith: { a, _ in a })
+        all.sort { a, b in
+            let x = a.session.flatMap { order[$0] } ?? Int.max, y = b.session.flatMap { order[$0] } ?? Int.max
+            return (x, a.t ?? -1, a.rule, a.vc ?? "", a.since ?? -1) < (y, b.t ?? -1, b.rule, b.vc ?? "", b.since ?? -1)
         }
         data.findings = all.filter { f in
             guard let rule = RuleCatalog.info(f.rule), request.families.contains(rule.family),
@@ -74,17 +81,5 @@ public enum ReportQuery {
         }
         if let cls = request.className { data.gaps = data.gaps.filter { $0.key == cls } }
         return data
-    }
-
-    private static func storedGaps(_ session: Int64, db: Database, into gaps: inout [String: [Int64]]) throws {
-        let q = try db.prepare("""
-            SELECT coalesce(c.text, '?'), a.did_t - a.is_t FROM appearances a
-            LEFT JOIN instances i ON i.session = a.session AND i.vc = a.vc AND i.since = a.since
-            LEFT JOIN strings c ON c.id = i.cls
-            WHERE a.session = ? AND a.outcome = 'completed' AND a.is_t IS NOT NULL AND a.did_t IS NOT NULL
-              AND a.interactive = 0 AND a.backgrounded = 0
-            """)
-        try q.bind([.int(session)])
-        while try q.step() { gaps[q.text(0) ?? "?", default: []].append(q.int(1)) }
     }
 }
