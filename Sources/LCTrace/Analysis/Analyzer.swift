@@ -30,6 +30,7 @@ public final class Analyzer {
         while try select.step() { targets.append((select.int(0), select.text(1) ?? "")) }
         let writer = try ModelWriter(db: db)
         let reader = try SessionEventReader(db: db)
+        let sessions = ModelReader(db: db)
         // Group small sessions into one transaction; a big one gets its own.
         var index = 0
         while index < targets.count {
@@ -37,7 +38,8 @@ public final class Analyzer {
                 var eventsInTransaction = 0
                 while index < targets.count && eventsInTransaction < 200_000 {
                     let (id, sid) = targets[index]
-                    let result = try analyzeSession(id: id, sid: sid, reader: reader, writer: writer)
+                    let result = try analyzeSession(id: id, sid: sid, metadata: try sessions.sessionMetadata(id),
+                                                    reader: reader, writer: writer)
                     eventsInTransaction += result.events
                     summary.events += result.events
                     summary.findings += result.findings
@@ -55,9 +57,9 @@ public final class Analyzer {
         return summary
     }
 
-    private func analyzeSession(id: Int64, sid: String, reader: SessionEventReader, writer: ModelWriter) throws -> (events: Int, findings: Int) {
-        let model = try Analyzer.buildModel(session: id, sid: sid, metadata: try writer.sessionMetadata(id),
-                                            reader: reader, settings: settings)
+    private func analyzeSession(id: Int64, sid: String, metadata: SessionMetadata, reader: SessionEventReader,
+                                writer: ModelWriter) throws -> (events: Int, findings: Int) {
+        let model = try Analyzer.buildModel(session: id, sid: sid, metadata: metadata, reader: reader, settings: settings)
         try writer.replace(session: id, with: model)
         return (model.stats.events, model.findings.count)
     }

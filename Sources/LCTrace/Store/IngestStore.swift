@@ -31,7 +31,6 @@ public final class IngestStore {
     private let strings: StringPool
     private let stringBytes = ByteInterner()
     private let sessionBytes = ByteInterner()
-    private var sessionIDs: [String: Int64] = [:]
     private var sessionRecords: [Int64: (seq: Int64?, record: SessionRecord?)] = [:]
     private var dirtyInBatch = Set<Int64>()
 
@@ -75,7 +74,6 @@ public final class IngestStore {
         strings.reset()
         stringBytes.removeAll()
         sessionBytes.removeAll()
-        sessionIDs.removeAll()
         sessionRecords.removeAll()
         dirtyInBatch.removeAll()
     }
@@ -85,17 +83,15 @@ public final class IngestStore {
     /// The `strings.id` of `text`, inserting it when new. Must run inside a batch.
     public func intern(_ text: String) throws -> Int64 { try strings.id(text) }
 
+    /// The `sessions.id` of `sid`, inserting the row when new (callers cache by bytes).
     public func sessionID(_ sid: String) throws -> Int64 {
-        if let id = sessionIDs[sid] { return id }
         insertSession.reset()
         insertSession.bind(sid, at: 1)
         try insertSession.step()
         selectSession.reset()
         selectSession.bind(sid, at: 1)
         guard try selectSession.step() else { throw DatabaseError(code: 1, message: "session vanished", sql: nil) }
-        let id = selectSession.int(0)
-        sessionIDs[sid] = id
-        return id
+        return selectSession.int(0)
     }
 
     // MARK: Events

@@ -68,6 +68,21 @@ public final class ModelReader {
         return out
     }
 
+    private lazy var selectMetadata = try? db.prepare(
+        "SELECT sid, app, app_version, build, os, os_version, sdk, device, record_seq FROM sessions WHERE id = ?")
+
+    /// What the session record of session `id` said (the rules need the SDK and OS versions).
+    public func sessionMetadata(_ id: Int64) throws -> SessionMetadata {
+        guard let q = selectMetadata else { throw DatabaseError(code: 1, message: "cannot read sessions", sql: nil) }
+        q.reset()
+        q.bind(id, at: 1)
+        guard try q.step() else { return SessionMetadata(sid: "") }
+        var m = SessionMetadata(sid: q.text(0) ?? "")
+        m.app = q.text(1); m.appVersion = q.text(2); m.build = q.text(3); m.osName = q.text(4)
+        m.osVersion = q.text(5); m.sdk = q.text(6); m.device = q.text(7); m.recordSeq = q.optionalInt(8)
+        return m
+    }
+
     /// Stored findings of one session.
     public func findings(session: Int64) throws -> [Finding] {
         try findings(where: "session_id = ?", [.int(session)])

@@ -42,16 +42,6 @@ final class ModelWriter {
             """)
     }
 
-    func sessionMetadata(_ id: Int64) throws -> SessionMetadata {
-        let q = try db.prepare("SELECT sid, app, app_version, build, os, os_version, sdk, device, record_seq FROM sessions WHERE id = ?")
-        try q.bind([.int(id)])
-        guard try q.step() else { return SessionMetadata(sid: "") }
-        var m = SessionMetadata(sid: q.text(0) ?? "")
-        m.app = q.text(1); m.appVersion = q.text(2); m.build = q.text(3); m.osName = q.text(4)
-        m.osVersion = q.text(5); m.sdk = q.text(6); m.device = q.text(7); m.recordSeq = q.optionalInt(8)
-        return m
-    }
-
     func replace(session: Int64, with model: SessionModel) throws {
         for d in deletes { try d.run([.int(session)]) }
         for x in model.instances {

@@ -36,7 +36,6 @@ public enum ReportQuery {
         let useStored = stored == request.settings.fingerprint
         data.recomputed = !useStored || data.sessions.contains { $0.dirty }
         let events = try SessionEventReader(db: db)
-        let writerMeta = try db.prepare("SELECT sid, app, app_version, build, os, os_version, sdk, device, record_seq FROM sessions WHERE id = ?")
         var all: [Finding] = []
         if useStored {
             // Analysed sessions: their stored findings and gaps, one query each for all of them.
@@ -46,15 +45,7 @@ public enum ReportQuery {
         for s in data.sessions {
             data.events += s.events
             if useStored && !s.dirty { continue }
-            writerMeta.reset()
-            writerMeta.bind(s.id, at: 1)
-            var meta = SessionMetadata(sid: s.sid)
-            if try writerMeta.step() {
-                meta.app = writerMeta.text(1); meta.appVersion = writerMeta.text(2); meta.build = writerMeta.text(3)
-                meta.osName = writerMeta.text(4); meta.osVersion = writerMeta.text(5); meta.sdk = writerMeta.text(6)
-                meta.device = writerMeta.text(7); meta.recordSeq = writerMeta.optionalInt(8)
-            }
-            let model = try Analyzer.buildModel(session: s.id, sid: s.sid, metadata: meta, reader: events,
+            let model = try Analyzer.buildModel(session: s.id, sid: s.sid, metadata: try reader.sessionMetadata(s.id), reader: events,
                                                 settings: request.settings)
             all += model.findings
             if request.families.contains(.gaps) {
