@@ -4,10 +4,7 @@ import LCTraceGen
 
 /// SampleTraces/: what `lctrace report --all` finds there is exactly the list in its README,
 /// which is exactly the generator's answer key; and the generator still writes these bytes.
-final class SampleTracesTests: XCTestCase {
-    var dir = ""
-    override func setUp() { dir = TestSupport.temporaryDirectory() }
-    override func tearDown() { try? FileManager.default.removeItem(atPath: dir) }
+final class SampleTracesTests: TemporaryDirectoryTestCase {
 
     struct Row: Hashable, Comparable, CustomStringConvertible {
         var file: String, session: String, rule: String, vc: String, since: String

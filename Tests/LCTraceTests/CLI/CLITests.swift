@@ -4,14 +4,7 @@ import XCTest
 
 /// The command line in-process: help, usage errors with suggestions, exit statuses,
 /// the read-only query command, and the README's promises.
-final class CLITests: XCTestCase {
-    var dir = ""
-    var db = ""
-    override func setUp() {
-        dir = TestSupport.temporaryDirectory()
-        db = dir + "/t.db"
-    }
-    override func tearDown() { try? FileManager.default.removeItem(atPath: dir) }
+final class CLITests: TemporaryDirectoryTestCase {
 
     func loadSample() {
         var b = TraceBuilder()

@@ -8,10 +8,7 @@ import Glibc
 /// Real processes: an ingest killed with SIGKILL at several moments and run again ends with
 /// exactly the content of an uninterrupted run; two ingests writing one database at once
 /// both succeed and lose nothing. Bounded in time: a few seconds each.
-final class FaultTests: XCTestCase {
-    var dir = ""
-    override func setUp() { dir = TestSupport.temporaryDirectory() }
-    override func tearDown() { try? FileManager.default.removeItem(atPath: dir) }
+final class FaultTests: TemporaryDirectoryTestCase {
 
     func corpus(_ name: String, seed: UInt64, sessions: Int) throws -> String {
         var o = CorpusOptions()

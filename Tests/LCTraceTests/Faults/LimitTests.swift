@@ -5,10 +5,7 @@ import Glibc
 #endif
 
 /// Limits with clear errors, and the database on a full or read-only disk.
-final class LimitTests: XCTestCase {
-    var dir = ""
-    override func setUp() { dir = TestSupport.temporaryDirectory() }
-    override func tearDown() { try? FileManager.default.removeItem(atPath: dir) }
+final class LimitTests: TemporaryDirectoryTestCase {
 
     func testAnOverlongLineIsRejectedAndTheNextKept() throws {
         var b = TraceBuilder()
@@ -19,7 +16,6 @@ final class LimitTests: XCTestCase {
         b.add(5, "mark", "\"name\":\"after\"")
         lines.append(b.lines.last!)
         TestSupport.writeLines(lines, to: dir + "/long.jsonl")
-        let db = dir + "/t.db"
         let r = TestSupport.run(["ingest", "--db", db, dir + "/long.jsonl"])
         XCTAssertEqual(r.status, 0)
         XCTAssertTrue(r.err.contains("long.jsonl:4: line longer than 1048576 bytes (\(lines[3].utf8.count) bytes)"), r.err)

@@ -4,10 +4,7 @@ import LCTraceGen
 
 /// The gzip reader and the line splitter: multi-member, truncated, corrupt, plain, empty,
 /// CRLF, overlong and unterminated lines.
-final class TraceInputTests: XCTestCase {
-    var dir = ""
-    override func setUp() { dir = TestSupport.temporaryDirectory() }
-    override func tearDown() { try? FileManager.default.removeItem(atPath: dir) }
+final class TraceInputTests: TemporaryDirectoryTestCase {
 
     /// Writes `members` as consecutive gzip members of one file.
     func gzipFile(_ name: String, members: [String]) -> String {

@@ -4,14 +4,7 @@ import LCTraceGen
 
 /// Loading into the store: idempotence, de-duplication, conflicts, session merging, damaged
 /// files, exit codes, and a generated corpus with every kind of input problem.
-final class IngestTests: XCTestCase {
-    var dir = ""
-    var db = ""
-    override func setUp() {
-        dir = TestSupport.temporaryDirectory()
-        db = dir + "/t.db"
-    }
-    override func tearDown() { try? FileManager.default.removeItem(atPath: dir) }
+final class IngestTests: TemporaryDirectoryTestCase {
 
     func count(_ sql: String) throws -> Int64 {
         try Database(path: db, mode: .readOnly).scalarInt(sql) ?? -1

@@ -82,6 +82,24 @@ enum TestSupport {
     }
 }
 
+/// A test case with a fresh temporary folder (`dir`) and a database path in it (`db`),
+/// removed after each test.
+class TemporaryDirectoryTestCase: XCTestCase {
+    var dir = ""
+    var db = ""
+
+    override func setUp() {
+        super.setUp()
+        dir = TestSupport.temporaryDirectory(String(describing: type(of: self)))
+        db = dir + "/t.db"
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(atPath: dir)
+        super.tearDown()
+    }
+}
+
 /// Builds trace lines tersely for tests: `L.line(seq, t_ms, "ev", ["vc": "0x1", …])`.
 struct TraceBuilder {
     var sid = "S1"
