@@ -54,10 +54,7 @@ public struct FileReport: Sendable {
 /// Totals of one ingest run.
 public struct IngestSummary: Sendable {
     public var files: [FileReport] = []
-    public var sessionsTouched = 0
-    public var sessionConflicts: [String] = []
     public var seconds: Double = 0
-    public var analysisSeconds: Double = 0
 
     public var newEvents: Int { files.reduce(0) { $0 + $1.newEvents } }
     public var duplicates: Int { files.reduce(0) { $0 + $1.duplicates } }

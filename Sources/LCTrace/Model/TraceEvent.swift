@@ -106,13 +106,6 @@ public struct EventFlags: OptionSet, Hashable, Sendable {
     /// The event's `other` key (parent, host, presented, child) was present, possibly null.
     public static let otherPresent = EventFlags(rawValue: 1 << 16)
 
-    /// (JSON key, value bit) for every boolean key.
-    public static let keys: [(String, EventFlags)] = [
-        ("animated", .animated), ("isMovingToParent", .isMovingToParent),
-        ("isBeingPresented", .isBeingPresented), ("isMovingFromParent", .isMovingFromParent),
-        ("isBeingDismissed", .isBeingDismissed), ("interactive", .interactive),
-    ]
-
     /// The "key present" bit for a value bit.
     public static func present(_ flag: EventFlags) -> EventFlags { EventFlags(rawValue: flag.rawValue << 8) }
 }

@@ -198,7 +198,8 @@ public struct TextReport {
         return ms >= 100 ? String(format: "%.0f ms", ms) : String(format: "%.1f ms", ms)
     }
 
-    static func group(_ n: Int) -> String {
+    /// `n` with thousands separators (1,759,249): the one formatter of counts for people.
+    public static func group(_ n: Int) -> String {
         let digits = String(abs(n))
         var out = ""
         for (i, c) in digits.enumerated() {

@@ -80,9 +80,6 @@ public final class IngestStore {
 
     // MARK: Interning
 
-    /// The `strings.id` of `text`, inserting it when new. Must run inside a batch.
-    public func intern(_ text: String) throws -> Int64 { try strings.id(text) }
-
     /// The `sessions.id` of `sid`, inserting the row when new (callers cache by bytes).
     public func sessionID(_ sid: String) throws -> Int64 {
         insertSession.reset()
@@ -168,9 +165,8 @@ public final class IngestStore {
     }
 
     /// Merges a newly stored session record: the earliest record (lowest seq) wins; a copy
-    /// that disagrees is counted in `record_conflicts`. Returns the fields that disagreed.
-    @discardableResult
-    private func mergeSessionRecord(_ record: SessionRecord, seq: Int64, session: Int64) throws -> [String] {
+    /// that disagrees is counted in `record_conflicts`.
+    private func mergeSessionRecord(_ record: SessionRecord, seq: Int64, session: Int64) throws {
         let current: (seq: Int64?, record: SessionRecord?)
         if let cached = sessionRecords[session] {
             current = cached
@@ -191,7 +187,7 @@ public final class IngestStore {
         guard let existing = current.record, let existingSeq = current.seq else {
             try writeSessionRecord(record, seq: seq, session: session, addConflict: false)
             sessionRecords[session] = (seq, record)
-            return []
+            return
         }
         let differences = existing.differences(from: record)
         if differences.isEmpty {
@@ -200,7 +196,7 @@ public final class IngestStore {
                 try db.prepare("UPDATE sessions SET record_seq = ? WHERE id = ?").run([.int(seq), .int(session)])
                 sessionRecords[session] = (seq, existing)
             }
-            return []
+            return
         }
         if seq < existingSeq {
             try writeSessionRecord(record, seq: seq, session: session, addConflict: true)
@@ -208,12 +204,7 @@ public final class IngestStore {
         } else {
             try db.prepare("UPDATE sessions SET record_conflicts = record_conflicts + 1 WHERE id = ?").run([.int(session)])
         }
-        lastSessionConflict = (session, differences)
-        return differences
     }
-
-    /// The last session record conflict seen, for the ingest report.
-    public var lastSessionConflict: (session: Int64, fields: [String])?
 
     private func writeSessionRecord(_ r: SessionRecord, seq: Int64, session: Int64, addConflict: Bool) throws {
         let stmt = try db.prepare("""

@@ -26,10 +26,10 @@ enum AnalyzeCommand: Command {
         let all = try args.has("all") || settingsChanged(db, settings)
         let progress = ProgressLine(console: context.console)
         let summary = try Analyzer(db: db, settings: settings).analyze(all: all) { done, total in
-            progress.update { "analyse \(Num.group(done))/\(Num.group(total)) sessions" }
+            progress.update { "analyse \(TextReport.group(done))/\(TextReport.group(total)) sessions" }
         }
         progress.clear()
-        context.console.write("Analysed \(Num.group(summary.sessions)) session\(summary.sessions == 1 ? "" : "s") (\(Num.group(summary.events)) events) in \(Num.seconds(summary.seconds)): \(Num.group(summary.findings)) findings\n")
+        context.console.write("Analysed \(TextReport.group(summary.sessions)) session\(summary.sessions == 1 ? "" : "s") (\(TextReport.group(summary.events)) events) in \(Num.seconds(summary.seconds)): \(TextReport.group(summary.findings)) findings\n")
         return ExitStatus.ok
     }
 

@@ -32,20 +32,18 @@ enum IngestCommand: Command {
         let store = try IngestStore(db: db)
         let ingester = Ingester(store: store)
         let progress = ProgressLine(console: console)
-        var summary = try ingester.ingest(inputs, missing: missing) { p in
+        let summary = try ingester.ingest(inputs, missing: missing) { p in
             progress.update {
                 let share = p.rawSize.flatMap { $0 > 0 ? " \(Int(Double(p.rawBytes) * 100 / Double($0)))%" : nil } ?? ""
-                return "ingest [\(min(p.fileIndex + 1, p.fileCount))/\(p.fileCount)] \((p.path as NSString).lastPathComponent)\(share)  \(Num.group(p.lines)) lines  \(Num.group(p.events)) events"
+                return "ingest [\(min(p.fileIndex + 1, p.fileCount))/\(p.fileCount)] \((p.path as NSString).lastPathComponent)\(share)  \(TextReport.group(p.lines)) lines  \(TextReport.group(p.events)) events"
             }
         }
         var analysis: AnalysisSummary?
         if !args.has("no-analyze") {
             let analyzer = Analyzer(db: db, settings: settings)
             analysis = try analyzer.analyze(all: try AnalyzeCommand.settingsChanged(db, settings)) { done, total in
-                progress.update { "analyse \(Num.group(done))/\(Num.group(total)) sessions" }
+                progress.update { "analyse \(TextReport.group(done))/\(TextReport.group(total)) sessions" }
             }
-            summary.sessionsTouched = analysis!.sessions
-            summary.analysisSeconds = analysis!.seconds
         }
         progress.clear()
         reportProblems(summary, console)
@@ -64,17 +62,17 @@ enum IngestCommand: Command {
             case .missing(let why): console.writeError("Error: \(file.path): \(why)\n")
             case .unreadable(let why): console.writeError("Error: \(file.path): cannot read: \(why)\n")
             case .damaged(let why):
-                console.writeError("Error: \(file.path): damaged: \(why); the \(Num.group(file.events)) events before it were kept\n")
+                console.writeError("Error: \(file.path): damaged: \(why); the \(TextReport.group(file.events)) events before it were kept\n")
             default: break
             }
             for example in file.rejectExamples {
                 console.writeError("Warning: \(file.path):\(example.line): \(example.reason)\n")
             }
             if file.rejects > file.rejectExamples.count {
-                console.writeError("Warning: \(file.path): \(Num.group(file.rejects - file.rejectExamples.count)) more rejected lines (lctrace query \"SELECT line, reason FROM rejects JOIN files ON files.id = rejects.file WHERE path = '\(file.path)'\")\n")
+                console.writeError("Warning: \(file.path): \(TextReport.group(file.rejects - file.rejectExamples.count)) more rejected lines (lctrace query \"SELECT line, reason FROM rejects JOIN files ON files.id = rejects.file WHERE path = '\(file.path)'\")\n")
             }
             if file.conflicts > 0 {
-                console.writeError("Warning: \(file.path): \(Num.group(file.conflicts)) conflicting duplicates of stored events (first copy kept; see rejects, kind 'conflict')\n")
+                console.writeError("Warning: \(file.path): \(TextReport.group(file.conflicts)) conflicting duplicates of stored events (first copy kept; see rejects, kind 'conflict')\n")
             }
         }
     }
@@ -91,13 +89,13 @@ enum IngestCommand: Command {
         if !s.damagedFiles.isEmpty { notes.append("\(s.damagedFiles.count) damaged") }
         if !s.missingFiles.isEmpty { notes.append("\(s.missingFiles.count) missing") }
         let rate = s.seconds > 0 ? Double(s.eventLines) / s.seconds : 0
-        var out = "Loaded \(loaded) file\(loaded == 1 ? "" : "s")\(notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")") in \(Num.seconds(s.seconds)) (\(Num.group(Int(rate))) events/s)\n"
-        out += "  events    \(Num.group(s.newEvents)) new, \(Num.group(s.duplicates)) duplicate, \(Num.group(s.conflicts)) conflicting\n"
-        out += "  rejects   \(Num.group(s.rejects)) line\(s.rejects == 1 ? "" : "s")"
+        var out = "Loaded \(loaded) file\(loaded == 1 ? "" : "s")\(notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")") in \(Num.seconds(s.seconds)) (\(TextReport.group(Int(rate))) events/s)\n"
+        out += "  events    \(TextReport.group(s.newEvents)) new, \(TextReport.group(s.duplicates)) duplicate, \(TextReport.group(s.conflicts)) conflicting\n"
+        out += "  rejects   \(TextReport.group(s.rejects)) line\(s.rejects == 1 ? "" : "s")"
         let rejectFiles = s.files.filter { $0.rejects > 0 }.count
         out += rejectFiles > 0 ? " in \(rejectFiles) file\(rejectFiles == 1 ? "" : "s")\n" : "\n"
         if let a {
-            out += "  sessions  \(Num.group(a.sessions)) analysed in \(Num.seconds(a.seconds)): \(Num.group(a.findings)) findings (lctrace report)\n"
+            out += "  sessions  \(TextReport.group(a.sessions)) analysed in \(Num.seconds(a.seconds)): \(TextReport.group(a.findings)) findings (lctrace report)\n"
         } else {
             out += "  sessions  not analysed (--no-analyze): run lctrace analyze\n"
         }
@@ -171,16 +169,6 @@ final class ProgressLine {
 
 /// Number formatting for people.
 enum Num {
-    static func group(_ n: Int) -> String {
-        let digits = String(abs(n))
-        var out = ""
-        for (i, c) in digits.enumerated() {
-            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(c)
-        }
-        return n < 0 ? "-" + out : out
-    }
-
     static func seconds(_ s: Double) -> String {
         s < 10 ? String(format: "%.2f s", s) : String(format: "%.1f s", s)
     }
