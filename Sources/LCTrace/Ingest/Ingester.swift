@@ -219,6 +219,7 @@ public final class Ingester {
                                          sample: nil)
                     }
                 }
+                try store.flush(arena)
                 for r in batch.rejects {
                     let sample = UnsafeRawBufferPointer(rebasing: arena[Int(r.sample.start)..<Int(r.sample.start + r.sample.count)])
                     try store.reject(file: fileID, kind: .line, line: r.line, offset: r.offset, reason: r.reason, sample: sample)

@@ -34,9 +34,21 @@ public final class IngestStore {
     private var sessionRecords: [Int64: (seq: Int64?, record: SessionRecord?)] = [:]
     private var dirtyInBatch = Set<Int64>()
 
+    /// The highest seq stored (or pending) per session, as far as this connection knows:
+    /// a row above it cannot be a duplicate, so it skips the one-row conflict check and goes
+    /// in with many others in one statement. Forgotten whenever another connection commits.
+    private var highestSeq: [Int64: Int64] = [:]
+    private var dataVersion: Int64 = -1
+    /// Rows known to be new, waiting for `flush` (their text lives in the batch's arena).
+    private var pending: [PendingRow] = []
+    private static let rowsPerInsert = 64
+
     private let insertSession: Statement
     private let selectSession: Statement
     private let insertEvent: Statement
+    private let insertEvents: Statement
+    private let selectHighestSeq: Statement
+    private let selectDataVersion: Statement
     private let selectEvent: Statement
     private let insertReject: Statement
     private let markDirty: Statement
@@ -50,6 +62,13 @@ public final class IngestStore {
             INSERT INTO events(session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(session, seq) DO NOTHING
             """)
+        let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        insertEvents = try db.prepare("""
+            INSERT INTO events(session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs)
+            VALUES \(Array(repeating: row, count: Self.rowsPerInsert).joined(separator: ", "))
+            """)
+        selectHighestSeq = try db.prepare("SELECT max(seq) FROM events WHERE session = ?")
+        selectDataVersion = try db.prepare("PRAGMA data_version")
         selectEvent = try db.prepare("""
             SELECT t, ev, vc, cls, other, flags, detail, thread, wall, attrs FROM events WHERE session = ? AND seq = ?
             """)
@@ -61,9 +80,17 @@ public final class IngestStore {
 
     public func begin() throws {
         try db.beginImmediate()
+        // Another connection's commit may have added rows: what we knew of seqs is stale.
+        selectDataVersion.reset()
+        let version = try selectDataVersion.step() ? selectDataVersion.int(0) : -1
+        if version != dataVersion {
+            highestSeq.removeAll(keepingCapacity: true)
+            dataVersion = version
+        }
     }
 
     public func commit() throws {
+        precondition(pending.isEmpty, "IngestStore.flush must run before commit")
         dirtyInBatch.removeAll(keepingCapacity: true)
         try db.execute("COMMIT")
     }
@@ -76,6 +103,8 @@ public final class IngestStore {
         sessionBytes.removeAll()
         sessionRecords.removeAll()
         dirtyInBatch.removeAll()
+        highestSeq.removeAll()
+        pending.removeAll()
     }
 
     // MARK: Interning
@@ -119,32 +148,98 @@ public final class IngestStore {
         span.isNone ? nil : UnsafeRawBufferPointer(rebasing: arena[Int(span.start)..<Int(span.start + span.count)])
     }
 
+    /// One events row with interned ids, its text still in the batch arena.
+    private struct PendingRow {
+        var session: Int64, seq: Int64, t: Int64, ev: Int64
+        var vc: Int64?, cls: Int64?, other: Int64?
+        var flags: Int64
+        var detail: Int64?, thread: Int64?
+        var wall: Span, attrs: Span
+    }
+
+    /// Binds a row's 12 values from parameter `first` on.
+    @inline(__always)
+    private func bind(_ r: PendingRow, to s: Statement, from first: Int32, _ arena: UnsafeRawBufferPointer) {
+        s.bind(r.session, at: first)
+        s.bind(r.seq, at: first + 1)
+        s.bind(r.t, at: first + 2)
+        s.bind(r.ev, at: first + 3)
+        s.bind(r.vc, at: first + 4)
+        s.bind(r.cls, at: first + 5)
+        s.bind(r.other, at: first + 6)
+        s.bind(r.flags, at: first + 7)
+        s.bind(r.detail, at: first + 8)
+        s.bind(r.thread, at: first + 9)
+        s.bindText(slice(r.wall, arena), at: first + 10)
+        s.bindText(slice(r.attrs, arena), at: first + 11)
+    }
+
+    /// The highest seq stored for `session` (Int64.min for none), from the cache or the table.
+    private func highestStoredSeq(_ session: Int64) throws -> Int64 {
+        if let known = highestSeq[session] { return known }
+        selectHighestSeq.reset()
+        selectHighestSeq.bind(session, at: 1)
+        let value = try selectHighestSeq.step() ? (selectHighestSeq.optionalInt(0) ?? Int64.min) : Int64.min
+        highestSeq[session] = value
+        return value
+    }
+
+    /// Writes the pending rows: 64 to a statement, the rest one by one. Must run before the
+    /// batch arena they point into is reused, and before `commit`.
+    public func flush(_ arena: UnsafeRawBufferPointer) throws {
+        guard !pending.isEmpty else { return }
+        var index = 0
+        let many = Self.rowsPerInsert
+        while pending.count - index >= many {
+            let s = insertEvents
+            s.resetKeepingBindings()
+            for k in 0..<many { bind(pending[index + k], to: s, from: Int32(k * 12 + 1), arena) }
+            try s.step()
+            guard db.changes == many else { throw lostRows() }
+            index += many
+        }
+        while index < pending.count {
+            let s = insertEvent
+            s.resetKeepingBindings()
+            bind(pending[index], to: s, from: 1, arena)
+            try s.step()
+            guard db.changes == 1 else { throw lostRows() }
+            index += 1
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    private func lostRows() -> DatabaseError {
+        DatabaseError(code: 1, message: "an event row known to be new was not stored (another writer?)", sql: nil)
+    }
+
     /// Inserts one decoded event; on a known (sid, seq) compares content to tell a duplicate
-    /// from a conflict. `arena` is the batch's arena (`batch.arena.withUnsafeBytes`).
+    /// from a conflict. `arena` is the batch's arena (`batch.arena.withUnsafeBytes`); call
+    /// `flush` with it before the batch is reused. Rows above the session's highest stored
+    /// seq (the usual case: new data in order) are queued for multi-row inserts; the others
+    /// take the exact one-row path.
     public func insert(_ e: RawEvent, _ batch: EventBatch, _ arena: UnsafeRawBufferPointer) throws -> InsertOutcome {
         let session = try self.session(e.sid, arena)
-        let ev = try intern(e.name, arena)!
-        let vc = try intern(e.vc, arena)
-        let cls = try intern(e.cls, arena)
-        let other = try intern(e.other, arena)
-        let detail = try intern(e.detail, arena)
-        let thread = try intern(e.thread, arena)
-        let s = insertEvent
-        s.reset()
-        s.bind(session, at: 1)
-        s.bind(e.seq, at: 2)
-        s.bind(e.t, at: 3)
-        s.bind(ev, at: 4)
-        s.bind(vc, at: 5)
-        s.bind(cls, at: 6)
-        s.bind(other, at: 7)
-        s.bind(e.flags, at: 8)
-        s.bind(detail, at: 9)
-        s.bind(thread, at: 10)
-        s.bindText(slice(e.wall, arena), at: 11)
-        s.bindText(slice(e.attrs, arena), at: 12)
-        try s.step()
-        if db.changes == 1 {
+        let row = PendingRow(session: session, seq: e.seq, t: e.t, ev: try intern(e.name, arena)!,
+                             vc: try intern(e.vc, arena), cls: try intern(e.cls, arena), other: try intern(e.other, arena),
+                             flags: e.flags, detail: try intern(e.detail, arena), thread: try intern(e.thread, arena),
+                             wall: e.wall, attrs: e.attrs)
+        let highest = try highestStoredSeq(session)
+        let inserted: Bool
+        if e.seq > highest {
+            pending.append(row)
+            highestSeq[session] = e.seq
+            inserted = true
+        } else {
+            // Maybe a duplicate of a stored or pending row: the pending rows go first.
+            try flush(arena)
+            let s = insertEvent
+            s.resetKeepingBindings()
+            bind(row, to: s, from: 1, arena)
+            try s.step()
+            inserted = db.changes == 1
+        }
+        if inserted {
             if dirtyInBatch.insert(session).inserted {
                 markDirty.reset()
                 markDirty.bind(session, at: 1)
@@ -153,6 +248,7 @@ public final class IngestStore {
             if e.record >= 0 { try mergeSessionRecord(batch.sessionRecords[Int(e.record)], seq: e.seq, session: session) }
             return .inserted
         }
+        let ev = row.ev, vc = row.vc, cls = row.cls, other = row.other, detail = row.detail, thread = row.thread
         let q = selectEvent
         q.reset()
         q.bind(session, at: 1)
@@ -335,9 +431,14 @@ public final class IngestStore {
         return nil
     }
 
+    /// The current UTC time as RFC 3339 (`2026-11-29T16:53:36Z`). Formatted by hand: a
+    /// Foundation date formatter costs more to create than a small file takes to load.
     static func now() -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime]
-        return f.string(from: Date())
+        var seconds = time(nil)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 }

@@ -192,6 +192,11 @@ public final class Statement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Resets without clearing bindings: for hot loops that bind every parameter each time.
+    @inline(__always) public func resetKeepingBindings() {
+        sqlite3_reset(handle)
+    }
+
     public func bind(_ values: [SQLValue]) throws {
         for (i, value) in values.enumerated() { try bind(value, at: Int32(i + 1)) }
     }

@@ -48,6 +48,50 @@ final class IngestTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try Database(path: db, mode: .readOnly).scalarText("SELECT detail FROM events_v WHERE seq = 4"), "m2")
     }
 
+    /// Rows above a session's highest stored seq take the multi-row insert path; everything
+    /// else (seq going back, a line repeated before the rows before it were written, two
+    /// sessions interleaved, a later overlapping file) must still come out exact.
+    func testOutOfOrderRepeatedAndInterleavedSeqsAreExactOnTheFastPath() throws {
+        func line(_ sid: String, _ seq: Int, _ name: String) -> String {
+            #"{"v":1,"sid":"\#(sid)","seq":\#(seq),"t":\#(1_000_000 + seq),"ev":"mark","name":"\#(name)"}"#
+        }
+        var lines: [String] = []
+        for seq in 0..<300 { lines.append(line("A", seq, "a\(seq)")) }   // more than one multi-row statement
+        lines.append(line("A", 150, "a150"))                              // duplicate of a row still pending
+        lines.append(line("A", 10, "changed"))                            // conflict with a written row
+        for seq in stride(from: 400, to: 300, by: -1) { lines.append(line("A", seq, "a\(seq)")) }  // descending
+        for seq in 0..<130 { lines.append(line("B", seq, "b\(seq)")); lines.append(line("C", seq, "c\(seq)")) }
+        lines.append(line("C", 129, "c129"))                              // duplicate right after itself
+        TestSupport.writeLines(lines, to: dir + "/one.jsonl")
+        var later: [String] = []
+        for seq in 120..<140 { later.append(line("B", seq, seq == 125 ? "other" : "b\(seq)")) }
+        TestSupport.writeLines(later, to: dir + "/two.jsonl")
+
+        let r = TestSupport.run(["ingest", "--db", db, "--format", "json", dir + "/one.jsonl", dir + "/two.jsonl"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let json = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [String: Any]
+        let events = json["events"] as! [String: Int]
+        XCTAssertEqual(events["new"], 300 + 100 + 130 + 130 + 10)
+        XCTAssertEqual(events["duplicate"], 1 + 1 + 9)
+        XCTAssertEqual(events["conflicting"], 1 + 1)
+        XCTAssertEqual(try count("SELECT count(*) FROM events"), 670)
+        let d = try Database(path: db, mode: .readOnly)
+        XCTAssertEqual(try d.scalarText("SELECT detail FROM events_v WHERE sid = 'A' AND seq = 10"), "a10")
+        XCTAssertEqual(try d.scalarText("SELECT detail FROM events_v WHERE sid = 'B' AND seq = 125"), "b125")
+        XCTAssertEqual(try d.scalarInt("""
+            SELECT count(*) FROM events_v WHERE detail != lower(sid) || seq OR t != 1000000 + seq
+            """), 0)
+        XCTAssertEqual(try d.scalarInt("SELECT count(*) FROM rejects WHERE kind = 'conflict'"), 2)
+    }
+
+    func testIngestTimesAreRFC3339UTCOfNow() throws {
+        let text = IngestStore.now()
+        XCTAssertNotNil(text.range(of: #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"#, options: .regularExpression), text)
+        let f = ISO8601DateFormatter()
+        let parsed = try XCTUnwrap(f.date(from: text))
+        XCTAssertLessThan(abs(parsed.timeIntervalSinceNow), 5)
+    }
+
     func testSessionRecordsMergeAndConflictsAreCounted() throws {
         var b = TraceBuilder()
         b.add(5, "mark", "\"name\":\"x\"")
