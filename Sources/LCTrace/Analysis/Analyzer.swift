@@ -5,12 +5,30 @@ public struct AnalysisSummary: Sendable {
     public var sessions = 0
     public var events = 0
     public var findings = 0
+    /// Time of the analysis after loading.
     public var seconds: Double = 0
+    /// Of `sessions`, those analysed while later files were loading (`BackgroundAnalyzer`).
+    public var whileLoading = 0
+    /// The sessions analysed.
+    public var sessionIDs: [Int64] = []
+
+    /// Adds the sessions a background analysis stored and that were not analysed again after.
+    public mutating func add(_ background: BackgroundAnalyzer) {
+        let after = Set(sessionIDs)
+        for (id, counts) in background.stored where !after.contains(id) {
+            whileLoading += 1
+            sessions += 1
+            events += counts.events
+            findings += counts.findings
+            sessionIDs.append(id)
+        }
+    }
 }
 
 /// Rebuilds the per-session model (session stats, instances, appearances, containment) and
 /// the findings of every session whose events changed. Sessions may span files ingested in
-/// any order, so this runs after loading, never while reading a file.
+/// any order, so this runs after loading (`BackgroundAnalyzer` gets most sessions done while
+/// loading, and leaves the ones that changed since to this).
 public final class Analyzer {
     public let db: Database
     public var settings: RuleSettings
@@ -44,6 +62,7 @@ public final class Analyzer {
                     summary.events += result.events
                     summary.findings += result.findings
                     summary.sessions += 1
+                    summary.sessionIDs.append(id)
                     index += 1
                 }
             }

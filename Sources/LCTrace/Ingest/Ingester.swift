@@ -78,6 +78,9 @@ public final class Ingester {
     public let store: IngestStore
     public let options: IngestOptions
     private let decoder = EventDecoder()
+    /// When set, the sessions of each loaded file are analysed on the second core while the
+    /// next files load (see `BackgroundAnalyzer`).
+    public var analysis: BackgroundAnalyzer?
 
     public init(store: IngestStore, options: IngestOptions = IngestOptions()) {
         self.store = store
@@ -124,10 +127,17 @@ public final class Ingester {
                 summary.files.append(report)
             } catch {
                 store.rollback()
+                analysis?.cancel()
                 throw error
             }
         }
         summary.seconds = Date().timeIntervalSince(started)
+        do {
+            try analysis?.finish(store)
+        } catch {
+            store.rollback()
+            throw error
+        }
         return summary
     }
 
@@ -233,6 +243,7 @@ public final class Ingester {
             if inBatch >= options.batchSize {
                 try store.commit()
                 try store.begin()
+                try analysis?.storeFinished(store)
                 inBatch = 0
             }
             if let progress, batch.linesRead - lastProgress >= 16_384 {
@@ -258,6 +269,7 @@ public final class Ingester {
             report.rejectExamples = []
         }
         try store.commit()
+        analysis?.enqueue(store.takeTouchedSessions(), stamp: store.stamp)
         progress?(IngestProgress(fileIndex: index + 1, fileCount: count, path: path, lines: stats.lines,
                                  events: report.events, rawBytes: input.rawBytesRead, rawSize: size))
         return report

@@ -39,6 +39,14 @@ public final class IngestStore {
     /// in with many others in one statement. Forgotten whenever another connection commits.
     private var highestSeq: [Int64: Int64] = [:]
     private var dataVersion: Int64 = -1
+
+    /// When each session last got a row, as a transaction number; lets a model built from an
+    /// earlier snapshot be checked for staleness (`unchangedSince`).
+    private var lastChanged: [Int64: Int64] = [:]
+    /// Transactions begun by this store; the current one while a batch is open.
+    public private(set) var transaction: Int64 = 0
+    /// Sessions that got rows since `takeTouchedSessions` was last called.
+    private var touched = Set<Int64>()
     /// Rows known to be new, waiting for `flush` (their text lives in the batch's arena).
     private var pending: [PendingRow] = []
     private static let rowsPerInsert = 64
@@ -80,6 +88,7 @@ public final class IngestStore {
 
     public func begin() throws {
         try db.beginImmediate()
+        transaction += 1
         // Another connection's commit may have added rows: what we knew of seqs is stale.
         selectDataVersion.reset()
         let version = try selectDataVersion.step() ? selectDataVersion.int(0) : -1
@@ -92,7 +101,29 @@ public final class IngestStore {
     public func commit() throws {
         precondition(pending.isEmpty, "IngestStore.flush must run before commit")
         dirtyInBatch.removeAll(keepingCapacity: true)
-        try db.execute("COMMIT")
+        try db.commit()
+    }
+
+    /// What identifies the database state a snapshot taken now would see, for `unchangedSince`.
+    public struct Stamp: Sendable {
+        let transaction: Int64
+        let dataVersion: Int64
+    }
+
+    /// Call after `commit`: every row this store wrote so far is in, nothing of later batches.
+    public var stamp: Stamp { Stamp(transaction: transaction, dataVersion: dataVersion) }
+
+    /// True when `session` got no rows after `stamp` was taken, from this store or any other
+    /// connection (another connection's commit counts as a change to every session). Call
+    /// inside a batch.
+    public func unchangedSince(_ stamp: Stamp, session: Int64) -> Bool {
+        dataVersion == stamp.dataVersion && (lastChanged[session] ?? 0) <= stamp.transaction
+    }
+
+    /// The sessions that got rows since the last call, in id order.
+    public func takeTouchedSessions() -> [Int64] {
+        defer { touched.removeAll(keepingCapacity: true) }
+        return touched.sorted()
     }
 
     /// Abandons the open batch; forgets cached ids that may have been rolled back.
@@ -241,6 +272,8 @@ public final class IngestStore {
         }
         if inserted {
             if dirtyInBatch.insert(session).inserted {
+                lastChanged[session] = transaction
+                touched.insert(session)
                 markDirty.reset()
                 markDirty.bind(session, at: 1)
                 try markDirty.step()

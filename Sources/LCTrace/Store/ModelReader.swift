@@ -75,6 +75,8 @@ public final class ModelReader {
     public func sessionMetadata(_ id: Int64) throws -> SessionMetadata {
         guard let q = selectMetadata else { throw DatabaseError(code: 1, message: "cannot read sessions", sql: nil) }
         q.reset()
+        // Reset after reading: a statement left on a row keeps its read transaction open.
+        defer { q.reset() }
         q.bind(id, at: 1)
         guard try q.step() else { return SessionMetadata(sid: "") }
         var m = SessionMetadata(sid: q.text(0) ?? "")

@@ -103,6 +103,28 @@ public final class Database {
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
+    /// Ends the transaction. Statements left on a row are reset first: in WAL mode such a
+    /// statement keeps its read snapshot after COMMIT, and once another process commits, the
+    /// next BEGIN IMMEDIATE on this connection would be busy for good (a stale snapshot).
+    public func commit() throws {
+        var stmt = sqlite3_next_stmt(handle, nil)
+        while let s = stmt {
+            if sqlite3_stmt_busy(s) != 0 { sqlite3_reset(s) }
+            stmt = sqlite3_next_stmt(handle, s)
+        }
+        try execute("COMMIT")
+    }
+
+    /// True when a statement of this connection is stepped but not reset (it holds a snapshot).
+    public var hasActiveStatements: Bool {
+        var stmt = sqlite3_next_stmt(handle, nil)
+        while let s = stmt {
+            if sqlite3_stmt_busy(s) != 0 { return true }
+            stmt = sqlite3_next_stmt(handle, s)
+        }
+        return false
+    }
+
     func error(_ rc: Int32, sql: String?) -> DatabaseError {
         DatabaseError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
@@ -136,7 +158,7 @@ public final class Database {
         try beginImmediate()
         do {
             let result = try body()
-            try execute("COMMIT")
+            try commit()
             return result
         } catch {
             if !isAutocommit { try? execute("ROLLBACK") }

@@ -20,6 +20,7 @@ public final class SessionEventReader {
     public func text(_ id: Int64) throws -> String {
         if let s = names[id] { return s }
         selectString.reset()
+        defer { selectString.reset() }
         selectString.bind(id, at: 1)
         let s = try selectString.step() ? (selectString.text(0) ?? "") : ""
         names[id] = s
@@ -30,6 +31,8 @@ public final class SessionEventReader {
     /// do not need (wall, thread, attrs) are not read.
     public func forEachEvent(session: Int64, sid: String, _ body: (TraceEvent) throws -> Void) throws {
         select.reset()
+        // Reset when done (or thrown out): a statement left on a row keeps its snapshot.
+        defer { select.reset() }
         select.bind(session, at: 1)
         while try select.step() {
             let nameID = select.int(2)

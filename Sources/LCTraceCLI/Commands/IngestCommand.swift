@@ -31,6 +31,13 @@ enum IngestCommand: Command {
         let db = try Schema.openForWriting(path: context.databasePath(args))
         let store = try IngestStore(db: db)
         let ingester = Ingester(store: store)
+        let analyze = !args.has("no-analyze")
+        let settingsChanged = try AnalyzeCommand.settingsChanged(db, settings)
+        // Sessions are analysed while later files load, unless new tuning means every
+        // session is rebuilt after loading anyway.
+        if analyze && !settingsChanged {
+            ingester.analysis = try BackgroundAnalyzer(db: db, settings: settings)
+        }
         let progress = ProgressLine(console: console)
         let summary = try ingester.ingest(inputs, missing: missing) { p in
             progress.update {
@@ -39,11 +46,13 @@ enum IngestCommand: Command {
             }
         }
         var analysis: AnalysisSummary?
-        if !args.has("no-analyze") {
+        if analyze {
             let analyzer = Analyzer(db: db, settings: settings)
-            analysis = try analyzer.analyze(all: try AnalyzeCommand.settingsChanged(db, settings)) { done, total in
+            var after = try analyzer.analyze(all: settingsChanged) { done, total in
                 progress.update { "analyse \(TextReport.group(done))/\(TextReport.group(total)) sessions" }
             }
+            if let background = ingester.analysis { after.add(background) }
+            analysis = after
         }
         progress.clear()
         reportProblems(summary, console)
@@ -95,7 +104,10 @@ enum IngestCommand: Command {
         let rejectFiles = s.files.filter { $0.rejects > 0 }.count
         out += rejectFiles > 0 ? " in \(rejectFiles) file\(rejectFiles == 1 ? "" : "s")\n" : "\n"
         if let a {
-            out += "  sessions  \(TextReport.group(a.sessions)) analysed in \(Num.seconds(a.seconds)): \(TextReport.group(a.findings)) findings (lctrace report)\n"
+            let when = a.whileLoading > 0
+                ? "(\(TextReport.group(a.whileLoading)) while loading, \(TextReport.group(a.sessions - a.whileLoading)) after in \(Num.seconds(a.seconds)))"
+                : "in \(Num.seconds(a.seconds))"
+            out += "  sessions  \(TextReport.group(a.sessions)) analysed \(when): \(TextReport.group(a.findings)) findings (lctrace report)\n"
         } else {
             out += "  sessions  not analysed (--no-analyze): run lctrace analyze\n"
         }
@@ -136,7 +148,7 @@ enum IngestCommand: Command {
         out += "\"seconds\":\(String(format: "%.3f", s.seconds)),"
         out += "\"events_per_second\":\(s.seconds > 0 ? Int(Double(s.eventLines) / s.seconds) : 0),"
         if let a {
-            out += "\"analysis\":{\"sessions\":\(a.sessions),\"findings\":\(a.findings),\"seconds\":\(String(format: "%.3f", a.seconds))}}\n"
+            out += "\"analysis\":{\"sessions\":\(a.sessions),\"while_loading\":\(a.whileLoading),\"findings\":\(a.findings),\"seconds\":\(String(format: "%.3f", a.seconds))}}\n"
         } else {
             out += "\"analysis\":null}\n"
         }

@@ -11,13 +11,7 @@ import Glibc
 final class FaultTests: TemporaryDirectoryTestCase {
 
     func corpus(_ name: String, seed: UInt64, sessions: Int) throws -> String {
-        var o = CorpusOptions()
-        o.seed = seed
-        o.sessions = sessions
-        o.sessionsPerFile = 2
-        o.scenarios = 60
-        o.rotateEvery = 400
-        o.linesPerMember = 300
+        let o = CorpusOptions.make(seed: seed, sessions: sessions, scenarios: 60, rotateEvery: 400, linesPerMember: 300)
         let path = dir + "/" + name
         try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: path, options: o)
         try CorpusWriter.writeBadLinesFile(to: path + "/bad.jsonl", seed: seed)

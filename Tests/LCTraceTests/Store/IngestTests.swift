@@ -176,12 +176,7 @@ final class IngestTests: TemporaryDirectoryTestCase {
     /// file of bad lines and a truncated file. Every good event loads exactly once, exactly the
     /// bad lines are rejected, the run exits 65, a second run adds nothing.
     func testGeneratedCorpusWithEveryInputProblem() throws {
-        var options = CorpusOptions()
-        options.seed = 11
-        options.sessions = 6
-        options.scenarios = 25
-        options.rotateEvery = 150
-        options.linesPerMember = 70
+        let options = CorpusOptions.make(seed: 11, sessions: 6, scenarios: 25, rotateEvery: 150, linesPerMember: 70)
         let corpus = dir + "/corpus"
         let plans = CorpusWriter.randomPlans(options)
         let written = try CorpusWriter.write(plans: plans, to: corpus, options: options)

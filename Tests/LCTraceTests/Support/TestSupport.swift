@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import LCTrace
 import LCTraceCLI
+import LCTraceGen
 
 /// Shared helpers: temporary folders, the repository root, running the CLI in-process or as
 /// a real process, and a logical dump of a database for "same content" comparisons.
@@ -84,6 +85,21 @@ enum TestSupport {
 
 /// A test case with a fresh temporary folder (`dir`) and a database path in it (`db`),
 /// removed after each test.
+extension CorpusOptions {
+    /// Generator options in one expression, for the tests that write random corpora.
+    static func make(seed: UInt64, sessions: Int, sessionsPerFile: Int = 2, scenarios: Int,
+                     rotateEvery: Int = 0, linesPerMember: Int = 0) -> CorpusOptions {
+        var o = CorpusOptions()
+        o.seed = seed
+        o.sessions = sessions
+        o.sessionsPerFile = sessionsPerFile
+        o.scenarios = scenarios
+        o.rotateEvery = rotateEvery
+        o.linesPerMember = linesPerMember
+        return o
+    }
+}
+
 class TemporaryDirectoryTestCase: XCTestCase {
     var dir = ""
     var db = ""

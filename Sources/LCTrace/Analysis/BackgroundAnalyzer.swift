@@ -1,0 +1,147 @@
+import Foundation
+
+/// Builds session models while the ingest goes on: after a file is committed, its sessions
+/// are read back on a second (read-only) connection and run through the model and the rules
+/// on another thread, so the second core does the analysis while the writer loads the next
+/// files. The writer stores a finished model between its batches, and only when the session
+/// got no rows since the snapshot it was built from (checked with `IngestStore.Stamp`);
+/// otherwise the session stays dirty and the analysis after loading rebuilds it. The result is
+/// therefore the same as loading everything first and analysing after.
+public final class BackgroundAnalyzer {
+    private struct Request {
+        let session: Int64
+        let stamp: IngestStore.Stamp
+    }
+
+    private struct Result {
+        let request: Request
+        let model: SessionModel?
+    }
+
+    private let settings: RuleSettings
+    private let writer: ModelWriter
+    private let condition = NSCondition()
+    private var requests: [Request] = []
+    private var results: [Result] = []
+    private var closed = false
+    private var cancelled = false
+    private var working = false
+    /// Finished models the worker may hold before it waits for the writer to store them.
+    private static let maxWaitingResults = 8
+
+    /// Events and findings of each session whose model was stored (the last one stored).
+    public private(set) var stored: [Int64: (events: Int, findings: Int)] = [:]
+    public var sessions: Int { stored.count }
+
+    /// `db` is the writer's connection (models are written there); the worker opens its own
+    /// read-only connection to `db.path`.
+    public init(db: Database, settings: RuleSettings) throws {
+        self.settings = settings
+        writer = try ModelWriter(db: db)
+        let reading = try Database(path: db.path, mode: .readOnly)
+        let reader = try SessionEventReader(db: reading)
+        let thread = Thread { [self] in self.work(reading, reader) }
+        thread.stackSize = 4 << 20
+        thread.start()
+    }
+
+    /// Asks for the models of `sessions` as committed when `stamp` was taken.
+    public func enqueue(_ sessions: [Int64], stamp: IngestStore.Stamp) {
+        guard !sessions.isEmpty else { return }
+        condition.lock()
+        requests.append(contentsOf: sessions.map { Request(session: $0, stamp: stamp) })
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Stores the models finished so far whose sessions did not change. Call inside a batch
+    /// of `store`, on the writer thread.
+    public func storeFinished(_ store: IngestStore) throws {
+        condition.lock()
+        let ready = results
+        results.removeAll()
+        condition.broadcast()
+        condition.unlock()
+        try self.store(ready, store)
+    }
+
+    /// Waits for every requested model and stores those still current, each group in a batch
+    /// of its own (the write lock is not held while waiting); the worker then ends.
+    public func finish(_ store: IngestStore) throws {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+        while true {
+            condition.lock()
+            while results.isEmpty && (working || !requests.isEmpty) { condition.wait() }
+            let ready = results
+            results.removeAll()
+            let done = !working && requests.isEmpty
+            condition.broadcast()
+            condition.unlock()
+            if !ready.isEmpty {
+                try store.begin()
+                try self.store(ready, store)
+                try store.commit()
+            }
+            if done { break }
+        }
+    }
+
+    /// Ends the worker without storing anything more (the ingest failed).
+    public func cancel() {
+        condition.lock()
+        closed = true
+        cancelled = true
+        requests.removeAll()
+        results.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func store(_ ready: [Result], _ store: IngestStore) throws {
+        for result in ready {
+            guard let model = result.model, store.unchangedSince(result.request.stamp, session: result.request.session) else { continue }
+            try writer.replace(session: result.request.session, with: model)
+            stored[result.request.session] = (model.stats.events, model.findings.count)
+        }
+    }
+
+    /// The worker: one session at a time, each read in its own transaction (a snapshot). A
+    /// failed read only costs time: the session stays dirty and is analysed after loading.
+    private func work(_ db: Database, _ reader: SessionEventReader) {
+        let metadata = ModelReader(db: db)
+        while true {
+            condition.lock()
+            while requests.isEmpty && !closed { condition.wait() }
+            guard !requests.isEmpty else { condition.unlock(); break }
+            let request = requests.removeFirst()
+            working = true
+            condition.unlock()
+
+            var model: SessionModel?
+            // The snapshot must start after the request's commit: never inside a transaction
+            // left open, and the model only counts when the read transaction ends cleanly.
+            if db.isAutocommit && !db.hasActiveStatements {
+                do {
+                    try db.execute("BEGIN")
+                    let meta = try metadata.sessionMetadata(request.session)
+                    model = try Analyzer.buildModel(session: request.session, sid: meta.sid, metadata: meta,
+                                                    reader: reader, settings: settings)
+                    try db.commit()
+                } catch {
+                    model = nil
+                    if !db.isAutocommit { try? db.execute("ROLLBACK") }
+                }
+            }
+
+            condition.lock()
+            while results.count >= Self.maxWaitingResults && !cancelled { condition.wait() }
+            if !cancelled { results.append(Result(request: request, model: model)) }
+            working = false
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import XCTest
+@testable import LCTrace
+import LCTraceGen
+
+/// Analysis while loading: a model built on the second connection is stored only when its
+/// session got no rows since the snapshot, and the end result equals load-then-analyse.
+final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
+
+    /// Two halves of one session, in two files.
+    func writeHalves() -> (String, String) {
+        var b = TraceBuilder()
+        b.vc(2, "init", "0xa", #""cls":"A""#)
+        b.vc(3, "viewDidLoad", "0xa")
+        b.vc(4, "viewWillAppear", "0xa", #""animated":true"#)
+        b.vc(5, "viewIsAppearing", "0xa")
+        b.vc(6, "viewDidAppear", "0xa", #""animated":true"#)
+        b.vc(7, "init", "0xb", #""cls":"B""#)
+        b.vc(8, "viewDidLoad", "0xb")
+        b.vc(9, "viewWillAppear", "0xb", #""animated":false"#)
+        b.vc(10, "viewIsAppearing", "0xb")
+        b.vc(11, "viewDidAppear", "0xb", #""animated":false"#)
+        let first = dir + "/first.jsonl", second = dir + "/second.jsonl"
+        TestSupport.writeLines(Array(b.lines[..<7]), to: first)
+        TestSupport.writeLines(Array(b.lines[7...]), to: second)
+        return (first, second)
+    }
+
+    func scalar(_ database: Database, _ sql: String) throws -> Int64 { try database.scalarInt(sql) ?? -1 }
+
+    func testAModelIsStoredWhenItsSessionIsUnchanged() throws {
+        let (first, _) = writeHalves()
+        let database = try Schema.openForWriting(path: db)
+        let store = try IngestStore(db: database)
+        let ingester = Ingester(store: store)
+        let background = try BackgroundAnalyzer(db: database, settings: RuleSettings())
+        ingester.analysis = background
+        _ = try ingester.ingest([.file(first)])
+        XCTAssertEqual(background.sessions, 1)
+        XCTAssertEqual(background.stored.first?.value.events, 7)
+        XCTAssertEqual(try scalar(database, "SELECT dirty FROM sessions"), 0)
+        XCTAssertEqual(try scalar(database, "SELECT count(*) FROM instances"), 1)
+        XCTAssertEqual(try scalar(database, "SELECT events FROM sessions"), 7)
+    }
+
+    /// Loads the first half, then asks a new background analyzer for the session's model.
+    func loadFirstHalfAndAskForItsModel() throws -> (Database, IngestStore, BackgroundAnalyzer, String) {
+        let (first, second) = writeHalves()
+        let database = try Schema.openForWriting(path: db)
+        let store = try IngestStore(db: database)
+        _ = try Ingester(store: store).ingest([.file(first)])
+        let session = try scalar(database, "SELECT id FROM sessions")
+        let background = try BackgroundAnalyzer(db: database, settings: RuleSettings())
+        background.enqueue([session], stamp: store.stamp)
+        return (database, store, background, second)
+    }
+
+    func testAModelOfASessionThatGotRowsSinceIsDropped() throws {
+        let (database, store, background, second) = try loadFirstHalfAndAskForItsModel()
+        _ = try Ingester(store: store).ingest([.file(second)])   // new rows after the stamp
+        try background.finish(store)
+        XCTAssertEqual(background.sessions, 0, "a model from before the second file must not be stored")
+        XCTAssertEqual(try scalar(database, "SELECT dirty FROM sessions"), 1)
+        XCTAssertEqual(try scalar(database, "SELECT count(*) FROM instances"), 0)
+    }
+
+    func testAModelIsDroppedWhenAnotherConnectionCommittedSince() throws {
+        let (database, store, background, _) = try loadFirstHalfAndAskForItsModel()
+        // Another process (here: another connection) writes between the stamp and the store.
+        let other = try Database(path: db)
+        try other.execute("INSERT INTO meta(key, value) VALUES ('other-writer', 'was here')")
+        try background.finish(store)
+        XCTAssertEqual(background.sessions, 0)
+        XCTAssertEqual(try scalar(database, "SELECT dirty FROM sessions"), 1)
+    }
+
+    /// Sessions rotated over several files, several sessions a file: some background models
+    /// go stale, and the result must still be exactly load-then-analyse.
+    func testIngestWithAnalysisWhileLoadingEqualsLoadThenAnalyse() throws {
+        let o = CorpusOptions.make(seed: 77, sessions: 10, sessionsPerFile: 3, scenarios: 40, rotateEvery: 300)
+        let corpus = dir + "/corpus"
+        try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: corpus, options: o)
+        let together = dir + "/together.db", apart = dir + "/apart.db"
+        let r = TestSupport.run(["ingest", "--db", together, "--format", "json", corpus])
+        XCTAssertEqual(r.status, 0, r.err)
+        let json = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [String: Any]
+        let analysis = json["analysis"] as! [String: Any]
+        XCTAssertGreaterThan(analysis["while_loading"] as! Int, 0, "the background analysis ran")
+        XCTAssertEqual(analysis["sessions"] as! Int, 10, "each session counted once")
+        XCTAssertEqual(TestSupport.run(["ingest", "--no-analyze", "--db", apart, corpus]).status, 0)
+        XCTAssertEqual(TestSupport.run(["analyze", "--db", apart]).status, 0)
+        XCTAssertEqual(try TestSupport.logicalDump(together), try TestSupport.logicalDump(apart))
+        XCTAssertEqual(try Database(path: together, mode: .readOnly).scalarInt("SELECT sum(dirty) FROM sessions"), 0)
+    }
+}
