@@ -11,8 +11,8 @@ public final class TraceFileWriter {
     private var out = [UInt8](repeating: 0, count: 1 << 16)
 
     public init(path: String, gzip: Bool) throws {
-        FileManager.default.createFile(atPath: path, contents: nil)
-        guard let handle = FileHandle(forWritingAtPath: path) else {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+              let handle = FileHandle(forWritingAtPath: path) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
         }
         self.handle = handle

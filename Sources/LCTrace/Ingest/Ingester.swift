@@ -121,9 +121,17 @@ public final class Ingester {
         for path in missing {
             summary.files.append(FileReport(path: path, status: .missing("no such file or directory")))
         }
-        for (index, input) in inputs.enumerated() {
+        // One file ahead: while this thread stores file i, file i+1 is already planned and its
+        // reader thread is decoding, so the writer never waits at a file boundary.
+        var next: PreparedFile?
+        defer { next?.stop() }
+        for index in inputs.indices {
             do {
-                let report = try ingestOne(input, index: index, count: inputs.count, progress: progress)
+                let current = try next ?? prepare(inputs[index], ahead: false)!
+                next = nil
+                defer { current.stop() }
+                if index + 1 < inputs.count { next = try prepare(inputs[index + 1], ahead: true) }
+                let report = try load(current, index: index, count: inputs.count, progress: progress)
                 summary.files.append(report)
             } catch {
                 store.rollback()
@@ -164,16 +172,54 @@ public final class Ingester {
         return hasher.finalizeHex()
     }
 
-    private func ingestOne(_ location: InputLocation, index: Int, count: Int,
-                           progress: ((IngestProgress) -> Void)?) throws -> FileReport {
+    /// A file whose fate is decided: a report already (missing, already loaded), or a row to
+    /// load into and a reader thread decoding it into batches.
+    final class PreparedFile {
+        let path: String
+        var report: FileReport
+        let input: TraceInput?
+        let size: Int64?
+        let fileID: Int64
+        let filled = BatchQueue<EventBatch>(capacity: 2)
+        let empty = BatchQueue<EventBatch>(capacity: 4)
+
+        init(report: FileReport) {
+            path = report.path
+            self.report = report
+            input = nil
+            size = nil
+            fileID = 0
+        }
+
+        init(path: String, input: TraceInput, size: Int64?, fileID: Int64) {
+            self.path = path
+            report = FileReport(path: path, status: .loaded)
+            self.input = input
+            self.size = size
+            self.fileID = fileID
+        }
+
+        /// Stops the reader thread (if still running) and lets it run out.
+        func stop() {
+            guard input != nil else { return }
+            empty.close()
+            while filled.take() != nil {}
+        }
+    }
+
+    /// Opens an input, decides from its size and content hash whether to load it (its own
+    /// small transaction), and if so starts its reader thread. `ahead`: while another file is
+    /// loading; nil when this one must wait for it (same size: maybe a copy of it).
+    private func prepare(_ location: InputLocation, ahead: Bool) throws -> PreparedFile? {
         let path = location.description
-        var report = FileReport(path: path, status: .loaded)
+        if ahead, case .file(let p) = location, let size = rawSize(p), store.isLoading(size: size) { return nil }
         let input: TraceInput
         do {
             input = try TraceInput(location: location)
         } catch let error as InputOpenError {
+            var report = FileReport(path: path, status: .loaded)
             report.status = error.isMissing ? .missing(String(cString: strerror(error.errno))) : .unreadable(String(cString: strerror(error.errno)))
-            return report
+            return PreparedFile(report: report)
         }
         var size: Int64?
         var preHash: String?
@@ -188,29 +234,34 @@ public final class Ingester {
         }
         try store.begin()
         let plan = try store.planFile(path: path, size: size, hash: preHash)
+        try store.commit()
         guard case .load(let fileID) = plan else {
-            try store.commit()
+            var report = FileReport(path: path, status: .loaded)
             if case .alreadyLoaded(let other) = plan { report.status = .alreadyLoaded(path: other) }
-            return report
+            return PreparedFile(report: report)
         }
-
-        var stats = IngestStore.FileStats()
-        var inBatch = 0
-        // Two cores: this thread writes to SQLite while a reader thread inflates, splits and
-        // decodes the next lines into batches (bounded queue, recycled batches).
-        let filled = BatchQueue<EventBatch>(capacity: 2)
-        let empty = BatchQueue<EventBatch>(capacity: 4)
-        for _ in 0..<3 { empty.put(EventBatch()) }
-        let reader = Thread { [options, decoder] in
+        let file = PreparedFile(path: path, input: input, size: size, fileID: fileID)
+        // This thread writes to SQLite while a reader thread inflates, splits and decodes the
+        // lines into batches (bounded queue, recycled batches).
+        for _ in 0..<3 { file.empty.put(EventBatch()) }
+        let reader = Thread { [options, decoder, filled = file.filled, empty = file.empty] in
             Ingester.readLines(input, into: filled, recycling: empty, options: options, decoder: decoder)
         }
         reader.stackSize = 1 << 20
         reader.start()
-        defer {
-            // On a database error: stop the reader and let it run out.
-            empty.close()
-            while filled.take() != nil {}
-        }
+        return file
+    }
+
+    /// Stores a prepared file's batches, then records the file's outcome.
+    private func load(_ file: PreparedFile, index: Int, count: Int,
+                      progress: ((IngestProgress) -> Void)?) throws -> FileReport {
+        guard let input = file.input else { return file.report }
+        let path = file.path, size = file.size, fileID = file.fileID
+        let filled = file.filled, empty = file.empty
+        var report = file.report
+        try store.begin()
+        var stats = IngestStore.FileStats()
+        var inBatch = 0
         var lastProgress = 0
         while let batch = filled.take() {
             try batch.arena.withUnsafeBytes { arena in
@@ -268,6 +319,9 @@ public final class Ingester {
             report.rejects = 0
             report.rejectExamples = []
         }
+        // Models finished meanwhile go in with the file's last batch (files are often
+        // smaller than one batch).
+        try analysis?.storeFinished(store)
         try store.commit()
         analysis?.enqueue(store.takeTouchedSessions(), stamp: store.stamp)
         progress?(IngestProgress(fileIndex: index + 1, fileCount: count, path: path, lines: stats.lines,

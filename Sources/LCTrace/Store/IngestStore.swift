@@ -47,6 +47,13 @@ public final class IngestStore {
     public private(set) var transaction: Int64 = 0
     /// Sessions that got rows since `takeTouchedSessions` was last called.
     private var touched = Set<Int64>()
+    /// File rows this store is loading now (planned, not finished), with their raw sizes:
+    /// never "a killed load".
+    private var loadingHere: [Int64: Int64] = [:]
+
+    /// True when a file of `size` raw bytes is being loaded by this store: one of that size
+    /// must wait for it to finish, so that a copy is recognised by its hash without reading.
+    public func isLoading(size: Int64) -> Bool { loadingHere.values.contains(size) }
     /// Rows known to be new, waiting for `flush` (their text lives in the batch's arena).
     private var pending: [PendingRow] = []
     private static let rowsPerInsert = 64
@@ -396,7 +403,7 @@ public final class IngestStore {
             if try q.step() {
                 if q.text(2) != "loading" { return .alreadyLoaded(path: q.text(1) ?? "?") }
                 hashTaken = true
-                if !Self.isAlive(q.optionalInt(3)) { reusable = q.int(0) }
+                if !Self.isAlive(q.optionalInt(3)) && loadingHere[q.int(0)] == nil { reusable = q.int(0) }
             }
         }
         if reusable == nil, let size, path != "-" {
@@ -404,7 +411,7 @@ public final class IngestStore {
                 "SELECT id, loader_pid FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = ? AND size = ?")
             try q.bind([.text(path), .int(size)])
             while try q.step() {
-                if !Self.isAlive(q.optionalInt(1)) { reusable = q.int(0); break }
+                if !Self.isAlive(q.optionalInt(1)) && loadingHere[q.int(0)] == nil { reusable = q.int(0); break }
             }
         }
         if let id = reusable {
@@ -413,6 +420,7 @@ public final class IngestStore {
                 UPDATE files SET path = ?, lines = 0, events = 0, rejects = 0, conflicts = 0, ingested_at = ?,
                   loader_pid = ? WHERE id = ?
                 """).run([.text(path), .text(Self.now()), .int(Int64(getpid())), .int(id)])
+            loadingHere[id] = size ?? -1
             return .load(fileID: id)
         }
         // Another live ingest is loading the same content: load it too, into a row of our
@@ -420,6 +428,7 @@ public final class IngestStore {
         try db.prepare("INSERT INTO files(path, size, sha256, status, ingested_at, loader_pid) VALUES (?, ?, ?, 'loading', ?, ?)")
             .run([.text(path), .int(size ?? 0), hash.flatMap { hashTaken ? nil : .text($0) } ?? .null,
                   .text(Self.now()), .int(Int64(getpid()))])
+        loadingHere[db.lastInsertRowID] = size ?? -1
         return .load(fileID: db.lastInsertRowID)
     }
 
@@ -449,6 +458,7 @@ public final class IngestStore {
     /// (standard input, or a concurrent ingest of the same file), this row and its rejects
     /// are dropped and the other row's path is returned.
     public func finishFile(id: Int64, hash: String, stats: FileStats) throws -> String? {
+        loadingHere[id] = nil
         if let other = try db.scalarText("SELECT path FROM files WHERE sha256 = ? AND id != ?", [.text(hash), .int(id)]) {
             try db.prepare("DELETE FROM rejects WHERE file = ?").run([.int(id)])
             try db.prepare("DELETE FROM files WHERE id = ?").run([.int(id)])

@@ -3,9 +3,10 @@
 public final class SessionEventReader {
     private let db: Database
     private let select: Statement
-    private var names: [Int64: String] = [:]
+    /// Texts by interned id (ids are small and dense: an array, no hashing per field).
+    private var names: [String?] = []
     /// Event kind by interned name id: classified once, not per event.
-    private var kinds: [Int64: EventKind] = [:]
+    private var kinds: [EventKind?] = []
     private let selectString: Statement
 
     public init(db: Database) throws {
@@ -18,12 +19,16 @@ public final class SessionEventReader {
 
     /// The text of an interned id (cached).
     public func text(_ id: Int64) throws -> String {
-        if let s = names[id] { return s }
+        let index = Int(id)
+        if index >= 0 && index < names.count, let s = names[index] { return s }
         selectString.reset()
         defer { selectString.reset() }
         selectString.bind(id, at: 1)
         let s = try selectString.step() ? (selectString.text(0) ?? "") : ""
-        names[id] = s
+        if index >= 0 && index < 1 << 26 {
+            if index >= names.count { names.append(contentsOf: repeatElement(nil, count: index + 1 - names.count)) }
+            names[index] = s
+        }
         return s
     }
 
@@ -38,7 +43,16 @@ public final class SessionEventReader {
             let nameID = select.int(2)
             let name = try text(nameID)
             let kind: EventKind
-            if let known = kinds[nameID] { kind = known } else { kind = EventKind(name: name); kinds[nameID] = kind }
+            let slot = Int(nameID)
+            if slot >= 0 && slot < kinds.count, let known = kinds[slot] {
+                kind = known
+            } else {
+                kind = EventKind(name: name)
+                if slot >= 0 && slot < 1 << 26 {
+                    if slot >= kinds.count { kinds.append(contentsOf: repeatElement(nil, count: slot + 1 - kinds.count)) }
+                    kinds[slot] = kind
+                }
+            }
             var event = TraceEvent(sid: sid, seq: select.int(0), t: select.int(1), name: name, kind: kind)
             if let id = select.optionalInt(3) { event.vc = try text(id) }
             if let id = select.optionalInt(4) { event.cls = try text(id) }

@@ -86,7 +86,7 @@ final class TraceInputTests: TemporaryDirectoryTestCase {
 
     func testEmptyFiles() throws {
         let plain = dir + "/empty.jsonl"
-        FileManager.default.createFile(atPath: plain, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: plain, contents: Data()))
         XCTAssertEqual(try lines(plain).lines.count, 0)
         let gz = gzipFile("empty.gz", members: [""])
         let (l, input) = try lines(gz)

@@ -27,6 +27,24 @@ final class IngestTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try count("SELECT count(*) FROM files"), 1)
     }
 
+    /// Files are planned one ahead of the one being stored: a repeat or a copy of the file
+    /// just before must still be recognised by its hash and skipped without being read.
+    func testARepeatOrCopyInTheSameRunIsSkippedUnread() throws {
+        var b = TraceBuilder()
+        for i in 0..<50 { b.add(Double(10 + i), "mark", "\"name\":\"m\(i)\"") }
+        TestSupport.writeLines(b.lines, to: dir + "/one.jsonl")
+        try FileManager.default.copyItem(atPath: dir + "/one.jsonl", toPath: dir + "/copy.jsonl")
+        let r = TestSupport.run(["ingest", "--db", db, "--format", "json", dir + "/one.jsonl", dir + "/one.jsonl", dir + "/copy.jsonl"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let json = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [String: Any]
+        let files = json["files"] as! [[String: Any]]
+        XCTAssertEqual(files.map { $0["status"] as! String }, ["loaded", "already-loaded", "already-loaded"])
+        XCTAssertEqual(files.map { $0["lines"] as! Int }, [52, 0, 0], "the repeats were not read")
+        XCTAssertEqual((json["events"] as! [String: Int])["duplicate"], 0)
+        XCTAssertEqual(try count("SELECT count(*) FROM files"), 1)
+        XCTAssertEqual(try count("SELECT count(*) FROM files WHERE status = 'loading'"), 0)
+    }
+
     func testOverlappingFilesDeduplicateAndConflictsAreCounted() throws {
         var b = TraceBuilder()
         for i in 0..<6 { b.add(Double(10 + i), "mark", "\"name\":\"m\(i)\"") }
