@@ -54,6 +54,21 @@ public final class IngestStore {
     /// True when a file of `size` raw bytes is being loaded by this store: one of that size
     /// must wait for it to finish, so that a copy is recognised by its hash without reading.
     public func isLoading(size: Int64) -> Bool { loadingHere.values.contains(size) }
+    /// The last event's session: lines mostly follow one of the same session, so its id, its
+    /// highest seq and whether it was marked dirty in this batch need no hashing. While set,
+    /// `recentHighest` is the truth for it (`highestSeq` gets it back on a switch).
+    private var recentSession: Int64 = 0
+    private var recentSid: [UInt8] = []
+    private var recentHighest = Int64.min
+    private var recentMarked = false
+
+    /// Forgets the recent session without saving what it knew (that knowledge is stale).
+    private func forgetRecentSession() {
+        recentSession = 0
+        recentSid.removeAll(keepingCapacity: true)
+        recentMarked = false
+    }
+
     /// Rows known to be new, waiting for `flush` (their text lives in the batch's arena).
     private var pending: [PendingRow] = []
     private static let rowsPerInsert = 64
@@ -101,6 +116,7 @@ public final class IngestStore {
         let version = try selectDataVersion.step() ? selectDataVersion.int(0) : -1
         if version != dataVersion {
             highestSeq.removeAll(keepingCapacity: true)
+            forgetRecentSession()
             dataVersion = version
         }
     }
@@ -108,6 +124,7 @@ public final class IngestStore {
     public func commit() throws {
         precondition(pending.isEmpty, "IngestStore.flush must run before commit")
         dirtyInBatch.removeAll(keepingCapacity: true)
+        recentMarked = false
         try db.commit()
     }
 
@@ -142,6 +159,7 @@ public final class IngestStore {
         sessionRecords.removeAll()
         dirtyInBatch.removeAll()
         highestSeq.removeAll()
+        forgetRecentSession()
         pending.removeAll()
     }
 
@@ -172,12 +190,27 @@ public final class IngestStore {
         return id
     }
 
+    /// The session id of `span`, made the recent session.
     private func session(_ span: Span, _ arena: UnsafeRawBufferPointer) throws -> Int64 {
         let bytes = UnsafeRawBufferPointer(rebasing: arena[Int(span.start)..<Int(span.start + span.count)])
+        if recentSession != 0 && bytes.count == recentSid.count
+            && recentSid.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) {
+            return recentSession
+        }
         let hash = ByteInterner.hash(bytes)
-        if let id = sessionBytes.lookup(bytes, hash: hash) { return id }
-        let id = try sessionID(String(decoding: bytes, as: UTF8.self))
-        sessionBytes.insert(bytes, hash: hash, id: id)
+        let id: Int64
+        if let known = sessionBytes.lookup(bytes, hash: hash) {
+            id = known
+        } else {
+            id = try sessionID(String(decoding: bytes, as: UTF8.self))
+            sessionBytes.insert(bytes, hash: hash, id: id)
+        }
+        if recentSession != 0 { highestSeq[recentSession] = recentHighest }
+        recentHighest = try highestStoredSeq(id)
+        recentSession = id
+        recentSid.removeAll(keepingCapacity: true)
+        recentSid.append(contentsOf: bytes)
+        recentMarked = dirtyInBatch.contains(id)
         return id
     }
 
@@ -262,11 +295,10 @@ public final class IngestStore {
                              vc: try intern(e.vc, arena), cls: try intern(e.cls, arena), other: try intern(e.other, arena),
                              flags: e.flags, detail: try intern(e.detail, arena), thread: try intern(e.thread, arena),
                              wall: e.wall, attrs: e.attrs)
-        let highest = try highestStoredSeq(session)
         let inserted: Bool
-        if e.seq > highest {
+        if e.seq > recentHighest {
             pending.append(row)
-            highestSeq[session] = e.seq
+            recentHighest = e.seq
             inserted = true
         } else {
             // Maybe a duplicate of a stored or pending row: the pending rows go first.
@@ -278,7 +310,9 @@ public final class IngestStore {
             inserted = db.changes == 1
         }
         if inserted {
-            if dirtyInBatch.insert(session).inserted {
+            if !recentMarked {
+                recentMarked = true
+                dirtyInBatch.insert(session)
                 lastChanged[session] = transaction
                 touched.insert(session)
                 markDirty.reset()
