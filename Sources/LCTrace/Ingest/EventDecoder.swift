@@ -244,7 +244,7 @@ public struct EventDecoder {
         func span(_ m: Member) -> Span {
             let range = (Int(m.valueStart) + 1)..<(Int(m.valueEnd) - 1)
             let raw = UnsafeRawBufferPointer(rebasing: bytes[range])
-            if raw.firstIndex(of: 0x5c) == nil { return batch.append(raw) }
+            if raw.isEmpty || memchr(raw.baseAddress!, 0x5c, raw.count) == nil { return batch.append(raw) }
             return batch.append(Array(scanner.string(range, escaped: true).utf8))
         }
         func optionalString(_ key: Key) -> Result<Span, RejectReason> {

@@ -49,12 +49,28 @@ struct JSONScanner {
 
     /// Scans a string starting at `"`; returns the range of its content (between the quotes)
     /// and whether it contains escapes.
+    /// True when none of the 8 bytes of `w` is a quote, a backslash, below 0x20 or above
+    /// 0x7F (bit tricks on the whole word: each high bit marks a byte that is one of those).
+    @inline(__always) static func plainASCII(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5c)
+        let zeroQuote = (quote &- ones) & ~quote & highs
+        let zeroBackslash = (backslash &- ones) & ~backslash & highs
+        let control = (w &- ones &* 0x20) & ~w & highs
+        return (zeroQuote | zeroBackslash | control | (w & highs)) == 0
+    }
+
     mutating func scanString() throws -> (range: Range<Int>, escaped: Bool) {
         let open = index
         index += 1  // opening quote
         let contentStart = index
         var escaped = false
         while true {
+            // Eight plain bytes at a time: none is '"', '\\', a control byte or non-ASCII.
+            while index + 8 <= bytes.count {
+                let w = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if Self.plainASCII(w) { index += 8 } else { break }
+            }
             guard index < bytes.count else { throw fail("unterminated string", at: open) }
             let b = bytes[index]
             if b == 0x22 {

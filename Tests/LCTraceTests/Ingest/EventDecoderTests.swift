@@ -26,6 +26,25 @@ final class EventDecoderTests: XCTestCase {
         }
     }
 
+    /// The scanner skips eight plain bytes at a time; every byte value at every position of
+    /// the word must be classified exactly as the byte-by-byte path would.
+    func testEightByteSkipClassifiesEveryByteValueAtEveryPosition() {
+        for position in 0..<8 {
+            for value in 0...255 {
+                var bytes = [UInt8](repeating: 0x61, count: 8)
+                bytes[position] = UInt8(value)
+                let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+                let plain = value >= 0x20 && value < 0x80 && value != 0x22 && value != 0x5c
+                XCTAssertEqual(JSONScanner.plainASCII(word), plain, "byte \(value) at \(position)")
+            }
+        }
+        // Two special bytes in one word, and the borders of the ranges next to each other.
+        for pair in [(0x22, 0x5c), (0x1f, 0x20), (0x7f, 0x80), (0x00, 0xff)] {
+            let word = [UInt8(pair.0), UInt8(pair.1), 0x61, 0x61, 0x61, 0x61, 0x61, 0x61].withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            XCTAssertFalse(JSONScanner.plainASCII(word))
+        }
+    }
+
     func testSessionRecordDecodesEveryField() throws {
         let e = try XCTUnwrap(event(#"{"v":1,"sid":"5E0C","seq":0,"t":0,"ev":"session","wall":"2026-11-02T10:15:03.120Z","app":"com.example.shop","appVersion":"5.2.1","build":"812","os":"iOS","osVersion":"27.1","sdk":"27.0","device":"iPhone16,2","recorder":"lctrace-recorder/1.0","thread":"main"}"#))
         XCTAssertEqual(e.kind, .session)
