@@ -100,6 +100,8 @@ def main():
     tools = [
         ("lctrace ingest (validation, de-dup, unknown keys kept, model + findings)",
          lambda: (fresh(db("lctrace")), [lctrace, "ingest", "-q", "--db", db("lctrace")] + files)[1], db("lctrace")),
+        ("lctrace ingest --no-analyze (loading only)",
+         lambda: (fresh(db("lcload")), [lctrace, "ingest", "-q", "--no-analyze", "--db", db("lcload")] + files)[1], db("lcload")),
         ("gzip -dc only", lambda: "gzip -dc " + file_args + " > /dev/null", None),
         ("C floor: gunzip + crude scan, no storage", lambda: [cfloor, "scan"] + files, None),
         ("C floor: scan + SQLite, WITHOUT ROWID, line kept", lambda: (fresh(db("cfloor")), "KEEP_LINE=1 %s sqlite %s %s" % (cfloor, db("cfloor"), file_args))[1], db("cfloor")),
@@ -133,6 +135,11 @@ def main():
         size = db_size(path)
         per_event = f"{size / events:.0f}" if size else "–"
         print(f"| {name} | {secs:.2f} | {events / secs / 1e3:,.0f} k | {json_bytes / secs / 1e6:.0f} | {per_event} | {rss:.0f} | {secs / lc_median:.2f} |")
+    load_name = tools[1][0]
+    if results[load_name]:
+        load_median = statistics.median(s for s, _ in results[load_name])
+        print(f"\nModel + all rules add {lc_median - load_median:.2f} s to loading ({load_median:.2f} s): "
+              f"{(lc_median - load_median) / load_median:.2f}× the loading time (most of it runs while loading).")
     if path_ok := os.path.exists(db("lctrace")):
         out = subprocess.run([lctrace, "analyze", "--all", "--db", db("lctrace")], capture_output=True, text=True).stdout.strip()
         t0 = time.perf_counter()
@@ -140,14 +147,18 @@ def main():
         print(f"\nlctrace analyze --all alone: {out}")
         print(f"lctrace report on it: {time.perf_counter() - t0:.2f} s")
     if a.scaling and not a.quick:
-        print("\n| events | files | lctrace ingest s | events/s | s per M events |")
-        print("|---|---|---|---|---|")
+        print("\n| events | files | lctrace ingest s | events/s | s per M events | peak RSS MB | bytes/event |")
+        print("|---|---|---|---|---|---|---|")
         for millions, sessions_n in [(1, 170), (3, 510), (10, 1700)]:
             fs, ev, _, _ = corpus(gen, work, sessions_n, 480, f"scale-{millions}m")
             path = db(f"scale{millions}")
             fresh(path)
             secs, rss = timed([lctrace, "ingest", "-q", "--db", path] + fs)
-            print(f"| {ev:,} | {len(fs)} | {secs:.1f} | {ev / secs / 1e3:,.0f} k | {secs / ev * 1e6:.2f} |")
+            print(f"| {ev:,} | {len(fs)} | {secs:.1f} | {ev / secs / 1e3:,.0f} k | {secs / ev * 1e6:.2f} | {rss:.0f} | {db_size(path) / ev:.0f} |")
+            if millions == 10:
+                t0 = time.perf_counter()
+                subprocess.run([lctrace, "report", "--db", path, "--fail-on", "never"], stdout=subprocess.DEVNULL)
+                print(f"\nlctrace report on the analysed 10 M-event database: {time.perf_counter() - t0:.2f} s")
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -44,6 +44,8 @@ public final class BackgroundAnalyzer {
         database = db
         writer = try ModelWriter(db: db)
         let reading = try Database(path: db.path, mode: .readOnly)
+        // It reads each session once, in key order: a small page cache does (memory stays flat).
+        try reading.execute("PRAGMA cache_size = -4096")
         let reader = try SessionEventReader(db: reading)
         let thread = Thread { [self] in self.work(reading, reader) }
         thread.stackSize = 4 << 20

@@ -20,7 +20,7 @@ public enum Schema {
         // (https://sqlite.org/wal.html, https://sqlite.org/pragma.html#pragma_synchronous).
         try db.retryingWhileBusy { try db.execute("PRAGMA journal_mode = WAL") }
         try db.execute("PRAGMA synchronous = NORMAL")
-        try db.execute("PRAGMA cache_size = -32768")
+        try db.execute("PRAGMA cache_size = -16384")
         try db.execute("PRAGMA temp_store = MEMORY")
         try db.retryingWhileBusy { try db.writeTransaction {
             let current = try db.scalarInt("PRAGMA user_version") ?? 0

@@ -3,10 +3,15 @@
 public final class SessionEventReader {
     private let db: Database
     private let select: Statement
-    /// Texts by interned id (ids are small and dense: an array, no hashing per field).
+    /// Texts by interned id: the low ids (event names, classes, threads: interned first) in
+    /// an array, no hashing per field; the rest (controller ids, mostly of one session) in a
+    /// dictionary emptied when it grows large, so memory stays flat.
     private var names: [String?] = []
+    private var otherNames: [Int64: String] = [:]
+    private static let arrayLimit = 1 << 16
     /// Event kind by interned name id: classified once, not per event.
     private var kinds: [EventKind?] = []
+    private var otherKinds: [Int64: EventKind] = [:]
     private let selectString: Statement
 
     public init(db: Database) throws {
@@ -21,13 +26,17 @@ public final class SessionEventReader {
     public func text(_ id: Int64) throws -> String {
         let index = Int(id)
         if index >= 0 && index < names.count, let s = names[index] { return s }
+        if index >= Self.arrayLimit, let s = otherNames[id] { return s }
         selectString.reset()
         defer { selectString.reset() }
         selectString.bind(id, at: 1)
         let s = try selectString.step() ? (selectString.text(0) ?? "") : ""
-        if index >= 0 && index < 1 << 26 {
+        if index >= 0 && index < Self.arrayLimit {
             if index >= names.count { names.append(contentsOf: repeatElement(nil, count: index + 1 - names.count)) }
             names[index] = s
+        } else {
+            if otherNames.count >= StringPool.defaultMaxCached { otherNames.removeAll(keepingCapacity: true) }
+            otherNames[id] = s
         }
         return s
     }
@@ -46,11 +55,15 @@ public final class SessionEventReader {
             let slot = Int(nameID)
             if slot >= 0 && slot < kinds.count, let known = kinds[slot] {
                 kind = known
+            } else if let known = otherKinds[nameID] {
+                kind = known
             } else {
                 kind = EventKind(name: name)
-                if slot >= 0 && slot < 1 << 26 {
+                if slot >= 0 && slot < Self.arrayLimit {
                     if slot >= kinds.count { kinds.append(contentsOf: repeatElement(nil, count: slot + 1 - kinds.count)) }
                     kinds[slot] = kind
+                } else if otherKinds.count < 1024 {
+                    otherKinds[nameID] = kind
                 }
             }
             var event = TraceEvent(sid: sid, seq: select.int(0), t: select.int(1), name: name, kind: kind)

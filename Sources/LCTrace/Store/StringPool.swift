@@ -5,8 +5,12 @@ final class StringPool {
     private let insert: Statement
     private let select: Statement
 
-    init(db: Database) throws {
+    /// Ids kept before the cache is emptied.
+    let maxCached: Int
+
+    init(db: Database, maxCached: Int = StringPool.defaultMaxCached) throws {
         self.db = db
+        self.maxCached = maxCached
         insert = try db.prepare("INSERT INTO strings(text) VALUES (?) ON CONFLICT(text) DO NOTHING")
         select = try db.prepare("SELECT id FROM strings WHERE text = ?")
     }
@@ -26,9 +30,14 @@ final class StringPool {
             guard try select.step() else { throw DatabaseError(code: 1, message: "interned string vanished", sql: select.sql) }
             id = select.int(0)
         }
+        // A cache, not a copy of the table: bounded, so memory stays flat however many
+        // distinct controller ids a run meets (ids are mostly local to one session).
+        if ids.count >= maxCached { ids.removeAll(keepingCapacity: true) }
         ids[text] = id
         return id
     }
+
+    static let defaultMaxCached = 50_000
 
     func id(_ text: String?) throws -> Int64? {
         guard let text else { return nil }

@@ -102,6 +102,20 @@ final class IngestTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try d.scalarInt("SELECT count(*) FROM rejects WHERE kind = 'conflict'"), 2)
     }
 
+    /// The id caches are bounded (memory stays flat on any number of distinct controller
+    /// ids); after the cache empties, the same text must still get the same id.
+    func testStringIdsSurviveTheCacheBeingEmptied() throws {
+        let database = try Schema.openForWriting(path: db)
+        let pool = try StringPool(db: database, maxCached: 10)
+        try database.beginImmediate()
+        let first = try (0..<25).map { try pool.id("vc-\($0)") }
+        let again = try (0..<25).map { try pool.id("vc-\($0)") }
+        try database.commit()
+        XCTAssertEqual(first, again)
+        XCTAssertEqual(Set(first).count, 25)
+        XCTAssertEqual(try database.scalarInt("SELECT count(*) FROM strings WHERE text LIKE 'vc-%'"), 25)
+    }
+
     func testIngestTimesAreRFC3339UTCOfNow() throws {
         let text = IngestStore.now()
         XCTAssertNotNil(text.range(of: #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"#, options: .regularExpression), text)
