@@ -100,17 +100,26 @@ public final class ModelReader {
     /// viewIsAppearing → viewDidAppear gaps (ns) per class of completed, non-interactive,
     /// foreground appearances of the analysed sessions the filter selects.
     public func gaps(_ filter: SessionFilter) throws -> [String: [Int64]] {
+        // By class id first (no String per appearance: there are millions), names after.
         let q = try db.prepare("""
-            SELECT coalesce(c.text, '?'), a.did_t - a.is_t FROM appearances a
+            SELECT i.cls, a.did_t - a.is_t FROM appearances a
             LEFT JOIN instances i ON i.session = a.session AND i.vc = a.vc AND i.since = a.since
-            LEFT JOIN strings c ON c.id = i.cls
             WHERE a.session IN (SELECT id FROM sessions WHERE dirty = 0 AND \(Self.filterClause))
               AND a.outcome = 'completed' AND a.is_t IS NOT NULL AND a.did_t IS NOT NULL
               AND a.interactive = 0 AND a.backgrounded = 0
             """)
         bind(filter, q)
+        var byClass: [Int64: [Int64]] = [:]
+        while try q.step() { byClass[q.optionalInt(0) ?? -1, default: []].append(q.int(1)) }
+        let name = try db.prepare("SELECT text FROM strings WHERE id = ?")
         var gaps: [String: [Int64]] = [:]
-        while try q.step() { gaps[q.text(0) ?? "?", default: []].append(q.int(1)) }
+        for (cls, values) in byClass {
+            name.reset()
+            name.bind(cls, at: 1)
+            var text = "?"
+            if cls >= 0, try name.step() { text = name.text(0) ?? "?" }
+            gaps[text, default: []] += values
+        }
         return gaps
     }
 

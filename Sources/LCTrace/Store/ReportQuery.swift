@@ -58,18 +58,20 @@ public enum ReportQuery {
         if request.sessions.session == nil && request.sessions.app == nil && request.sessions.build == nil {
             all += try reader.fileFindings()
         }
-        // Sessions in listing order (wall clock), findings by time within each, files last.
-        let order = Dictionary(data.sessions.enumerated().map { ($1.sid, $0) }, uniquingKeysWith: { a, _ in a })
-        all.sort { a, b in
-            let x = a.session.flatMap { order[$0] } ?? Int.max, y = b.session.flatMap { order[$0] } ?? Int.max
-            return (x, a.t ?? -1, a.rule, a.vc ?? "", a.since ?? -1) < (y, b.t ?? -1, b.rule, b.vc ?? "", b.since ?? -1)
-        }
-        data.findings = all.filter { f in
+        all = all.filter { f in
             guard let rule = RuleCatalog.info(f.rule), request.families.contains(rule.family),
                   f.severity >= request.minSeverity else { return false }
             if let cls = request.className { return f.cls == cls }
             return true
         }
+        // Sessions in listing order (wall clock), findings by time within each, files last.
+        // The session's place is looked up once per finding, not once per comparison.
+        let order = Dictionary(data.sessions.enumerated().map { ($1.sid, $0) }, uniquingKeysWith: { a, _ in a })
+        let place = all.map { f in f.session.flatMap { order[$0] } ?? Int.max }
+        data.findings = all.indices.sorted { i, j in
+            let a = all[i], b = all[j]
+            return (place[i], a.t ?? -1, a.rule, a.vc ?? "", a.since ?? -1) < (place[j], b.t ?? -1, b.rule, b.vc ?? "", b.since ?? -1)
+        }.map { all[$0] }
         if let cls = request.className { data.gaps = data.gaps.filter { $0.key == cls } }
         return data
     }
