@@ -33,6 +33,10 @@ public final class BackgroundAnalyzer {
     /// Finished models the worker may hold before it waits for the writer to store them.
     private static let maxWaitingResults = 8
 
+    /// Called while `finish` works through what is left, with the number of sessions left
+    /// (for a progress line: the end of a run can be a long analysis of its last files).
+    public var progress: ((Int) -> Void)?
+
     /// Events and findings of each session whose model was stored (the last one stored).
     public private(set) var stored: [Int64: (events: Int, findings: Int)] = [:]
     public var sessions: Int { stored.count }
@@ -83,6 +87,10 @@ public final class BackgroundAnalyzer {
         condition.unlock()
         var own: (reader: SessionEventReader, metadata: ModelReader)?
         while true {
+            condition.lock()
+            let left = requests.count + (working ? 1 : 0)
+            condition.unlock()
+            if left > 0 { progress?(left) }
             condition.lock()
             if !results.isEmpty {
                 let ready = results

@@ -39,6 +39,9 @@ enum IngestCommand: Command {
             ingester.analysis = try BackgroundAnalyzer(db: db, settings: settings)
         }
         let progress = ProgressLine(console: console)
+        ingester.analysis?.progress = { left in
+            progress.update { "analyse: \(TextReport.group(left)) session\(left == 1 ? "" : "s") of the last files left" }
+        }
         let summary = try ingester.ingest(inputs, missing: missing) { p in
             progress.update {
                 let share = p.rawSize.flatMap { $0 > 0 ? " \(Int(Double(p.rawBytes) * 100 / Double($0)))%" : nil } ?? ""
