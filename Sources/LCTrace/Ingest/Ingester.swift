@@ -55,6 +55,8 @@ public struct FileReport: Sendable {
 public struct IngestSummary: Sendable {
     public var files: [FileReport] = []
     public var seconds: Double = 0
+    /// Sessions whose session records disagreed (the earliest record is kept).
+    public var recordConflicts: [RecordConflict] = []
 
     public var newEvents: Int { files.reduce(0) { $0 + $1.newEvents } }
     public var duplicates: Int { files.reduce(0) { $0 + $1.duplicates } }
@@ -146,6 +148,7 @@ public final class Ingester {
             store.rollback()
             throw error
         }
+        summary.recordConflicts = try store.recordConflictSummary()
         return summary
     }
 

@@ -14,6 +14,14 @@ public enum InsertOutcome: Equatable {
     case conflict
 }
 
+/// Session records of one session that disagreed with the one kept (the earliest).
+public struct RecordConflict: Sendable, Equatable {
+    public var sid: String
+    public var count: Int
+    /// The keys that differed (app, build, osVersion …).
+    public var fields: [String]
+}
+
 /// What to do with a file, decided from its content hash before reading it.
 public enum FilePlan: Equatable {
     /// Load it into the row with this id (new, or resuming a load that was killed).
@@ -32,6 +40,8 @@ public final class IngestStore {
     private let stringBytes = ByteInterner()
     private let sessionBytes = ByteInterner()
     private var sessionRecords: [Int64: (seq: Int64?, record: SessionRecord?)] = [:]
+    /// Session records of this run that disagree with the one kept, per session id.
+    private var recordConflicts: [Int64: (count: Int, fields: Set<String>)] = [:]
     private var dirtyInBatch = Set<Int64>()
 
     /// The highest seq stored (or pending) per session, as far as this connection knows:
@@ -377,6 +387,19 @@ public final class IngestStore {
         } else {
             try db.prepare("UPDATE sessions SET record_conflicts = record_conflicts + 1 WHERE id = ?").run([.int(session)])
         }
+        recordConflicts[session, default: (0, [])].count += 1
+        recordConflicts[session, default: (0, [])].fields.formUnion(differences)
+    }
+
+    /// The sessions whose records disagreed in this run (by sid), for the ingest summary.
+    public func recordConflictSummary() throws -> [RecordConflict] {
+        let q = try db.prepare("SELECT sid FROM sessions WHERE id = ?")
+        return try recordConflicts.map { id, c in
+            q.reset()
+            q.bind(id, at: 1)
+            let sid = try q.step() ? (q.text(0) ?? "?") : "?"
+            return RecordConflict(sid: sid, count: c.count, fields: c.fields.sorted())
+        }.sorted { $0.sid < $1.sid }
     }
 
     private func writeSessionRecord(_ r: SessionRecord, seq: Int64, session: Int64, addConflict: Bool) throws {

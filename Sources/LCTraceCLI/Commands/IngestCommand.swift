@@ -69,6 +69,10 @@ enum IngestCommand: Command {
 
     /// Problems go to stderr, one line each, naming file, line and reason.
     static func reportProblems(_ summary: IngestSummary, _ console: Console) {
+        for c in summary.recordConflicts {
+            let records = c.count == 1 ? "1 session record disagrees" : "\(TextReport.group(c.count)) session records disagree"
+            console.writeError("Warning: session \(c.sid): \(records) with the one kept on \(c.fields.joined(separator: ", ")) (the earliest record is kept; see sessions.record_conflicts)\n")
+        }
         for file in summary.files {
             switch file.status {
             case .missing(let why): console.writeError("Error: \(file.path): \(why)\n")
@@ -147,6 +151,7 @@ enum IngestCommand: Command {
         }
         var out = "{\"files\":[\(files.joined(separator: ","))],"
         out += "\"events\":{\"new\":\(s.newEvents),\"duplicate\":\(s.duplicates),\"conflicting\":\(s.conflicts)},"
+        out += "\"record_conflicts\":\(s.recordConflicts.reduce(0) { $0 + $1.count }),"
         out += "\"rejects\":\(s.rejects),\"damaged_files\":\(s.damagedFiles.count),\"missing_files\":\(s.missingFiles.count),"
         out += "\"seconds\":\(String(format: "%.3f", s.seconds)),"
         out += "\"events_per_second\":\(s.seconds > 0 ? Int(Double(s.eventLines) / s.seconds) : 0),"
