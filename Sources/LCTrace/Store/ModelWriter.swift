@@ -5,9 +5,9 @@ final class ModelWriter {
     private let db: Database
     private let strings: StringPool
     private let deletes: [Statement]
-    private let insertInstance: Statement
-    private let insertCycle: Statement
-    private let insertEdge: Statement
+    private let insertInstances: RowInsert
+    private let insertCycles: RowInsert
+    private let insertEdges: RowInsert
     private let insertFinding: Statement
     private let updateSession: Statement
 
@@ -17,21 +17,13 @@ final class ModelWriter {
         deletes = try ["instances", "appearances", "containment", "findings"].map {
             try db.prepare("DELETE FROM \($0) WHERE session = ?")
         }
-        insertInstance = try db.prepare("""
-            INSERT INTO instances(session, vc, since, cls, init_t, end_seq, end_t, end_how, parent, presenter,
-              release_seq, release_t, release_how, appearances, final_state)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        insertCycle = try db.prepare("""
-            INSERT INTO appearances(session, will_seq, vc, since, will_t, is_t, did_t, will_disappear_t, did_disappear_t,
-              animated, interactive, backgrounded, outcome, ending)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        insertEdge = try db.prepare("""
-            INSERT INTO containment(session, add_seq, child, child_since, parent, parent_since, add_t, will_move_seq,
-              did_move_seq, will_remove_seq, remove_seq, remove_t, did_remove_seq)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        insertInstances = try RowInsert(db, "instances", ["session", "vc", "since", "cls", "init_t", "end_seq", "end_t",
+            "end_how", "parent", "presenter", "release_seq", "release_t", "release_how", "appearances", "final_state"])
+        insertCycles = try RowInsert(db, "appearances", ["session", "will_seq", "vc", "since", "will_t", "is_t", "did_t",
+            "will_disappear_t", "did_disappear_t", "animated", "interactive", "backgrounded", "outcome", "ending"])
+        insertEdges = try RowInsert(db, "containment", ["session", "add_seq", "child", "child_since", "parent",
+            "parent_since", "add_t", "will_move_seq", "did_move_seq", "will_remove_seq", "remove_seq", "remove_t",
+            "did_remove_seq"])
         insertFinding = try db.prepare("""
             INSERT INTO findings(rule, name, severity, session, vc, since, cls, t, message, evidence, confidence, file, detail)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -44,62 +36,53 @@ final class ModelWriter {
 
     func replace(session: Int64, with model: SessionModel) throws {
         for d in deletes { try d.run([.int(session)]) }
-        for x in model.instances {
-            let s = insertInstance
-            s.reset()
-            s.bind(session, at: 1)
-            s.bind(try strings.id(x.key.vc), at: 2)
-            s.bind(x.key.since, at: 3)
-            s.bind(try strings.id(x.cls), at: 4)
-            s.bind(x.initT, at: 5)
-            s.bind(x.endSeq, at: 6)
-            s.bind(x.endT, at: 7)
-            s.bind(x.end?.rawValue, at: 8)
-            s.bind(try strings.id(x.lastParent), at: 9)
-            s.bind(try strings.id(x.presenter), at: 10)
-            s.bind(x.release?.seq, at: 11)
-            s.bind(x.release?.t, at: 12)
-            s.bind(x.release?.how.rawValue, at: 13)
-            s.bind(Int64(x.cycleCount), at: 14)
-            s.bind(x.state.rawValue, at: 15)
-            try s.step()
+        try insertInstances.insert(model.instances) { x, s, at in
+            s.bind(session, at: at)
+            s.bind(try strings.id(x.key.vc), at: at + 1)
+            s.bind(x.key.since, at: at + 2)
+            s.bind(try strings.id(x.cls), at: at + 3)
+            s.bind(x.initT, at: at + 4)
+            s.bind(x.endSeq, at: at + 5)
+            s.bind(x.endT, at: at + 6)
+            s.bind(x.end?.rawValue, at: at + 7)
+            s.bind(try strings.id(x.lastParent), at: at + 8)
+            s.bind(try strings.id(x.presenter), at: at + 9)
+            s.bind(x.release?.seq, at: at + 10)
+            s.bind(x.release?.t, at: at + 11)
+            s.bind(x.release?.how.rawValue, at: at + 12)
+            s.bind(Int64(x.cycleCount), at: at + 13)
+            s.bind(x.state.rawValue, at: at + 14)
         }
-        for c in model.cycles {
-            let s = insertCycle
-            s.reset()
-            s.bind(session, at: 1)
-            s.bind(c.willSeq, at: 2)
-            s.bind(try strings.id(c.instance.vc), at: 3)
-            s.bind(c.instance.since, at: 4)
-            s.bind(c.willT, at: 5)
-            s.bind(c.isT, at: 6)
-            s.bind(c.didT, at: 7)
-            s.bind(c.willDisappearT, at: 8)
-            s.bind(c.didDisappearT, at: 9)
-            s.bind(c.animated.map { $0 ? 1 : 0 }, at: 10)
-            s.bind(c.interactive ? 1 : 0, at: 11)
-            s.bind(c.backgrounded ? 1 : 0, at: 12)
-            s.bind(c.outcome.rawValue, at: 13)
-            s.bind(c.ending.rawValue, at: 14)
-            try s.step()
+        try insertCycles.insert(model.cycles) { c, s, at in
+            s.bind(session, at: at)
+            s.bind(c.willSeq, at: at + 1)
+            s.bind(try strings.id(c.instance.vc), at: at + 2)
+            s.bind(c.instance.since, at: at + 3)
+            s.bind(c.willT, at: at + 4)
+            s.bind(c.isT, at: at + 5)
+            s.bind(c.didT, at: at + 6)
+            s.bind(c.willDisappearT, at: at + 7)
+            s.bind(c.didDisappearT, at: at + 8)
+            s.bind(c.animated.map { $0 ? 1 : 0 }, at: at + 9)
+            s.bind(c.interactive ? 1 : 0, at: at + 10)
+            s.bind(c.backgrounded ? 1 : 0, at: at + 11)
+            s.bind(c.outcome.rawValue, at: at + 12)
+            s.bind(c.ending.rawValue, at: at + 13)
         }
-        for e in model.edges {
-            let s = insertEdge
-            s.reset()
-            s.bind(session, at: 1)
-            s.bind(e.addSeq, at: 2)
-            s.bind(try strings.id(e.child.vc), at: 3)
-            s.bind(e.child.since, at: 4)
-            s.bind(try strings.id(e.parent), at: 5)
-            s.bind(e.parentSince, at: 6)
-            s.bind(e.addT, at: 7)
-            s.bind(e.willMoveSeq, at: 8)
-            s.bind(e.didMoveSeq, at: 9)
-            s.bind(e.willRemoveSeq, at: 10)
-            s.bind(e.removeSeq, at: 11)
-            s.bind(e.removeT, at: 12)
-            s.bind(e.didRemoveSeq, at: 13)
-            try s.step()
+        try insertEdges.insert(model.edges) { e, s, at in
+            s.bind(session, at: at)
+            s.bind(e.addSeq, at: at + 1)
+            s.bind(try strings.id(e.child.vc), at: at + 2)
+            s.bind(e.child.since, at: at + 3)
+            s.bind(try strings.id(e.parent), at: at + 4)
+            s.bind(e.parentSince, at: at + 5)
+            s.bind(e.addT, at: at + 6)
+            s.bind(e.willMoveSeq, at: at + 7)
+            s.bind(e.didMoveSeq, at: at + 8)
+            s.bind(e.willRemoveSeq, at: at + 9)
+            s.bind(e.removeSeq, at: at + 10)
+            s.bind(e.removeT, at: at + 11)
+            s.bind(e.didRemoveSeq, at: at + 12)
         }
         for f in model.findings { try write(f, session: session, file: nil) }
         let st = model.stats
@@ -158,4 +141,39 @@ final class ModelWriter {
 /// A flat string dictionary as a JSON object with sorted keys.
 func encodeDetail(_ detail: [String: String]) -> String {
     "{" + detail.keys.sorted().map { jsonString($0) + ":" + jsonString(detail[$0]!) }.joined(separator: ",") + "}"
+}
+
+/// The INSERT statements of one model table: one row, and `rowsPerStatement` rows at once
+/// (a model has hundreds of thousands of rows: per-statement overhead dominates otherwise).
+/// Every column is bound for every row, so bindings are never cleared.
+struct RowInsert {
+    static let rowsPerStatement = 32
+    let one: Statement
+    let many: Statement
+    let columns: Int32
+
+    init(_ db: Database, _ table: String, _ names: [String]) throws {
+        columns = Int32(names.count)
+        let row = "(" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
+        let head = "INSERT INTO \(table)(\(names.joined(separator: ", "))) VALUES "
+        one = try db.prepare(head + row)
+        many = try db.prepare(head + Array(repeating: row, count: Self.rowsPerStatement).joined(separator: ", "))
+    }
+
+    /// Inserts `items`; `bind(item, statement, firstParameter)` binds one row's columns.
+    func insert<T>(_ items: [T], _ bind: (T, Statement, Int32) throws -> Void) throws {
+        var index = 0
+        while items.count - index >= Self.rowsPerStatement {
+            many.resetKeepingBindings()
+            for k in 0..<Self.rowsPerStatement { try bind(items[index + k], many, Int32(k) * columns + 1) }
+            try many.step()
+            index += Self.rowsPerStatement
+        }
+        while index < items.count {
+            one.resetKeepingBindings()
+            try bind(items[index], one, 1)
+            try one.step()
+            index += 1
+        }
+    }
 }
