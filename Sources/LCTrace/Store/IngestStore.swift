@@ -81,12 +81,10 @@ public final class IngestStore {
 
     /// Rows known to be new, waiting for `flush` (their text lives in the batch's arena).
     private var pending: [PendingRow] = []
-    private static let rowsPerInsert = 64
 
     private let insertSession: Statement
     private let selectSession: Statement
-    private let insertEvent: Statement
-    private let insertEvents: Statement
+    private let insertEvents: RowInsert
     private let selectHighestSeq: Statement
     private let selectDataVersion: Statement
     private let selectEvent: Statement
@@ -98,15 +96,9 @@ public final class IngestStore {
         strings = try StringPool(db: db)
         insertSession = try db.prepare("INSERT INTO sessions(sid) VALUES (?) ON CONFLICT(sid) DO NOTHING")
         selectSession = try db.prepare("SELECT id FROM sessions WHERE sid = ?")
-        insertEvent = try db.prepare("""
-            INSERT INTO events(session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(session, seq) DO NOTHING
-            """)
-        let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        insertEvents = try db.prepare("""
-            INSERT INTO events(session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs)
-            VALUES \(Array(repeating: row, count: Self.rowsPerInsert).joined(separator: ", "))
-            """)
+        insertEvents = try RowInsert(db, "events", ["session", "seq", "t", "ev", "vc", "cls", "other", "flags", "detail",
+                                                    "thread", "wall", "attrs"],
+                                     rowsPerStatement: 64, oneRowSuffix: "ON CONFLICT(session, seq) DO NOTHING")
         selectHighestSeq = try db.prepare("SELECT max(seq) FROM events WHERE session = ?")
         selectDataVersion = try db.prepare("PRAGMA data_version")
         selectEvent = try db.prepare("""
@@ -272,29 +264,8 @@ public final class IngestStore {
     /// batch arena they point into is reused, and before `commit`.
     public func flush(_ arena: UnsafeRawBufferPointer) throws {
         guard !pending.isEmpty else { return }
-        var index = 0
-        let many = Self.rowsPerInsert
-        while pending.count - index >= many {
-            let s = insertEvents
-            s.resetKeepingBindings()
-            for k in 0..<many { bind(pending[index + k], to: s, from: Int32(k * 12 + 1), arena) }
-            try s.step()
-            guard db.changes == many else { throw lostRows() }
-            index += many
-        }
-        while index < pending.count {
-            let s = insertEvent
-            s.resetKeepingBindings()
-            bind(pending[index], to: s, from: 1, arena)
-            try s.step()
-            guard db.changes == 1 else { throw lostRows() }
-            index += 1
-        }
+        try insertEvents.insert(pending) { row, s, at in self.bind(row, to: s, from: at, arena) }
         pending.removeAll(keepingCapacity: true)
-    }
-
-    private func lostRows() -> DatabaseError {
-        DatabaseError(code: 1, message: "an event row known to be new was not stored (another writer?)", sql: nil)
     }
 
     /// Inserts one decoded event; on a known (sid, seq) compares content to tell a duplicate
@@ -316,11 +287,7 @@ public final class IngestStore {
         } else {
             // Maybe a duplicate of a stored or pending row: the pending rows go first.
             try flush(arena)
-            let s = insertEvent
-            s.resetKeepingBindings()
-            bind(row, to: s, from: 1, arena)
-            try s.step()
-            inserted = db.changes == 1
+            inserted = try insertEvents.insertOne(row) { row, s, at in self.bind(row, to: s, from: at, arena) }
         }
         if inserted {
             if !recentMarked {

@@ -142,38 +142,3 @@ final class ModelWriter {
 func encodeDetail(_ detail: [String: String]) -> String {
     "{" + detail.keys.sorted().map { jsonString($0) + ":" + jsonString(detail[$0]!) }.joined(separator: ",") + "}"
 }
-
-/// The INSERT statements of one model table: one row, and `rowsPerStatement` rows at once
-/// (a model has hundreds of thousands of rows: per-statement overhead dominates otherwise).
-/// Every column is bound for every row, so bindings are never cleared.
-struct RowInsert {
-    static let rowsPerStatement = 32
-    let one: Statement
-    let many: Statement
-    let columns: Int32
-
-    init(_ db: Database, _ table: String, _ names: [String]) throws {
-        columns = Int32(names.count)
-        let row = "(" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
-        let head = "INSERT INTO \(table)(\(names.joined(separator: ", "))) VALUES "
-        one = try db.prepare(head + row)
-        many = try db.prepare(head + Array(repeating: row, count: Self.rowsPerStatement).joined(separator: ", "))
-    }
-
-    /// Inserts `items`; `bind(item, statement, firstParameter)` binds one row's columns.
-    func insert<T>(_ items: [T], _ bind: (T, Statement, Int32) throws -> Void) throws {
-        var index = 0
-        while items.count - index >= Self.rowsPerStatement {
-            many.resetKeepingBindings()
-            for k in 0..<Self.rowsPerStatement { try bind(items[index + k], many, Int32(k) * columns + 1) }
-            try many.step()
-            index += Self.rowsPerStatement
-        }
-        while index < items.count {
-            one.resetKeepingBindings()
-            try bind(items[index], one, 1)
-            try one.step()
-            index += 1
-        }
-    }
-}
