@@ -153,6 +153,28 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(settings.maxLive, ["A": 3, "B": 4])
     }
 
+    /// The ingest JSON summary has exactly the keys the README documents.
+    func testIngestJSONSummaryHasTheDocumentedKeys() throws {
+        var b = TraceBuilder()
+        b.vc(2, "init", "0xa", #""cls":"A""#)
+        TestSupport.writeLines(b.lines, to: dir + "/one.jsonl")
+        let r = TestSupport.run(["ingest", "--db", db, "--format", "json", dir + "/one.jsonl"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let json = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [String: Any]
+        XCTAssertEqual(Set(json.keys), ["files", "events", "record_conflicts", "rejects", "damaged_files", "missing_files",
+                                        "seconds", "events_per_second", "analysis"])
+        let file = (json["files"] as! [[String: Any]])[0]
+        XCTAssertEqual(Set(file.keys), ["path", "status", "note", "lines", "events", "new", "duplicates", "conflicts", "rejects"])
+        XCTAssertEqual(Set((json["events"] as! [String: Any]).keys), ["new", "duplicate", "conflicting"])
+        let analysis = json["analysis"] as! [String: Any]
+        XCTAssertEqual(Set(analysis.keys), ["sessions", "while_loading", "findings", "seconds"])
+        XCTAssertEqual(analysis["sessions"] as? Int, 1)
+        let readme = try String(contentsOf: TestSupport.root.appendingPathComponent("README.md"), encoding: .utf8)
+        for key in ["record_conflicts", "damaged_files", "events_per_second", "while_loading"] {
+            XCTAssertTrue(readme.contains("`\(key)`"), "README documents \(key)")
+        }
+    }
+
     func testProgressIsDrawnOnATerminalOnly() {
         var b = TraceBuilder()
         for i in 0..<40_000 { b.add(Double(i), "mark", "\"name\":\"m\"") }
