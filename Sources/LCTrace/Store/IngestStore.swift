@@ -64,6 +64,7 @@ public final class IngestStore {
     /// True when a file of `size` raw bytes is being loaded by this store: one of that size
     /// must wait for it to finish, so that a copy is recognised by its hash without reading.
     public func isLoading(size: Int64) -> Bool { loadingHere.values.contains(size) }
+
     /// The last event's session: lines mostly follow one of the same session, so its id, its
     /// highest seq and whether it was marked dirty in this batch need no hashing. While set,
     /// `recentHighest` is the truth for it (`highestSeq` gets it back on a switch).
@@ -163,6 +164,7 @@ public final class IngestStore {
         highestSeq.removeAll()
         forgetRecentSession()
         pending.removeAll()
+        touched.removeAll()
     }
 
     // MARK: Interning
