@@ -226,16 +226,18 @@ public final class Ingester {
         }
         var size: Int64?
         var preHash: String?
+        try store.begin()
         if case .file(let p) = location {
             size = rawSize(p)
             // Hash before reading only when a stored file has the same size: a copy is then
             // recognised without reading it through, and a killed load is resumed in place.
-            try store.begin()
-            let candidate = try size.map { try store.hasFile(ofSize: $0) } ?? false
-            try store.commit()
-            if candidate { preHash = Self.hashFile(p) }
+            // The write lock is not held while hashing.
+            if try size.map({ try store.hasFile(ofSize: $0) }) ?? false {
+                try store.commit()
+                preHash = Self.hashFile(p)
+                try store.begin()
+            }
         }
-        try store.begin()
         let plan = try store.planFile(path: path, size: size, hash: preHash)
         try store.commit()
         guard case .load(let fileID) = plan else {
