@@ -215,7 +215,12 @@ public final class Ingester {
     /// loading; nil when this one must wait for it (same size: maybe a copy of it).
     private func prepare(_ location: InputLocation, ahead: Bool) throws -> PreparedFile? {
         let path = location.description
-        if ahead, case .file(let p) = location, let size = rawSize(p), store.isLoading(size: size) { return nil }
+        if ahead {
+            // Only regular files are read ahead: standard input or a pipe may be named twice,
+            // and two readers of one stream would split it between them.
+            guard case .file(let p) = location, let size = rawSize(p) else { return nil }
+            if store.isLoading(size: size) { return nil }
+        }
         let input: TraceInput
         do {
             input = try TraceInput(location: location)

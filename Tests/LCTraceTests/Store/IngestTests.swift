@@ -168,6 +168,21 @@ final class IngestTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(missing.isEmpty)
     }
 
+    /// Regular files are read one ahead; standard input named twice must still be read by one
+    /// reader at a time (the first takes the whole stream, the second finds it at its end).
+    func testStandardInputNamedTwiceIsNotSplitBetweenTwoReaders() throws {
+        var b = TraceBuilder()
+        for i in 0..<30_000 { b.add(Double(10 + i), "mark", "\"name\":\"m\(i % 7)\"") }
+        TestSupport.writeLines(b.lines, to: dir + "/s.jsonl")
+        let shell = try TestSupport.process("/bin/sh", ["-c", "\(TestSupport.binary) ingest --db \(db) --format json - - < \(dir)/s.jsonl"])
+        XCTAssertEqual(shell.status, 0, shell.err)
+        let json = try JSONSerialization.jsonObject(with: Data(shell.out.utf8)) as! [String: Any]
+        let files = json["files"] as! [[String: Any]]
+        XCTAssertEqual(files.first?["lines"] as? Int, 30_002, "the first '-' read the whole stream")
+        XCTAssertEqual(json["rejects"] as? Int, 0)
+        XCTAssertEqual(try count("SELECT count(*) FROM events"), 30_002)
+    }
+
     func testStandardInputIsRecognisedAsAlreadyLoadedContent() throws {
         var b = TraceBuilder()
         b.add(3, "mark", "\"name\":\"x\"")
