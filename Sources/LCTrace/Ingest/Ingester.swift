@@ -129,7 +129,8 @@ public final class Ingester {
         defer { next?.stop() }
         for index in inputs.indices {
             do {
-                let current = try next ?? prepare(inputs[index], ahead: false)!
+                // Not read ahead (first file, a pipe, or the size of the one before): now.
+                let current = try next ?? prepare(inputs[index], ahead: false)!  // nil only when ahead
                 next = nil
                 defer { current.stop() }
                 if index + 1 < inputs.count { next = try prepare(inputs[index + 1], ahead: true) }
