@@ -3,15 +3,9 @@
 public final class SessionEventReader {
     private let db: Database
     private let select: Statement
-    /// Texts by interned id: the low ids (event names, classes, threads: interned first) in
-    /// an array, no hashing per field; the rest (controller ids, mostly of one session) in a
-    /// dictionary emptied when it grows large, so memory stays flat.
-    private var names: [String?] = []
-    private var otherNames: [Int64: String] = [:]
-    private static let arrayLimit = 1 << 16
+    private var names = IDCache<String>(limit: StringPool.defaultMaxCached)
     /// Event kind by interned name id: classified once, not per event.
-    private var kinds: [EventKind?] = []
-    private var otherKinds: [Int64: EventKind] = [:]
+    private var kinds = IDCache<EventKind>(limit: 1024)
     private let selectString: Statement
 
     public init(db: Database) throws {
@@ -24,20 +18,12 @@ public final class SessionEventReader {
 
     /// The text of an interned id (cached).
     public func text(_ id: Int64) throws -> String {
-        let index = Int(id)
-        if index >= 0 && index < names.count, let s = names[index] { return s }
-        if index >= Self.arrayLimit, let s = otherNames[id] { return s }
+        if let s = names[id] { return s }
         selectString.reset()
         defer { selectString.reset() }
         selectString.bind(id, at: 1)
         let s = try selectString.step() ? (selectString.text(0) ?? "") : ""
-        if index >= 0 && index < Self.arrayLimit {
-            if index >= names.count { names.append(contentsOf: repeatElement(nil, count: index + 1 - names.count)) }
-            names[index] = s
-        } else {
-            if otherNames.count >= StringPool.defaultMaxCached { otherNames.removeAll(keepingCapacity: true) }
-            otherNames[id] = s
-        }
+        names[id] = s
         return s
     }
 
@@ -52,19 +38,11 @@ public final class SessionEventReader {
             let nameID = select.int(2)
             let name = try text(nameID)
             let kind: EventKind
-            let slot = Int(nameID)
-            if slot >= 0 && slot < kinds.count, let known = kinds[slot] {
-                kind = known
-            } else if let known = otherKinds[nameID] {
+            if let known = kinds[nameID] {
                 kind = known
             } else {
                 kind = EventKind(name: name)
-                if slot >= 0 && slot < Self.arrayLimit {
-                    if slot >= kinds.count { kinds.append(contentsOf: repeatElement(nil, count: slot + 1 - kinds.count)) }
-                    kinds[slot] = kind
-                } else if otherKinds.count < 1024 {
-                    otherKinds[nameID] = kind
-                }
+                kinds[nameID] = kind
             }
             var event = TraceEvent(sid: sid, seq: select.int(0), t: select.int(1), name: name, kind: kind)
             if let id = select.optionalInt(3) { event.vc = try text(id) }
@@ -73,6 +51,35 @@ public final class SessionEventReader {
             event.flags = EventFlags(rawValue: select.int(6))
             if let id = select.optionalInt(7) { event.detail = try text(id) }
             try body(event)
+        }
+    }
+}
+
+/// Values by interned id. The low ids (event names, classes, threads: interned first) live in
+/// an array, so a lookup hashes nothing; the rest (controller ids, mostly of one session) in a
+/// dictionary emptied when it reaches `limit`, so memory stays flat.
+private struct IDCache<Value> {
+    private var low: [Value?] = []
+    private var high: [Int64: Value] = [:]
+    private let arrayLimit = 1 << 16
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    subscript(id: Int64) -> Value? {
+        get {
+            if id >= 0 && id < arrayLimit { return id < low.count ? low[Int(id)] : nil }
+            return high[id]
+        }
+        set {
+            if id >= 0 && id < arrayLimit {
+                let index = Int(id)
+                if index >= low.count { low.append(contentsOf: repeatElement(nil, count: index + 1 - low.count)) }
+                low[index] = newValue
+            } else {
+                if high.count >= limit { high.removeAll(keepingCapacity: true) }
+                high[id] = newValue
+            }
         }
     }
 }
