@@ -1,6 +1,8 @@
 /// A hash map from byte strings to ids, so the ingest hot path finds the `strings.id` (or
 /// session id) of a controller id, class or event name without building a Swift String.
-/// Open addressing over a power-of-two table; keys are copied into one arena.
+/// Open addressing over a power-of-two table; keys are copied into one arena. A cache, not a
+/// copy of the table: it empties itself at `limit` entries, so memory stays flat however many
+/// distinct ids a run meets (they are mostly local to one session).
 final class ByteInterner {
     private struct Entry {
         var hash: UInt64 = 0
@@ -12,6 +14,9 @@ final class ByteInterner {
     private var table = [Entry](repeating: Entry(), count: 1024)
     private var keys: [UInt8] = []
     private(set) var count = 0
+    let limit: Int
+
+    init(limit: Int = StringPool.defaultMaxCached) { self.limit = limit }
 
     /// FNV-1a, 64 bits: short keys, no need for more.
     @inline(__always) static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
@@ -37,6 +42,7 @@ final class ByteInterner {
     }
 
     func insert(_ bytes: UnsafeRawBufferPointer, hash: UInt64, id: Int64) {
+        if count >= limit { removeAll() }
         if (count + 1) * 2 > table.count { grow() }
         let start = keys.count
         keys.append(contentsOf: bytes)

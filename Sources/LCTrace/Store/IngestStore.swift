@@ -190,8 +190,6 @@ public final class IngestStore {
         let hash = ByteInterner.hash(bytes)
         if let id = stringBytes.lookup(bytes, hash: hash) { return id }
         let id = try strings.id(String(decoding: bytes, as: UTF8.self))
-        // Bounded like the pool behind it: memory stays flat on any number of distinct ids.
-        if stringBytes.count >= StringPool.defaultMaxCached { stringBytes.removeAll() }
         stringBytes.insert(bytes, hash: hash, id: id)
         return id
     }
@@ -209,7 +207,6 @@ public final class IngestStore {
             id = known
         } else {
             id = try sessionID(String(decoding: bytes, as: UTF8.self))
-            if sessionBytes.count >= StringPool.defaultMaxCached { sessionBytes.removeAll() }
             sessionBytes.insert(bytes, hash: hash, id: id)
         }
         if recentSession != 0 { highestSeq[recentSession] = recentHighest }

@@ -116,6 +116,20 @@ final class IngestTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try database.scalarInt("SELECT count(*) FROM strings WHERE text LIKE 'vc-%'"), 25)
     }
 
+    /// The byte cache in front of the pool is bounded the same way: at its limit it starts
+    /// over, and what it holds after that still maps to the right ids.
+    func testByteCacheEmptiesAtItsLimit() {
+        let cache = ByteInterner(limit: 4)
+        func key(_ i: Int) -> [UInt8] { Array("vc-\(i)".utf8) }
+        for i in 0..<6 {
+            key(i).withUnsafeBytes { cache.insert($0, hash: ByteInterner.hash($0), id: Int64(100 + i)) }
+        }
+        XCTAssertEqual(cache.count, 2, "emptied when the fifth came, then two inserted")
+        XCTAssertNil(key(0).withUnsafeBytes { cache.lookup($0, hash: ByteInterner.hash($0)) })
+        XCTAssertEqual(key(5).withUnsafeBytes { cache.lookup($0, hash: ByteInterner.hash($0)) }, 105)
+        XCTAssertEqual(key(4).withUnsafeBytes { cache.lookup($0, hash: ByteInterner.hash($0)) }, 104)
+    }
+
     func testIngestTimesAreRFC3339UTCOfNow() throws {
         let text = IngestStore.now()
         XCTAssertNotNil(text.range(of: #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"#, options: .regularExpression), text)
