@@ -271,20 +271,17 @@ public final class Ingester {
         let filled = file.filled, empty = file.empty
         var report = file.report
         try store.begin()
-        var stats = IngestStore.FileStats()
         var inBatch = 0
         var lastProgress = 0
         while let batch = filled.take() {
             try batch.arena.withUnsafeBytes { arena in
                 for e in batch.events {
-                    stats.events += 1
                     report.events += 1
                     switch try store.insert(e, batch, arena) {
                     case .inserted: report.newEvents += 1
                     case .duplicate: report.duplicates += 1
                     case .conflict:
                         report.conflicts += 1
-                        stats.conflicts += 1
                         let sample = UnsafeRawBufferPointer(rebasing: arena[Int(e.sid.start)..<Int(e.sid.start + e.sid.count)])
                         try store.reject(file: fileID, kind: .conflict, line: e.line, offset: e.offset,
                                          reason: "conflicting duplicate: session \(String(decoding: sample, as: UTF8.self)) seq \(e.seq) is stored with other content (first copy kept)",
@@ -296,12 +293,11 @@ public final class Ingester {
                     let sample = UnsafeRawBufferPointer(rebasing: arena[Int(r.sample.start)..<Int(r.sample.start + r.sample.count)])
                     try store.reject(file: fileID, kind: .line, line: r.line, offset: r.offset, reason: r.reason, sample: sample)
                     report.rejects += 1
-                    stats.rejects += 1
                     if report.rejectExamples.count < options.rejectExamples { report.rejectExamples.append((r.line, r.reason)) }
                 }
             }
             inBatch += batch.events.count + batch.rejects.count
-            stats.lines = batch.linesRead
+            report.lines = batch.linesRead
             if inBatch >= options.batchSize {
                 try store.commit()
                 try store.begin()
@@ -317,14 +313,19 @@ public final class Ingester {
             empty.put(batch)
         }
         if let damage = input.damage {
-            stats.damage = damage.reason
             report.status = .damaged(damage.reason)
-            try store.reject(file: fileID, kind: .damage, line: stats.lines, offset: damage.rawOffset,
+            try store.reject(file: fileID, kind: .damage, line: report.lines, offset: damage.rawOffset,
                              reason: damage.reason, sample: nil)
         }
+        // The file row's counts are the report's (the damage reject is not a line reject).
+        var stats = IngestStore.FileStats()
         stats.size = input.rawBytesRead
         stats.members = input.members
-        report.lines = stats.lines
+        stats.lines = report.lines
+        stats.events = report.events
+        stats.rejects = report.rejects
+        stats.conflicts = report.conflicts
+        stats.damage = input.damage?.reason
         if let same = try store.finishFile(id: fileID, hash: input.contentHash(), stats: stats) {
             report.status = .sameContent(path: same)
             report.rejects = 0
@@ -335,7 +336,7 @@ public final class Ingester {
         try analysis?.storeFinished(store)
         try store.commit()
         analysis?.enqueue(store.takeTouchedSessions(), stamp: store.stamp)
-        progress?(IngestProgress(fileIndex: index + 1, fileCount: count, path: path, lines: stats.lines,
+        progress?(IngestProgress(fileIndex: index + 1, fileCount: count, path: path, lines: report.lines,
                                  events: report.events, rawBytes: input.rawBytesRead, rawSize: size))
         return report
     }
