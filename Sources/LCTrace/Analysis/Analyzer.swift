@@ -84,11 +84,16 @@ public final class Analyzer {
     }
 
     /// Builds one session's model and runs the rules on it, writing nothing (reports with
-    /// other tuning use this on a read-only connection).
-    public static func buildModel(session id: Int64, sid: String, metadata: SessionMetadata,
-                                  reader: SessionEventReader, settings: RuleSettings) throws -> SessionModel {
+    /// other tuning use this on a read-only connection). `captured`, when given, must be all
+    /// the session's rows (`IngestStore.takeCapturedRows`): they are used instead of the table.
+    public static func buildModel(session id: Int64, sid: String, metadata: SessionMetadata, reader: SessionEventReader,
+                                  captured: CapturedRows? = nil, settings: RuleSettings) throws -> SessionModel {
         let builder = ModelBuilder(sid: sid, metadata: metadata)
-        try reader.forEachEvent(session: id, sid: sid) { builder.consume($0) }
+        if let captured {
+            try reader.forEachEvent(in: captured, sid: sid) { builder.consume($0) }
+        } else {
+            try reader.forEachEvent(session: id, sid: sid) { builder.consume($0) }
+        }
         let model = builder.finish()
         model.findings = RuleCatalog.check(model, settings)
         return model

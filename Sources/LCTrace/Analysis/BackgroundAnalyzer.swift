@@ -10,16 +10,35 @@ import Glibc
 /// got no rows since the snapshot it was built from (checked with `IngestStore.Stamp`);
 /// otherwise the session stays dirty and the analysis after loading rebuilds it. The result is
 /// therefore the same as loading everything first and analysing after.
+///
+/// A session that was new in its file comes with the rows the writer stored
+/// (`CapturedRows`): its model is built from them, and its events are not read back.
 public final class BackgroundAnalyzer {
     private struct Request {
         let session: Int64
         let stamp: IngestStore.Stamp
+        let rows: CapturedRows?
     }
 
     private struct Result {
-        let request: Request
+        let session: Int64
+        let stamp: IngestStore.Stamp
+        /// Built from captured rows (which are let go once built).
+        let fromCapturedRows: Bool
         let model: SessionModel?
+
+        init(_ request: Request, _ model: SessionModel?) {
+            session = request.session
+            stamp = request.stamp
+            fromCapturedRows = request.rows != nil
+            self.model = model
+        }
     }
+
+    /// Most captured rows held by queued requests; past it a request goes without (its
+    /// session is read back), so memory stays bounded when the analysis falls behind.
+    public var maxHeldRows = 524_288
+    private var heldRows = 0
 
     private let settings: RuleSettings
     private let database: Database
@@ -40,6 +59,8 @@ public final class BackgroundAnalyzer {
     /// Events and findings of each session whose model was stored (the last one stored).
     public private(set) var stored: [Int64: (events: Int, findings: Int)] = [:]
     public var sessions: Int { stored.count }
+    /// Of the models stored, those built from captured rows rather than read back.
+    public private(set) var storedFromCapturedRows = 0
 
     /// `db` is the writer's connection (models are written there); the worker opens its own
     /// read-only connection to `db.path`.
@@ -56,11 +77,18 @@ public final class BackgroundAnalyzer {
         thread.start()
     }
 
-    /// Asks for the models of `sessions` as committed when `stamp` was taken.
-    public func enqueue(_ sessions: [Int64], stamp: IngestStore.Stamp) {
+    /// Asks for the models of `sessions` as committed when `stamp` was taken; `captured`
+    /// holds all the rows of those of them that had none before (`IngestStore.takeCapturedRows`).
+    public func enqueue(_ sessions: [Int64], captured: [Int64: CapturedRows] = [:], stamp: IngestStore.Stamp) {
         guard !sessions.isEmpty else { return }
         condition.lock()
-        requests.append(contentsOf: sessions.map { Request(session: $0, stamp: stamp) })
+        for session in sessions {
+            var rows = captured[session]
+            if let r = rows {
+                if heldRows + r.count <= maxHeldRows { heldRows += r.count } else { rows = nil }
+            }
+            requests.append(Request(session: session, stamp: stamp, rows: rows))
+        }
         condition.broadcast()
         condition.unlock()
     }
@@ -102,11 +130,12 @@ public final class BackgroundAnalyzer {
                 try store.commit()
             } else if !requests.isEmpty {
                 let request = requests.removeFirst()
+                heldRows -= request.rows?.count ?? 0
                 condition.unlock()
                 if own == nil { own = (try SessionEventReader(db: database), ModelReader(db: database)) }
                 let model = build(request, on: database, own!.reader, own!.metadata)
                 try store.begin()
-                try self.store([Result(request: request, model: model)], store)
+                try self.store([Result(request, model)], store)
                 try store.commit()
             } else if working {
                 condition.wait()
@@ -125,15 +154,17 @@ public final class BackgroundAnalyzer {
         cancelled = true
         requests.removeAll()
         results.removeAll()
+        heldRows = 0
         condition.broadcast()
         condition.unlock()
     }
 
     private func store(_ ready: [Result], _ store: IngestStore) throws {
         for result in ready {
-            guard let model = result.model, store.unchangedSince(result.request.stamp, session: result.request.session) else { continue }
-            try writer.replace(session: result.request.session, with: model)
-            stored[result.request.session] = (model.stats.events, model.findings.count)
+            guard let model = result.model, store.unchangedSince(result.stamp, session: result.session) else { continue }
+            try writer.replace(session: result.session, with: model)
+            stored[result.session] = (model.stats.events, model.findings.count)
+            if result.fromCapturedRows { storedFromCapturedRows += 1 }
         }
     }
 
@@ -146,7 +177,7 @@ public final class BackgroundAnalyzer {
             try db.execute("BEGIN")
             let meta = try metadata.sessionMetadata(request.session)
             let model = try Analyzer.buildModel(session: request.session, sid: meta.sid, metadata: meta,
-                                                reader: reader, settings: settings)
+                                                reader: reader, captured: request.rows, settings: settings)
             try db.commit()
             return model
         } catch {
@@ -170,6 +201,7 @@ public final class BackgroundAnalyzer {
             while requests.isEmpty && !closed { condition.wait() }
             guard !requests.isEmpty else { condition.unlock(); break }
             let request = requests.removeFirst()
+            heldRows -= request.rows?.count ?? 0
             working = true
             condition.unlock()
 
@@ -177,7 +209,7 @@ public final class BackgroundAnalyzer {
 
             condition.lock()
             while results.count >= Self.maxWaitingResults && !cancelled { condition.wait() }
-            if !cancelled { results.append(Result(request: request, model: model)) }
+            if !cancelled { results.append(Result(request, model)) }
             working = false
             condition.broadcast()
             condition.unlock()

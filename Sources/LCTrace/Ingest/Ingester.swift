@@ -120,6 +120,7 @@ public final class Ingester {
                        progress: ((IngestProgress) -> Void)? = nil) throws -> IngestSummary {
         let started = Date()
         var summary = IngestSummary()
+        store.capturesRows = analysis != nil
         for path in missing {
             summary.files.append(FileReport(path: path, status: .missing("no such file or directory")))
         }
@@ -335,7 +336,7 @@ public final class Ingester {
         // smaller than one batch).
         try analysis?.storeFinished(store)
         try store.commit()
-        analysis?.enqueue(store.takeTouchedSessions(), stamp: store.stamp)
+        analysis?.enqueue(store.takeTouchedSessions(), captured: store.takeCapturedRows(), stamp: store.stamp)
         progress?(IngestProgress(fileIndex: index + 1, fileCount: count, path: path, lines: report.lines,
                                  events: report.events, rawBytes: input.rawBytesRead, rawSize: size))
         return report

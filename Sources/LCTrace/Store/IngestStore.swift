@@ -78,6 +78,34 @@ public final class IngestStore {
         recentSession = 0
         recentSid.removeAll(keepingCapacity: true)
         recentMarked = false
+        recentCapture = nil
+    }
+
+    /// Keep `CapturedRows` of new sessions for `takeCapturedRows` (set when an analysis
+    /// takes them after each file; off, nothing is kept).
+    public var capturesRows = false
+    /// Most rows held in captures at once; a session past it is read back instead.
+    public var captureLimit = 262_144
+    /// Rows of the sessions that had none when this store met them, under the current
+    /// data_version: all the rows such a session has. Dropped whenever another connection
+    /// commits (it may have added rows), on rollback, and past `captureLimit`.
+    private var captured: [Int64: CapturedRows] = [:]
+    private var capturedRowCount = 0
+    /// The recent session's capture, if it has one.
+    private var recentCapture: CapturedRows?
+
+    private func dropCaptures() {
+        captured.removeAll()
+        capturedRowCount = 0
+        recentCapture = nil
+    }
+
+    /// Hands over the captures of the sessions that got rows (call after `commit`, with
+    /// `takeTouchedSessions`), and forgets them: their sessions have rows now, so later
+    /// rows of theirs are never captured.
+    public func takeCapturedRows() -> [Int64: CapturedRows] {
+        defer { dropCaptures() }
+        return captured.filter { $0.value.count > 0 }
     }
 
     /// Rows known to be new, waiting for `flush` (their text lives in the batch's arena).
@@ -120,6 +148,7 @@ public final class IngestStore {
         if version != dataVersion {
             highestSeq.removeAll(keepingCapacity: true)
             forgetRecentSession()
+            dropCaptures()
             dataVersion = version
         }
     }
@@ -163,6 +192,7 @@ public final class IngestStore {
         dirtyInBatch.removeAll()
         highestSeq.removeAll()
         forgetRecentSession()
+        dropCaptures()
         pending.removeAll()
         touched.removeAll()
     }
@@ -211,6 +241,10 @@ public final class IngestStore {
         }
         if recentSession != 0 { highestSeq[recentSession] = recentHighest }
         recentHighest = try highestStoredSeq(id)
+        if capturesRows && recentHighest == Int64.min && captured[id] == nil && capturedRowCount < captureLimit {
+            captured[id] = CapturedRows()   // no rows stored or pending: all of its rows will pass here
+        }
+        recentCapture = captured[id]
         recentSession = id
         recentSid.removeAll(keepingCapacity: true)
         recentSid.append(contentsOf: bytes)
@@ -289,6 +323,17 @@ public final class IngestStore {
             inserted = try insertEvents.insertOne(row) { row, s, at in self.bind(row, to: s, from: at, arena) }
         }
         if inserted {
+            if let capture = recentCapture {
+                if capturedRowCount < captureLimit && capture.append(seq: e.seq, t: e.t, ev: row.ev, vc: row.vc, cls: row.cls,
+                                                                     other: row.other, detail: row.detail, flags: e.flags) {
+                    capturedRowCount += 1
+                } else {
+                    // Too many rows held (or an id past 32 bits): this session is read back.
+                    capturedRowCount -= capture.count
+                    captured[session] = nil
+                    recentCapture = nil
+                }
+            }
             if !recentMarked {
                 recentMarked = true
                 dirtyInBatch.insert(session)

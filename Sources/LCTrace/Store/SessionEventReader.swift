@@ -35,23 +35,41 @@ public final class SessionEventReader {
         defer { select.reset() }
         select.bind(session, at: 1)
         while try select.step() {
-            let nameID = select.int(2)
-            let name = try text(nameID)
-            let kind: EventKind
-            if let known = kinds[nameID] {
-                kind = known
-            } else {
-                kind = EventKind(name: name)
-                kinds[nameID] = kind
-            }
-            var event = TraceEvent(sid: sid, seq: select.int(0), t: select.int(1), name: name, kind: kind)
-            if let id = select.optionalInt(3) { event.vc = try text(id) }
-            if let id = select.optionalInt(4) { event.cls = try text(id) }
-            if let id = select.optionalInt(5) { event.other = try text(id) }
-            event.flags = EventFlags(rawValue: select.int(6))
-            if let id = select.optionalInt(7) { event.detail = try text(id) }
-            try body(event)
+            try body(try event(sid: sid, seq: select.int(0), t: select.int(1), ev: select.int(2), vc: select.optionalInt(3),
+                               cls: select.optionalInt(4), other: select.optionalInt(5), flags: select.int(6),
+                               detail: select.optionalInt(7)))
         }
+    }
+
+    /// Calls `body` with the events of captured rows (all of a session's rows), in seq order:
+    /// the same events `forEachEvent(session:)` gives, without reading the table.
+    public func forEachEvent(in captured: CapturedRows, sid: String, _ body: (TraceEvent) throws -> Void) throws {
+        func id(_ value: Int32) -> Int64? { value == 0 ? nil : Int64(value) }
+        for r in captured.inSeqOrder() {
+            try body(try event(sid: sid, seq: r.seq, t: r.t, ev: Int64(r.ev), vc: id(r.vc), cls: id(r.cls),
+                               other: id(r.other), flags: Int64(r.flags), detail: id(r.detail)))
+        }
+    }
+
+    /// One event from a row's values, texts looked up by id.
+    @inline(__always)
+    private func event(sid: String, seq: Int64, t: Int64, ev: Int64, vc: Int64?, cls: Int64?, other: Int64?,
+                       flags: Int64, detail: Int64?) throws -> TraceEvent {
+        let name = try text(ev)
+        let kind: EventKind
+        if let known = kinds[ev] {
+            kind = known
+        } else {
+            kind = EventKind(name: name)
+            kinds[ev] = kind
+        }
+        var event = TraceEvent(sid: sid, seq: seq, t: t, name: name, kind: kind)
+        if let vc { event.vc = try text(vc) }
+        if let cls { event.cls = try text(cls) }
+        if let other { event.other = try text(other) }
+        event.flags = EventFlags(rawValue: flags)
+        if let detail { event.detail = try text(detail) }
+        return event
     }
 }
 

@@ -83,8 +83,6 @@ enum TestSupport {
     }
 }
 
-/// A test case with a fresh temporary folder (`dir`) and a database path in it (`db`),
-/// removed after each test.
 extension CorpusOptions {
     /// Generator options in one expression, for the tests that write random corpora.
     static func make(seed: UInt64, sessions: Int, sessionsPerFile: Int = 2, scenarios: Int,
@@ -100,6 +98,8 @@ extension CorpusOptions {
     }
 }
 
+/// A test case with a fresh temporary folder (`dir`) and a database path in it (`db`),
+/// removed after each test.
 class TemporaryDirectoryTestCase: XCTestCase {
     var dir = ""
     var db = ""
