@@ -10,6 +10,8 @@ public struct IngestOptions: Sendable {
     /// Events per transaction: large enough for speed, small enough that a concurrent
     /// ingest waits at most a moment for the write lock.
     public var batchSize = 20_000
+    /// Checkpoints run on a thread of their own (`Checkpointer`) rather than in the writer's commits.
+    public var backgroundCheckpoints = true
     public var maxLineLength = LineReader.defaultMaxLineLength
     /// Keep at most this many reject examples per file in the report (all go to the database).
     public var rejectExamples = 5
@@ -121,6 +123,9 @@ public final class Ingester {
         let started = Date()
         var summary = IngestSummary()
         store.capturesRows = analysis != nil
+        // The write-ahead log is copied back on another thread, off the writer's path.
+        let checkpointer = options.backgroundCheckpoints ? try Checkpointer(writer: store.db) : nil
+        defer { checkpointer?.stop() }
         for path in missing {
             summary.files.append(FileReport(path: path, status: .missing("no such file or directory")))
         }

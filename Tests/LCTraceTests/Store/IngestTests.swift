@@ -294,3 +294,43 @@ final class IngestTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try count("SELECT count(*) FROM findings WHERE rule = 'LC101'"), 1)
     }
 }
+
+/// Checkpoints on their own thread during ingest: the log is copied back and stays bounded,
+/// and the content is the same as with SQLite's own checkpoints.
+final class CheckpointerTests: TemporaryDirectoryTestCase {
+    /// Ingests `corpus` into `path` with a checkpointer of these thresholds (nil: SQLite's own).
+    func ingest(_ corpus: String, into path: String, wake: Int32?, restart: Int32?) throws -> Checkpointer? {
+        let database = try Schema.openForWriting(path: path)
+        let checkpointer = try wake.map { try Checkpointer(writer: database, wakeFrames: $0, restartFrames: restart!) }
+        var options = IngestOptions()
+        options.backgroundCheckpoints = false   // this test's own, with small thresholds
+        options.batchSize = 300                 // many commits
+        let summary = try Ingester(store: try IngestStore(db: database), options: options)
+            .ingest(Ingester.expand([corpus]).inputs)
+        XCTAssertGreaterThan(summary.files.reduce(0) { $0 + $1.newEvents }, 10_000)
+        checkpointer?.stop()
+        XCTAssertEqual(try database.scalarInt("PRAGMA wal_autocheckpoint"), 1000, "SQLite's checkpoints are back")
+        return checkpointer
+    }
+
+    func testTheLogIsCopiedOnAnotherThreadAndStaysBounded() throws {
+        let o = CorpusOptions.make(seed: 13, sessions: 6, scenarios: 150)
+        let corpus = dir + "/corpus"
+        try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: corpus, options: o)
+        let plain = dir + "/plain.db", copied = dir + "/copied.db", restarted = dir + "/restarted.db"
+        _ = try ingest(corpus, into: plain, wake: nil, restart: nil)
+
+        // The thread alone: it copies, the content is the same.
+        let thread = try XCTUnwrap(try ingest(corpus, into: copied, wake: 8, restart: 1 << 30))
+        XCTAssertGreaterThan(thread.checkpoints, 0, "the thread copied the log")
+        XCTAssertEqual(try TestSupport.logicalDump(copied), try TestSupport.logicalDump(plain))
+
+        // The writer's own small copy when the log passes its limit: the log starts over.
+        let writer = try XCTUnwrap(try ingest(corpus, into: restarted, wake: 1 << 30, restart: 32))
+        XCTAssertGreaterThan(writer.writerCheckpoints, 0, "largest log \(writer.largestLog)")
+        XCTAssertLessThan(writer.largestLog, 32 + 64, "the log starts over soon after its limit")
+        let walBytes = (try FileManager.default.attributesOfItem(atPath: restarted + "-wal")[.size] as? Int) ?? 0
+        XCTAssertLessThan(walBytes, (32 + 64) * 4120, "the log file stays small")
+        XCTAssertEqual(try TestSupport.logicalDump(restarted), try TestSupport.logicalDump(plain))
+    }
+}
