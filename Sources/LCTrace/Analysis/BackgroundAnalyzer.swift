@@ -42,7 +42,8 @@ public final class BackgroundAnalyzer {
 
     private let settings: RuleSettings
     private let database: Database
-    private let writer: ModelWriter
+    /// Made on first use, sharing the ingest store's string cache.
+    private var writer: ModelWriter?
     private let condition = NSCondition()
     private var requests: [Request] = []
     private var results: [Result] = []
@@ -67,7 +68,6 @@ public final class BackgroundAnalyzer {
     public init(db: Database, settings: RuleSettings) throws {
         self.settings = settings
         database = db
-        writer = try ModelWriter(db: db)
         let reading = try Database(path: db.path, mode: .readOnly)
         // It reads each session once, in key order: a small page cache does (memory stays flat).
         try reading.execute("PRAGMA cache_size = -4096")
@@ -162,7 +162,8 @@ public final class BackgroundAnalyzer {
     private func store(_ ready: [Result], _ store: IngestStore) throws {
         for result in ready {
             guard let model = result.model, store.unchangedSince(result.stamp, session: result.session) else { continue }
-            try writer.replace(session: result.session, with: model)
+            if writer == nil { writer = try ModelWriter(db: store.db, strings: store.strings) }
+            try writer!.replace(session: result.session, with: model)
             stored[result.session] = (model.stats.events, model.findings.count)
             if result.fromCapturedRows { storedFromCapturedRows += 1 }
         }

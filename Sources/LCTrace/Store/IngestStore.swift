@@ -36,7 +36,9 @@ public enum FilePlan: Equatable {
 /// process can interleave its own batches.
 public final class IngestStore {
     public let db: Database
-    private let strings: StringPool
+    /// Also the model writer's during ingest (`BackgroundAnalyzer`): the texts of a model are
+    /// those just interned for its events, so its lookups hit this cache instead of the table.
+    let strings: StringPool
     private let stringBytes = ByteInterner()
     private let sessionBytes = ByteInterner()
     private var sessionRecords: [Int64: (seq: Int64?, record: SessionRecord?)] = [:]

@@ -11,9 +11,10 @@ final class ModelWriter {
     private let insertFinding: Statement
     private let updateSession: Statement
 
-    init(db: Database) throws {
+    /// `strings`: a pool to share (the ingest's, on the same connection); a new one by default.
+    init(db: Database, strings: StringPool? = nil) throws {
         self.db = db
-        strings = try StringPool(db: db)
+        self.strings = try strings ?? StringPool(db: db)
         deletes = try ["instances", "appearances", "containment", "findings"].map {
             try db.prepare("DELETE FROM \($0) WHERE session = ?")
         }
