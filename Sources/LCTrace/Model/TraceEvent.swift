@@ -110,6 +110,13 @@ public struct EventFlags: OptionSet, Hashable, Sendable {
     public static func present(_ flag: EventFlags) -> EventFlags { EventFlags(rawValue: flag.rawValue << 8) }
 }
 
+/// A session record held by reference (see `TraceEvent.session`), compared by value.
+private final class RecordBox: Equatable, @unchecked Sendable {
+    let value: SessionRecord
+    init(_ value: SessionRecord) { self.value = value }
+    static func == (a: RecordBox, b: RecordBox) -> Bool { a.value == b.value }
+}
+
 /// The metadata of a `session` record.
 public struct SessionRecord: Equatable, Sendable {
     public var app: String?
@@ -179,14 +186,20 @@ public struct TraceEvent: Equatable, Sendable {
     /// A JSON object with every key not stored in a column (bounds, traits, unknown keys), or nil.
     public var attrs: String?
     /// Present on `session` records.
-    public var session: SessionRecord?
+    public var session: SessionRecord? {
+        get { record?.value }
+        set { record = newValue.map(RecordBox.init) }
+    }
+    /// Boxed: a record is nine strings, and on every other event it would make each copy of
+    /// an event (the model builder takes millions) 150 bytes longer.
+    private var record: RecordBox?
 
     public init(sid: String, seq: Int64, t: Int64, name: String, kind: EventKind? = nil, wall: String? = nil, thread: String? = nil,
                 vc: String? = nil, cls: String? = nil, other: String? = nil, flags: EventFlags = [],
                 detail: String? = nil, attrs: String? = nil, session: SessionRecord? = nil) {
         self.sid = sid; self.seq = seq; self.t = t; self.name = name; self.kind = kind ?? EventKind(name: name)
         self.wall = wall; self.thread = thread; self.vc = vc; self.cls = cls; self.other = other
-        self.flags = flags; self.detail = detail; self.attrs = attrs; self.session = session
+        self.flags = flags; self.detail = detail; self.attrs = attrs; self.record = session.map(RecordBox.init)
     }
 
     public func has(_ flag: EventFlags) -> Bool { flags.contains(flag) }
