@@ -87,7 +87,7 @@ public final class IngestStore {
     /// takes them after each file; off, nothing is kept).
     public var capturesRows = false
     /// Most rows held in captures at once; a session past it is read back instead.
-    public var captureLimit = 262_144
+    public var captureLimit = 65_536
     /// Rows of the sessions that had none when this store met them, under the current
     /// data_version: all the rows such a session has. Dropped whenever another connection
     /// commits (it may have added rows), on rollback, and past `captureLimit`.
