@@ -13,9 +13,13 @@ struct RowInsert {
         self.rowsPerStatement = rowsPerStatement
         columns = Int32(names.count)
         let row = "(" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
-        let head = "INSERT INTO \(table)(\(names.joined(separator: ", "))) VALUES "
-        one = try db.prepare(head + row + (oneRowSuffix.isEmpty ? "" : " " + oneRowSuffix))
-        many = try db.prepare(head + Array(repeating: row, count: rowsPerStatement).joined(separator: ", "))
+        let columnList = "\(table)(\(names.joined(separator: ", "))) VALUES "
+        one = try db.prepare("INSERT INTO " + columnList + row + (oneRowSuffix.isEmpty ? "" : " " + oneRowSuffix))
+        // OR FAIL: a many-row statement that fails keeps the rows before the failure, so SQLite
+        // needs no statement journal (a copy of each page the statement touches first) to undo
+        // them. Only rows known to be new come here; a failure throws and the caller rolls
+        // the whole transaction back.
+        many = try db.prepare("INSERT OR FAIL INTO " + columnList + Array(repeating: row, count: rowsPerStatement).joined(separator: ", "))
     }
 
     /// Inserts `items`; `bind(item, statement, firstParameter)` binds one row's columns.
