@@ -268,21 +268,22 @@ public final class IngestStore {
         var wall: Span, attrs: Span
     }
 
-    /// Binds a row's 12 values from parameter `first` on.
+    /// Binds a row's 12 values from parameter `first` on (integers and NULLs only when they
+    /// differ from what the parameter holds: the session and the empty columns rarely do).
     @inline(__always)
     private func bind(_ r: PendingRow, to s: Statement, from first: Int32, _ arena: UnsafeRawBufferPointer) {
-        s.bind(r.session, at: first)
+        s.bindKeeping(r.session, at: first)
         s.bind(r.seq, at: first + 1)
         s.bind(r.t, at: first + 2)
-        s.bind(r.ev, at: first + 3)
-        s.bind(r.vc, at: first + 4)
-        s.bind(r.cls, at: first + 5)
-        s.bind(r.other, at: first + 6)
-        s.bind(r.flags, at: first + 7)
-        s.bind(r.detail, at: first + 8)
-        s.bind(r.thread, at: first + 9)
-        s.bindText(slice(r.wall, arena), at: first + 10)
-        s.bindText(slice(r.attrs, arena), at: first + 11)
+        s.bindKeeping(r.ev, at: first + 3)
+        s.bindKeeping(r.vc, at: first + 4)
+        s.bindKeeping(r.cls, at: first + 5)
+        s.bindKeeping(r.other, at: first + 6)
+        s.bindKeeping(r.flags, at: first + 7)
+        s.bindKeeping(r.detail, at: first + 8)
+        s.bindKeeping(r.thread, at: first + 9)
+        if r.wall.isNone { s.bindKeeping(nil, at: first + 10) } else { s.bindText(slice(r.wall, arena), at: first + 10) }
+        if r.attrs.isNone { s.bindKeeping(nil, at: first + 11) } else { s.bindText(slice(r.attrs, arena), at: first + 11) }
     }
 
     /// The highest seq stored for `session` (Int64.min for none), from the cache or the table.

@@ -204,7 +204,42 @@ public final class Statement {
         tail = tailText
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit {
+        sqlite3_finalize(handle)
+        keptValues?.deallocate()
+        keptStates?.deallocate()
+    }
+
+    /// What `bindKeeping` last bound to each parameter (state 0: unknown, 1: NULL, 2: the
+    /// integer in `keptValues`), so an unchanged value is not bound again. A many-row INSERT
+    /// rebinds hundreds of parameters per run, most of them to what they already hold (the
+    /// session, columns empty on most rows). Any other bind or `reset` forgets a parameter.
+    private var keptValues: UnsafeMutablePointer<Int64>?
+    private var keptStates: UnsafeMutablePointer<UInt8>?
+
+    @inline(__always) private func forgetKept(_ index: Int32) {
+        if let keptStates { keptStates[Int(index)] = 0 }
+    }
+
+    /// Binds an integer or NULL unless the parameter already holds exactly that.
+    @inline(__always) public func bindKeeping(_ value: Int64?, at index: Int32) {
+        if keptStates == nil {
+            let count = Int(sqlite3_bind_parameter_count(handle)) + 1
+            keptValues = .allocate(capacity: count)
+            keptValues!.initialize(repeating: 0, count: count)
+            keptStates = .allocate(capacity: count)
+            keptStates!.initialize(repeating: 0, count: count)
+        }
+        let states = keptStates!, values = keptValues!, i = Int(index)
+        if let value {
+            if states[i] == 2 && values[i] == value { return }
+            states[i] = sqlite3_bind_int64(handle, index, value) == SQLITE_OK ? 2 : 0
+            values[i] = value
+        } else {
+            if states[i] == 1 { return }
+            states[i] = sqlite3_bind_null(handle, index) == SQLITE_OK ? 1 : 0
+        }
+    }
 
     /// True when the statement cannot change the database (https://sqlite.org/c3ref/stmt_readonly.html).
     public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
@@ -212,6 +247,7 @@ public final class Statement {
     public func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        if let keptStates { keptStates.update(repeating: 0, count: Int(sqlite3_bind_parameter_count(handle)) + 1) }
     }
 
     /// Resets without clearing bindings: for hot loops that bind every parameter each time.
@@ -224,6 +260,7 @@ public final class Statement {
     }
 
     public func bind(_ value: SQLValue, at index: Int32) throws {
+        forgetKept(index)
         let rc: Int32
         switch value {
         case .null: rc = sqlite3_bind_null(handle, index)
@@ -237,15 +274,18 @@ public final class Statement {
     }
 
     @inline(__always) public func bind(_ value: Int64, at index: Int32) {
+        forgetKept(index)
         sqlite3_bind_int64(handle, index, value)
     }
 
     @inline(__always) public func bind(_ value: Int64?, at index: Int32) {
+        forgetKept(index)
         if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
     }
 
     /// Binds UTF-8 bytes as text (copied by SQLite), or NULL for nil.
     @inline(__always) public func bindText(_ bytes: UnsafeRawBufferPointer?, at index: Int32) {
+        forgetKept(index)
         if let bytes, let base = bytes.baseAddress {
             sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), sqliteTransient)
         } else if bytes != nil {
@@ -264,6 +304,7 @@ public final class Statement {
     }
 
     @inline(__always) public func bind(_ value: String?, at index: Int32) {
+        forgetKept(index)
         if let value { sqlite3_bind_text(handle, index, value, -1, sqliteTransient) } else { sqlite3_bind_null(handle, index) }
     }
 

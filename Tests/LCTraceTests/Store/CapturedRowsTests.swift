@@ -138,3 +138,37 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try TestSupport.logicalDump(together), try TestSupport.logicalDump(apart))
     }
 }
+
+/// `Statement.bindKeeping` skips a bind when the parameter already holds the value; what the
+/// statement sees must always be the last value asked for, whatever else bound in between.
+final class BindKeepingTests: XCTestCase {
+    func testTheStatementAlwaysSeesTheLastValue() throws {
+        let database = try Database(path: ":memory:")
+        let s = try database.prepare("SELECT ?1, ?2")
+        func row() throws -> [SQLValue] {
+            defer { s.resetKeepingBindings() }   // binds only take on a statement not stepping
+            XCTAssertTrue(try s.step())
+            return [s.value(0), s.value(1)]
+        }
+        s.bindKeeping(5, at: 1); s.bindKeeping(nil, at: 2)
+        XCTAssertEqual(try row(), [.int(5), .null])
+        s.bindKeeping(5, at: 1); s.bindKeeping(7, at: 2)
+        XCTAssertEqual(try row(), [.int(5), .int(7)])
+        s.bindKeeping(nil, at: 1); s.bindKeeping(7, at: 2)
+        XCTAssertEqual(try row(), [.null, .int(7)])
+        s.bind("text", at: 2)                    // another kind of bind in between
+        s.bindKeeping(7, at: 2)
+        XCTAssertEqual(try row(), [.null, .int(7)])
+        s.bind(Int64(9), at: 1)
+        s.bindKeeping(nil, at: 1)
+        XCTAssertEqual(try row(), [.null, .int(7)])
+        s.reset()                                // clears every binding
+        s.bindKeeping(7, at: 2)
+        XCTAssertEqual(try row(), [.null, .int(7)])
+        s.bindKeeping(nil, at: 1)
+        XCTAssertEqual(try row(), [.null, .int(7)])
+        s.reset()
+        s.bindKeeping(nil, at: 1); s.bindKeeping(nil, at: 2)
+        XCTAssertEqual(try row(), [.null, .null])
+    }
+}
