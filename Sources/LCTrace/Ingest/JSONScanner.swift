@@ -47,29 +47,40 @@ struct JSONScanner {
         index += 1
     }
 
-    /// Scans a string starting at `"`; returns the range of its content (between the quotes)
-    /// and whether it contains escapes.
-    /// True when none of the 8 bytes of `w` is a quote, a backslash, below 0x20 or above
-    /// 0x7F (bit tricks on the whole word: each high bit marks a byte that is one of those).
-    @inline(__always) static func plainASCII(_ w: UInt64) -> Bool {
+    /// High bits marking the bytes of `w` (little-endian: byte 0 lowest) that are a quote, a
+    /// backslash, below 0x20 or above 0x7F, by bit tricks on the whole word. A byte above a
+    /// marked one may be marked wrongly (a borrow), never one below: the lowest mark is the
+    /// first such byte.
+    @inline(__always) static func specialMask(_ w: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5c)
         let zeroQuote = (quote &- ones) & ~quote & highs
         let zeroBackslash = (backslash &- ones) & ~backslash & highs
         let control = (w &- ones &* 0x20) & ~w & highs
-        return (zeroQuote | zeroBackslash | control | (w & highs)) == 0
+        return zeroQuote | zeroBackslash | control | (w & highs)
     }
 
+    /// True when none of the 8 bytes of `w` is a quote, a backslash, below 0x20 or above 0x7F.
+    @inline(__always) static func plainASCII(_ w: UInt64) -> Bool { specialMask(w) == 0 }
+
+    /// Scans a string starting at `"`; returns the range of its content (between the quotes)
+    /// and whether it contains escapes.
     mutating func scanString() throws -> (range: Range<Int>, escaped: Bool) {
         let open = index
         index += 1  // opening quote
         let contentStart = index
         var escaped = false
         while true {
-            // Eight plain bytes at a time: none is '"', '\\', a control byte or non-ASCII.
+            // Eight plain bytes at a time (none is '"', '\\', a control byte or non-ASCII), then
+            // straight to the first byte that is not.
             while index + 8 <= bytes.count {
-                let w = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                if Self.plainASCII(w) { index += 8 } else { break }
+                let mask = Self.specialMask(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+                if mask == 0 {
+                    index += 8
+                } else {
+                    index += mask.trailingZeroBitCount >> 3
+                    break
+                }
             }
             guard index < bytes.count else { throw fail("unterminated string", at: open) }
             let b = bytes[index]

@@ -36,6 +36,21 @@ final class EventDecoderTests: XCTestCase {
                 let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
                 let plain = value >= 0x20 && value < 0x80 && value != 0x22 && value != 0x5c
                 XCTAssertEqual(JSONScanner.plainASCII(word), plain, "byte \(value) at \(position)")
+                if !plain {
+                    XCTAssertEqual(JSONScanner.specialMask(word).trailingZeroBitCount >> 3, position, "byte \(value)")
+                }
+            }
+        }
+        // The first special byte is found whatever follows it (a borrow may mark bytes after it).
+        for first in 0..<8 {
+            for value in [0x00, 0x1f, 0x22, 0x5c, 0x80, 0xff] {
+                for after in [0x00, 0x01, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xff] {
+                    var bytes = [UInt8](repeating: 0x61, count: 8)
+                    bytes[first] = UInt8(value)
+                    for k in (first + 1)..<8 { bytes[k] = UInt8(after) }
+                    let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+                    XCTAssertEqual(JSONScanner.specialMask(word).trailingZeroBitCount >> 3, first, "\(value) at \(first), then \(after)")
+                }
             }
         }
         // Two special bytes in one word, and the borders of the ranges next to each other.
