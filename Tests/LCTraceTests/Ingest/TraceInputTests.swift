@@ -115,6 +115,16 @@ final class TraceInputTests: TemporaryDirectoryTestCase {
         var long = SHA256()
         long.update(Array(String(repeating: "a", count: 1_000_000).utf8))
         XCTAssertEqual(long.finalizeHex(), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        // Fed in pieces of every awkward size, the digest is the same as in one piece.
+        let data = (0..<1_000).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
+        var whole = SHA256()
+        whole.update(data)
+        let expected = whole.finalizeHex()
+        for piece in [1, 7, 63, 64, 65, 128, 200] {
+            var pieces = SHA256()
+            for start in stride(from: 0, to: data.count, by: piece) { pieces.update(Array(data[start..<min(start + piece, data.count)])) }
+            XCTAssertEqual(pieces.finalizeHex(), expected, "pieces of \(piece)")
+        }
     }
 
     func testMissingFileIsAnOpenError() {
