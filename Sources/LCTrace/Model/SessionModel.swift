@@ -13,12 +13,12 @@ public struct InstanceKey: Hashable, Sendable, Comparable, CustomStringConvertib
 }
 
 /// The appearance state machine of rules.md.
-public enum AppearanceState: String, Sendable {
+public enum AppearanceState: String, CaseIterable, Sendable {
     case hidden, appearing, visible, disappearing
 }
 
 /// How an instance left its container or screen, starting its leak clock.
-public enum ReleaseHow: String, Sendable {
+public enum ReleaseHow: String, CaseIterable, Sendable {
     case pop, dismiss, removeFromParent, ancestor
 }
 
@@ -34,7 +34,7 @@ public struct Release: Equatable, Sendable {
 }
 
 /// How an instance ended.
-public enum InstanceEnd: String, Sendable {
+public enum InstanceEnd: String, CaseIterable, Sendable {
     case `deinit`
     /// Its id got a new `init` with no `deinit` seen: the old object must be gone.
     case reused
@@ -89,8 +89,8 @@ public final class Instance {
 
 /// One appearance cycle: viewWillAppear until the instance is hidden again.
 public struct AppearanceCycle: Sendable {
-    public enum Outcome: String, Sendable { case completed, cancelled, interrupted }
-    public enum Ending: String, Sendable {
+    public enum Outcome: String, CaseIterable, Sendable { case completed, cancelled, interrupted }
+    public enum Ending: String, CaseIterable, Sendable {
         case disappeared, disappearCancelled = "disappear-cancelled", visibleAtEnd = "visible-at-end"
         case `deinit`, sessionEnd = "session-end", violation
     }

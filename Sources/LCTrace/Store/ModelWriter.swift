@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Writes a session's model and findings, replacing what was there: the model tables are a
 /// pure function of the session's events, so rebuilding is always safe. Runs inside the
 /// analyzer's write transactions.
@@ -10,6 +16,11 @@ final class ModelWriter {
     private let insertEdges: RowInsert
     private let insertFinding: Statement
     private let updateSession: Statement
+    private let endTexts = StaticTexts<InstanceEnd>()
+    private let releaseTexts = StaticTexts<ReleaseHow>()
+    private let stateTexts = StaticTexts<AppearanceState>()
+    private let outcomeTexts = StaticTexts<AppearanceCycle.Outcome>()
+    private let endingTexts = StaticTexts<AppearanceCycle.Ending>()
 
     /// `strings`: a pool to share (the ingest's, on the same connection); a new one by default.
     init(db: Database, strings: StringPool? = nil) throws {
@@ -45,14 +56,14 @@ final class ModelWriter {
             s.bind(x.initT, at: at + 4)
             s.bind(x.endSeq, at: at + 5)
             s.bind(x.endT, at: at + 6)
-            s.bind(x.end?.rawValue, at: at + 7)
+            s.bindStatic(x.end.map(endTexts.text), at: at + 7)
             s.bind(try strings.id(x.lastParent), at: at + 8)
             s.bind(try strings.id(x.presenter), at: at + 9)
             s.bind(x.release?.seq, at: at + 10)
             s.bind(x.release?.t, at: at + 11)
-            s.bind(x.release?.how.rawValue, at: at + 12)
+            s.bindStatic(x.release.map { releaseTexts.text($0.how) }, at: at + 12)
             s.bind(Int64(x.cycleCount), at: at + 13)
-            s.bind(x.state.rawValue, at: at + 14)
+            s.bindStatic(stateTexts.text(x.state), at: at + 14)
         }
         try insertCycles.insert(model.cycles) { c, s, at in
             s.bind(session, at: at)
@@ -67,8 +78,8 @@ final class ModelWriter {
             s.bind(c.animated.map { $0 ? 1 : 0 }, at: at + 9)
             s.bind(c.interactive ? 1 : 0, at: at + 10)
             s.bind(c.backgrounded ? 1 : 0, at: at + 11)
-            s.bind(c.outcome.rawValue, at: at + 12)
-            s.bind(c.ending.rawValue, at: at + 13)
+            s.bindStatic(outcomeTexts.text(c.outcome), at: at + 12)
+            s.bindStatic(endingTexts.text(c.ending), at: at + 13)
         }
         try insertEdges.insert(model.edges) { e, s, at in
             s.bind(session, at: at)
@@ -137,6 +148,15 @@ final class ModelWriter {
         try db.prepare("INSERT INTO meta(key, value) VALUES ('rule_settings', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
             .run([.text(settings.fingerprint)])
     }
+}
+
+/// The raw values of an enum's cases as C strings made once and never freed, so the model's
+/// text columns are bound without SQLite copying the text of every row (`bindStatic`).
+struct StaticTexts<E: RawRepresentable & CaseIterable & Equatable> where E.RawValue == String {
+    private let cases = Array(E.allCases)
+    private let texts: [UnsafePointer<CChar>] = E.allCases.map { UnsafePointer(strdup($0.rawValue)!) }
+
+    func text(_ value: E) -> UnsafePointer<CChar> { texts[cases.firstIndex(of: value)!] }
 }
 
 /// A flat string dictionary as a JSON object with sorted keys.

@@ -303,6 +303,12 @@ public final class Statement {
         return n == bytes.count && (n == 0 || memcmp(p, bytes.baseAddress!, n) == 0)
     }
 
+    /// Binds a NUL-terminated text that outlives the statement, without SQLite copying it.
+    @inline(__always) func bindStatic(_ text: UnsafePointer<CChar>?, at index: Int32) {
+        forgetKept(index)
+        if let text { sqlite3_bind_text(handle, index, text, -1, nil) } else { sqlite3_bind_null(handle, index) }
+    }
+
     @inline(__always) public func bind(_ value: String?, at index: Int32) {
         forgetKept(index)
         if let value { sqlite3_bind_text(handle, index, value, -1, sqliteTransient) } else { sqlite3_bind_null(handle, index) }
