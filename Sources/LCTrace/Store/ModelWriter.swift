@@ -16,11 +16,12 @@ final class ModelWriter {
     private let insertEdges: RowInsert
     private let insertFinding: Statement
     private let updateSession: Statement
-    private let endTexts = StaticTexts<InstanceEnd>()
-    private let releaseTexts = StaticTexts<ReleaseHow>()
-    private let stateTexts = StaticTexts<AppearanceState>()
-    private let outcomeTexts = StaticTexts<AppearanceCycle.Outcome>()
-    private let endingTexts = StaticTexts<AppearanceCycle.Ending>()
+    // Once per process: every model writer (one per analysis run) binds from the same ones.
+    private static let endTexts = StaticTexts<InstanceEnd>()
+    private static let releaseTexts = StaticTexts<ReleaseHow>()
+    private static let stateTexts = StaticTexts<AppearanceState>()
+    private static let outcomeTexts = StaticTexts<AppearanceCycle.Outcome>()
+    private static let endingTexts = StaticTexts<AppearanceCycle.Ending>()
 
     /// `strings`: a pool to share (the ingest's, on the same connection); a new one by default.
     init(db: Database, strings: StringPool? = nil) throws {
@@ -56,14 +57,14 @@ final class ModelWriter {
             s.bind(x.initT, at: at + 4)
             s.bind(x.endSeq, at: at + 5)
             s.bind(x.endT, at: at + 6)
-            s.bindStatic(x.end.map(endTexts.text), at: at + 7)
+            s.bindStatic(x.end.map(Self.endTexts.text), at: at + 7)
             s.bind(try strings.id(x.lastParent), at: at + 8)
             s.bind(try strings.id(x.presenter), at: at + 9)
             s.bind(x.release?.seq, at: at + 10)
             s.bind(x.release?.t, at: at + 11)
-            s.bindStatic(x.release.map { releaseTexts.text($0.how) }, at: at + 12)
+            s.bindStatic(x.release.map { Self.releaseTexts.text($0.how) }, at: at + 12)
             s.bind(Int64(x.cycleCount), at: at + 13)
-            s.bindStatic(stateTexts.text(x.state), at: at + 14)
+            s.bindStatic(Self.stateTexts.text(x.state), at: at + 14)
         }
         try insertCycles.insert(model.cycles) { c, s, at in
             s.bind(session, at: at)
@@ -78,8 +79,8 @@ final class ModelWriter {
             s.bind(c.animated.map { $0 ? 1 : 0 }, at: at + 9)
             s.bind(c.interactive ? 1 : 0, at: at + 10)
             s.bind(c.backgrounded ? 1 : 0, at: at + 11)
-            s.bindStatic(outcomeTexts.text(c.outcome), at: at + 12)
-            s.bindStatic(endingTexts.text(c.ending), at: at + 13)
+            s.bindStatic(Self.outcomeTexts.text(c.outcome), at: at + 12)
+            s.bindStatic(Self.endingTexts.text(c.ending), at: at + 13)
         }
         try insertEdges.insert(model.edges) { e, s, at in
             s.bind(session, at: at)
