@@ -130,8 +130,7 @@ public final class BackgroundAnalyzer {
                 try self.store(ready, store)
                 try store.commit()
             } else if !requests.isEmpty {
-                let request = requests.removeFirst()
-                heldRows -= request.rows?.count ?? 0
+                let request = takeRequest()
                 condition.unlock()
                 if own == nil { own = (try SessionEventReader(db: database), ModelReader(db: database)) }
                 let model = build(request, on: database, own!.reader, own!.metadata)
@@ -158,6 +157,13 @@ public final class BackgroundAnalyzer {
         heldRows = 0
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// The oldest request, its captured rows no longer counted as held. Call with the lock.
+    private func takeRequest() -> Request {
+        let request = requests.removeFirst()
+        heldRows -= request.rows?.count ?? 0
+        return request
     }
 
     private func store(_ ready: [Result], _ store: IngestStore) throws {
@@ -202,8 +208,7 @@ public final class BackgroundAnalyzer {
             condition.lock()
             while requests.isEmpty && !closed { condition.wait() }
             guard !requests.isEmpty else { condition.unlock(); break }
-            let request = requests.removeFirst()
-            heldRows -= request.rows?.count ?? 0
+            let request = takeRequest()
             working = true
             condition.unlock()
 
