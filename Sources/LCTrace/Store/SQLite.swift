@@ -107,22 +107,18 @@ public final class Database {
     /// statement keeps its read snapshot after COMMIT, and once another process commits, the
     /// next BEGIN IMMEDIATE on this connection would be busy for good (a stale snapshot).
     public func commit() throws {
-        var stmt = sqlite3_next_stmt(handle, nil)
-        while let s = stmt {
-            if sqlite3_stmt_busy(s) != 0 { sqlite3_reset(s) }
-            stmt = sqlite3_next_stmt(handle, s)
-        }
+        while let s = busyStatement { sqlite3_reset(s) }
         try execute("COMMIT")
     }
 
     /// True when a statement of this connection is stepped but not reset (it holds a snapshot).
-    public var hasActiveStatements: Bool {
+    public var hasActiveStatements: Bool { busyStatement != nil }
+
+    /// A statement of this connection that is stepped but not reset, if any.
+    private var busyStatement: OpaquePointer? {
         var stmt = sqlite3_next_stmt(handle, nil)
-        while let s = stmt {
-            if sqlite3_stmt_busy(s) != 0 { return true }
-            stmt = sqlite3_next_stmt(handle, s)
-        }
-        return false
+        while let s = stmt, sqlite3_stmt_busy(s) == 0 { stmt = sqlite3_next_stmt(handle, s) }
+        return stmt
     }
 
     func error(_ rc: Int32, sql: String?) -> DatabaseError {
