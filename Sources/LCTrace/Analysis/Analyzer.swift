@@ -32,6 +32,8 @@ public struct AnalysisSummary: Sendable {
 public final class Analyzer {
     public let db: Database
     public var settings: RuleSettings
+    /// Facts a session's model may hold before its final ones are judged and stored in a batch.
+    public var factsPerBatch = Analyzer.factsPerBatch
 
     public init(db: Database, settings: RuleSettings = RuleSettings()) {
         self.db = db
@@ -78,24 +80,69 @@ public final class Analyzer {
 
     private func analyzeSession(id: Int64, sid: String, metadata: SessionMetadata, reader: SessionEventReader,
                                 writer: ModelWriter) throws -> (events: Int, findings: Int) {
-        let model = try Analyzer.buildModel(session: id, sid: sid, metadata: metadata, reader: reader, settings: settings)
-        try writer.replace(session: id, with: model)
+        try writer.clear(session: id)
+        let model = try Analyzer.buildModel(session: id, sid: sid, metadata: metadata, reader: reader, settings: settings,
+                                            factsPerBatch: factsPerBatch, batches: { try writer.writeRows(session: id, $0) })
+        try writer.writeRows(session: id, model)
+        try writer.finish(session: id, model)
         return (model.stats.events, model.findings.count)
     }
 
-    /// Builds one session's model and runs the rules on it, writing nothing (reports with
-    /// other tuning use this on a read-only connection). `captured`, when given, must be all
-    /// the session's rows (`IngestStore.takeCapturedRows`): they are used instead of the table.
+    /// Facts a session's model may hold before its final ones leave memory in a batch
+    /// (`ModelBuilder.compact`): about 15 MB of them.
+    public static let factsPerBatch = 16_384
+
+    /// Thrown by a batch handler that cannot take batches: the session is too long to be
+    /// built in memory there (the background analysis leaves it to the analysis after loading).
+    public struct SessionTooLong: Error {}
+
+    /// Builds one session's model and runs the rules on it. `captured`, when given, must be
+    /// all the session's rows (`IngestStore.takeCapturedRows`): they are used instead of the
+    /// table. With `batches`, a long session's final facts are judged and handed to it in
+    /// batches as the model grows past `factsPerBatch` facts (the caller stores their rows), and
+    /// the model returned holds only what was left at the end, with every finding of the
+    /// session. Without it the whole model is kept (reports with other tuning, tests).
     public static func buildModel(session id: Int64, sid: String, metadata: SessionMetadata, reader: SessionEventReader,
-                                  captured: CapturedRows? = nil, settings: RuleSettings) throws -> SessionModel {
-        let builder = ModelBuilder(sid: sid, metadata: metadata)
-        if let captured {
-            try reader.forEachEvent(in: captured, sid: sid) { builder.consume($0) }
-        } else {
-            try reader.forEachEvent(session: id, sid: sid) { builder.consume($0) }
+                                  captured: CapturedRows? = nil, settings: RuleSettings,
+                                  factsPerBatch: Int = Analyzer.factsPerBatch,
+                                  batches: ((SessionModel) throws -> Void)? = nil) throws -> SessionModel {
+        try buildModel(sid: sid, metadata: metadata, settings: settings, factsPerBatch: factsPerBatch, batches: batches) { consume in
+            if let captured {
+                try reader.forEachEvent(in: captured, sid: sid, consume)
+            } else {
+                try reader.forEachEvent(session: id, sid: sid, consume)
+            }
         }
+    }
+
+    /// The same from any source of events: `feed` calls `consume` with each event in seq order.
+    public static func buildModel(sid: String, metadata: SessionMetadata, settings: RuleSettings,
+                                  factsPerBatch: Int = Analyzer.factsPerBatch,
+                                  batches: ((SessionModel) throws -> Void)? = nil,
+                                  feed: (_ consume: (TraceEvent) throws -> Void) throws -> Void) throws -> SessionModel {
+        let builder = ModelBuilder(sid: sid, metadata: metadata, growthClasses: Set(settings.maxLive.keys))
+        var findings: [Finding] = []
+        var nextBatch = factsPerBatch
+        let consume: (TraceEvent) throws -> Void = { e in
+            builder.consume(e)
+            guard let batches, builder.factCount >= nextBatch else { return }
+            let batch = builder.compact()
+            findings += RuleCatalog.findings(batch, settings, factsOnly: true)
+            try batches(batch)
+            // The next batch waits for `factsPerBatch` new facts. A batch costs a look at every
+            // fact held, so live facts are looked at again once per batch: with the default, a
+            // million live facts (about 250 MB) cost some 15 looks per new fact.
+            nextBatch = builder.factCount + factsPerBatch
+        }
+        try feed(consume)
         let model = builder.finish()
-        model.findings = RuleCatalog.check(model, settings)
+        findings += RuleCatalog.findings(model, settings, factsOnly: false)
+        // Judged before the session's end, a batch did not know yet whether events were lost.
+        if builder.batches > 0 {
+            let confidence = model.isLossy ? "low" : "high"
+            for i in findings.indices { findings[i].confidence = confidence }
+        }
+        model.findings = RuleCatalog.sorted(findings)
         return model
     }
 }

@@ -40,6 +40,9 @@ public final class BackgroundAnalyzer {
     /// behind, as it does on many tiny sessions (10,000 in 100 files: 98 MB peak with 524,288).
     public var maxHeldRows = 65_536
     private var heldRows = 0
+    /// Facts past which a session is too long for this thread's models (they are built whole
+    /// here) and is left to the analysis after loading, which stores it in batches.
+    public var factsPerModel = Analyzer.factsPerBatch
 
     private let settings: RuleSettings
     private let database: Database
@@ -184,8 +187,11 @@ public final class BackgroundAnalyzer {
         do {
             try db.execute("BEGIN")
             let meta = try metadata.sessionMetadata(request.session)
+            // A session too long for one model in memory is left to the analysis after loading,
+            // which stores it in batches (this thread cannot write).
             let model = try Analyzer.buildModel(session: request.session, sid: meta.sid, metadata: meta,
-                                                reader: reader, captured: request.rows, settings: settings)
+                                                reader: reader, captured: request.rows, settings: settings,
+                                                factsPerBatch: factsPerModel, batches: { _ in throw Analyzer.SessionTooLong() })
             try db.commit()
             return model
         } catch {

@@ -2,12 +2,24 @@
 ///
 /// Streaming: it keeps the state of live instances and appends facts as they are decided,
 /// so memory follows the number of instances and cycles, not the number of layout or scene
-/// events. It records what happened (states, releases, edges, attachments, anomalies); the
-/// rules in `Rules/` decide what is worth a finding.
+/// events. For a long session, `compact()` hands out the facts that can no longer change in
+/// a batch, so memory follows what is live instead (see `compact`). It records what happened
+/// (states, releases, edges, attachments, anomalies); the rules in `Rules/` decide what is
+/// worth a finding.
 public final class ModelBuilder {
     public let model: SessionModel
-    /// The latest instance of each controller id.
-    private var current: [String: Instance] = [:]
+    private let directory = InstanceDirectory()
+    /// The latest instance of each controller id, live or ended, until it is retired
+    /// (`directory.ended` then holds its tombstone).
+    private var current: [String: Instance] {
+        get { directory.latest }
+        _modify { yield &directory.latest }
+    }
+    /// Classes LC303 limits: instances that may be of one are kept for it (`SessionModel.growthCandidates`).
+    private let growthClasses: Set<String>
+    private var growthCandidates: [Instance] = []
+    /// Batches handed out so far.
+    public private(set) var batches = 0
     private var backgroundStart: Int64?
     /// Navigation controller id → the child of its running interactive push/pop.
     private var interactiveTransition: [String: String] = [:]
@@ -18,8 +30,20 @@ public final class ModelBuilder {
     /// willMoveToParent(P) logged before its addChild (recorders that log inside addChild).
     private var pendingWillMove: [InstanceKey: (parent: String, seq: Int64)] = [:]
 
-    public init(sid: String, metadata: SessionMetadata? = nil) {
+    public init(sid: String, metadata: SessionMetadata? = nil, growthClasses: Set<String> = []) {
         model = SessionModel(metadata: metadata ?? SessionMetadata(sid: sid))
+        model.directory = directory
+        self.growthClasses = growthClasses
+    }
+
+    private func register(_ x: Instance) {
+        model.register(x)
+        current[x.key.vc] = x
+        if let gone = directory.ended.removeValue(forKey: x.key.vc), gone.afterEndCount > 0 {
+            // Its LC205 anomaly, still in the model, names it until the next batch.
+            directory.replaced[gone.key] = gone
+        }
+        if !growthClasses.isEmpty, x.cls.map(growthClasses.contains) ?? true { growthCandidates.append(x) }
     }
 
     // MARK: Feeding
@@ -91,7 +115,112 @@ public final class ModelBuilder {
                 x.openCycle = nil
             }
         }
+        if batches > 0 && !growthClasses.isEmpty { model.growthCandidates = growthCandidates }
         return model
+    }
+
+    // MARK: Batches
+
+    /// Facts held in memory: what `compact` can shrink.
+    public var factCount: Int {
+        model.instances.count + model.cycles.count + model.edges.count + model.attachments.count + model.anomalies.count
+    }
+
+    /// Moves every fact that can no longer change out of `model` into a batch and returns it,
+    /// so that a long session is judged and written in pieces and memory follows what is live,
+    /// not the session's length. Run the fact rules (`RuleScope.facts`) on the batch and store
+    /// its rows; the session rules run on the model left at the end. A fact is final when:
+    /// - an instance has ended (deinit or reused id): its row no longer changes. It stays the
+    ///   latest instance of its id, so that events after its deinit are still recognised;
+    /// - a cycle is not the open one of a live instance;
+    /// - an edge is not the active or last one of a live child (a re-add and a late
+    ///   `didMove(toParent: nil)` land on the last), nor one whose view was left behind by a
+    ///   removal and is still attached (LC104 looks at that view's later fate);
+    /// - an attachment is not a live instance's current one, nor one such an edge looks at;
+    /// - an anomaly is not the "after deinit" one of an id still counting events after its deinit.
+    public func compact() -> SessionModel {
+        batches += 1
+        let batch = SessionModel(metadata: model.metadata)
+        batch.directory = directory
+        batch.lookupOnly = directory.replaced
+        directory.replaced = [:]
+        batch.stats = model.stats
+        // Foreground clocks of ended instances stop at their end: an open background period counts up to it.
+        batch.backgroundIntervals = model.backgroundIntervals + (backgroundStart.map { [($0, Int64.max)] } ?? [])
+
+        let live = model.instances.filter(\.isAlive)
+        var keepCycle = Set<Int>(), keepEdge = Set<Int>(), keepAttachment = Set<Int>()
+        for x in live {
+            if let c = x.openCycle { keepCycle.insert(c) }
+            if let e = x.activeEdge { keepEdge.insert(e) }
+            if let e = x.lastEdge { keepEdge.insert(e) }
+            if let a = x.activeAttachment { keepAttachment.insert(a) }
+        }
+        for e in keepEdge { if let a = model.edges[e].attachmentAtRemoval { keepAttachment.insert(a) } }
+        for (i, edge) in model.edges.enumerated() {
+            if let a = edge.attachmentAtRemoval, keepAttachment.contains(a) { keepEdge.insert(i) }
+        }
+
+        let cycles = Self.split(model.cycles, keep: keepCycle)
+        let edges = Self.split(model.edges, keep: keepEdge)
+        let attachments = Self.split(model.attachments, keep: keepAttachment)
+        model.cycles = cycles.kept
+        batch.cycles = cycles.gone
+        model.attachments = attachments.kept
+        batch.attachments = attachments.gone
+        model.edges = edges.kept.map { var e = $0; e.attachmentAtRemoval = e.attachmentAtRemoval.map { attachments.index[$0]! }; return e }
+        batch.edges = edges.gone.map { var e = $0; e.attachmentAtRemoval = e.attachmentAtRemoval.map { attachments.index[$0]! }; return e }
+        for x in live {
+            x.openCycle = x.openCycle.map { cycles.index[$0]! }
+            x.activeEdge = x.activeEdge.map { edges.index[$0]! }
+            x.lastEdge = x.lastEdge.map { edges.index[$0]! }
+            x.activeAttachment = x.activeAttachment.map { attachments.index[$0]! }
+        }
+        appearingCycles = Set(appearingCycles.map { cycles.index[$0]! })
+
+        var keptAnomalies: [LifecycleAnomaly] = []
+        for a in model.anomalies {
+            if a.kind == .afterDeinit,
+               current[a.instance.vc]?.key == a.instance || directory.ended[a.instance.vc]?.key == a.instance {
+                keptAnomalies.append(a)
+            } else {
+                batch.anomalies.append(a)
+            }
+        }
+        model.anomalies = keptAnomalies
+
+        for x in model.instances where !x.isAlive {
+            model.unregister(x.key)
+            batch.register(x)
+            x.retired = true
+            x.children = [:]
+            if x.wasContainer, let cls = x.cls { directory.retiredClasses[x.key] = cls }
+            if current[x.key.vc] === x {
+                current[x.key.vc] = nil
+                directory.ended[x.key.vc] = InstanceDirectory.Tombstone(x)
+            }
+        }
+        model.instances = live
+        return batch
+    }
+
+    /// Splits `items` into those at `keep` and the rest, each in order, with every old index's
+    /// new index in its part.
+    private static func split<T>(_ items: [T], keep: Set<Int>) -> (kept: [T], gone: [T], index: [Int: Int]) {
+        var kept: [T] = [], gone: [T] = []
+        var index: [Int: Int] = [:]
+        kept.reserveCapacity(keep.count)
+        gone.reserveCapacity(items.count - keep.count)
+        for (i, item) in items.enumerated() {
+            if keep.contains(i) {
+                index[i] = kept.count
+                kept.append(item)
+            } else {
+                index[i] = gone.count
+                gone.append(item)
+            }
+        }
+        return (kept, gone, index)
     }
 
     // MARK: Instances
@@ -112,8 +241,7 @@ public final class ModelBuilder {
             x.initSeq = e.seq
             x.initT = e.t
             x.presenter = presenterOf[vc]
-            model.register(x)
-            current[vc] = x
+            register(x)
             return x
         }
         if let x = current[vc] {
@@ -124,8 +252,16 @@ public final class ModelBuilder {
             }
             x.afterEndCount += 1
             if x.afterEndCount == 1 {
-                anomaly(.afterDeinit, x, e, evidence: [x.endSeq ?? x.key.since, e.seq])
+                anomaly(.afterDeinit, x.key, x.state, e, evidence: [x.endSeq ?? x.key.since, e.seq])
             }
+            return nil
+        }
+        if var t = directory.ended[vc] {
+            t.afterEndCount += 1
+            if t.afterEndCount == 1 {
+                anomaly(.afterDeinit, t.key, t.state, e, evidence: [t.endSeq ?? t.key.since, e.seq])
+            }
+            directory.ended[vc] = t
             return nil
         }
         let x = Instance(key: InstanceKey(vc: vc, since: e.seq), firstT: e.t)
@@ -133,13 +269,23 @@ public final class ModelBuilder {
         x.firstEventName = e.name
         x.unknownEventSeqs = [e.seq]
         x.presenter = presenterOf[vc]
-        model.register(x)
-        current[vc] = x
+        register(x)
         return x
     }
 
+    /// The class of the latest instance of an id, retired or not.
+    private func latestClass(_ vc: String) -> String? {
+        if let x = current[vc] { return x.cls }
+        return directory.ended[vc]?.cls
+    }
+
     private func anomaly(_ kind: LifecycleAnomaly.Kind, _ x: Instance, _ e: TraceEvent, evidence: [Int64]) {
-        model.anomalies.append(LifecycleAnomaly(kind: kind, instance: x.key, event: e.kind, state: x.state,
+        anomaly(kind, x.key, x.state, e, evidence: evidence)
+    }
+
+    private func anomaly(_ kind: LifecycleAnomaly.Kind, _ key: InstanceKey, _ state: AppearanceState, _ e: TraceEvent,
+                         evidence: [Int64]) {
+        model.anomalies.append(LifecycleAnomaly(kind: kind, instance: key, event: e.kind, state: state,
                                                 seq: e.seq, t: e.t, evidence: evidence))
     }
 
@@ -219,6 +365,10 @@ public final class ModelBuilder {
                     model.cycles[c].animated = e.has(.animated)
                 }
                 appearingCycles.remove(c)
+                if model.cycles[c].isSeq == nil && !model.cycles[c].resumedFromDisappearing {
+                    x.missingIsAppearingCount += 1
+                    if x.firstMissingIsAppearing == nil { x.firstMissingIsAppearing = (model.cycles[c].willSeq, e.seq, e.t) }
+                }
             }
         case .visible:
             let did = x.openCycle.flatMap { model.cycles[$0].didSeq }
@@ -270,7 +420,7 @@ public final class ModelBuilder {
             release(x, e, how: .dismiss, callSeq: x.dismissCallSeq)
         } else if e.has(.isMovingFromParent) {
             let navigation = x.lastNavigationCall?.kind == .pop
-                || (x.parent.flatMap { current[$0]?.cls }?.hasSuffix("NavigationController") ?? false)
+                || (x.parent.flatMap(latestClass)?.hasSuffix("NavigationController") ?? false)
             release(x, e, how: navigation ? .pop : .removeFromParent,
                     callSeq: navigation ? x.lastNavigationCall?.seq : nil)
         }
@@ -390,6 +540,7 @@ public final class ModelBuilder {
         x.parent = parent
         x.lastParent = parent
         p?.children[ObjectIdentifier(x)] = x
+        p?.wasContainer = true
         if let a = x.activeAttachment, let host = model.attachments[a].host,
            !model.attachments[a].childOfHostAtAttach, model.attachments[a].becameChildSeq == nil,
            isWithin(host, parent) {
@@ -443,7 +594,7 @@ public final class ModelBuilder {
         let host = e.other
         let childOf = host.map { isWithin($0, x.parent) } ?? true
         model.attachments.append(Attachment(
-            instance: x.key, host: host, hostClass: host.flatMap { current[$0]?.cls },
+            instance: x.key, host: host, hostClass: host.flatMap(latestClass),
             attachSeq: e.seq, attachT: e.t, childOfHostAtAttach: childOf))
         x.activeAttachment = model.attachments.count - 1
     }

@@ -78,6 +78,16 @@ public final class Instance {
     var lastNavigationCall: (kind: EventKind, seq: Int64, interactive: Bool)?
     var dismissCallSeq: Int64?
     var afterEndCount = 0
+    /// It was a container (addChild named it as parent): its children's findings may name its
+    /// class after it was retired from memory (`InstanceDirectory.retiredClasses`).
+    var wasContainer = false
+    /// Its row and facts left memory in a batch (`ModelBuilder.compact`); if it is still the
+    /// latest instance of its id, a tombstone stands in for it (`InstanceDirectory.ended`).
+    var retired = false
+    /// Completed appearances without viewIsAppearing (LC402): how many, and the first one's
+    /// (viewWillAppear seq, viewDidAppear seq, viewDidAppear t).
+    public internal(set) var missingIsAppearingCount = 0
+    public internal(set) var firstMissingIsAppearing: (willSeq: Int64, didSeq: Int64, didT: Int64)?
 
     init(key: InstanceKey, firstT: Int64) {
         self.key = key
@@ -218,6 +228,14 @@ public final class SessionModel {
     public var appDelegateEventCount = 0
     public var sceneEventCount = 0
     public var findings: [Finding] = []
+    /// Set when instances left memory in batches while the session was built: the instances
+    /// whose class LC303 must count (every one whose class was unknown or limited at its
+    /// start), since `instances` then holds only those not retired.
+    public var growthCandidates: [Instance]?
+    /// For a model built in batches: where instances it does not hold are found.
+    var directory: InstanceDirectory?
+    /// Tombstones a batch may need but that left the directory (replaced since the last batch).
+    var lookupOnly: [InstanceKey: InstanceDirectory.Tombstone] = [:]
 
     init(metadata: SessionMetadata) { self.metadata = metadata }
 
@@ -231,7 +249,25 @@ public final class SessionModel {
         instances.append(instance)
         byKey[instance.key] = instance
     }
-    public func instance(_ key: InstanceKey) -> Instance? { byKey[key] }
+    func unregister(_ key: InstanceKey) { byKey[key] = nil }
+    /// An instance of this model, or a live one of the session when the model is a batch.
+    public func instance(_ key: InstanceKey) -> Instance? {
+        if let x = byKey[key] { return x }
+        if let x = directory?.latest[key.vc], x.key == key { return x }
+        return nil
+    }
+    private func tombstone(_ key: InstanceKey) -> InstanceDirectory.Tombstone? {
+        lookupOnly[key] ?? directory?.tombstone(key)
+    }
+    /// The class of an instance, wherever it is held (findings name other instances' classes).
+    public func cls(of key: InstanceKey) -> String? {
+        if let x = instance(key) { return x.cls }
+        return tombstone(key)?.cls ?? directory?.retiredClasses[key]
+    }
+    /// Events for the instance's id after its deinit, with no new init (LC205).
+    public func afterEndCount(of key: InstanceKey) -> Int? {
+        instance(key)?.afterEndCount ?? tombstone(key)?.afterEndCount
+    }
 
     /// Nanoseconds from `a` to `b` spent in the foreground: background periods do not count
     /// toward grace periods or stuck-appearance clocks (a suspended app runs nothing).
@@ -243,5 +279,43 @@ public final class SessionModel {
             if hi > lo { total -= hi - lo }
         }
         return total
+    }
+}
+
+/// Where the batches of one session's model find instances they do not hold (shared by the
+/// builder and every batch).
+final class InstanceDirectory {
+    /// What is kept of a retired instance that is still the latest of its id: enough to
+    /// recognise events after its deinit (LC205) and to name it.
+    struct Tombstone {
+        var key: InstanceKey
+        var cls: String?
+        var endSeq: Int64?
+        var state: AppearanceState
+        var afterEndCount: Int
+
+        init(_ x: Instance) {
+            key = x.key
+            cls = x.cls
+            endSeq = x.endSeq
+            state = x.state
+            afterEndCount = x.afterEndCount
+        }
+    }
+
+    /// The latest instance of each controller id, unless it was retired (then see `ended`):
+    /// alive, or ended since the last batch.
+    var latest: [String: Instance] = [:]
+    /// The latest instance of each id that was retired in a batch; events for the id until its
+    /// next init are events after that instance's deinit.
+    var ended: [String: Tombstone] = [:]
+    /// Tombstones replaced by a new init since the last batch, whose LC205 anomaly is still to be judged.
+    var replaced: [InstanceKey: Tombstone] = [:]
+    /// Classes of retired containers, for their children's and descendants' findings.
+    var retiredClasses: [InstanceKey: String] = [:]
+
+    func tombstone(_ key: InstanceKey) -> Tombstone? {
+        if let t = ended[key.vc], t.key == key { return t }
+        return replaced[key]
     }
 }

@@ -74,7 +74,7 @@ public struct Finding: Sendable, Equatable {
     /// A finding about one instance of `model`.
     init(_ rule: RuleInfo, _ model: SessionModel, _ key: InstanceKey, t: Int64?, _ message: String,
          evidence: [Int64], detail: [String: String] = [:]) {
-        self.init(rule: rule, session: model.sid, vc: key.vc, since: key.since, cls: model.instance(key)?.cls,
+        self.init(rule: rule, session: model.sid, vc: key.vc, since: key.since, cls: model.cls(of: key),
                   t: t, message: message, evidence: evidence, lowConfidence: model.isLossy, detail: detail)
     }
 
@@ -86,10 +86,25 @@ public struct Finding: Sendable, Equatable {
     }
 }
 
+/// What a rule judges. A long session's model is built in batches (`ModelBuilder.compact`):
+/// rules that judge facts one by one run on each batch of final facts and on what is left at
+/// the end; rules about the whole session run once, on the model left at the end.
+public enum RuleScope: Sendable {
+    /// Each instance, cycle, edge, attachment or anomaly on its own.
+    case facts
+    /// The session as a whole (its stats, its event counts, all its instances).
+    case session
+}
+
 /// A checker: one per file under `Rules/`, judging a built `SessionModel`.
 public protocol Rule {
     static var info: RuleInfo { get }
+    static var scope: RuleScope { get }
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding]
+}
+
+extension Rule {
+    public static var scope: RuleScope { .facts }
 }
 
 /// Every session-level rule, in report order. LC904 works on files, see `RejectedLinesRule`.
@@ -111,9 +126,26 @@ public enum RuleCatalog {
 
     /// Runs every session rule over `model`; findings ordered by t, then rule.
     public static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
+        sorted(findings(model, settings, factsOnly: false))
+    }
+
+    /// The findings of the rules that judge facts one by one (a batch), or of all of them.
+    static func findings(_ model: SessionModel, _ settings: RuleSettings, factsOnly: Bool) -> [Finding] {
         var findings: [Finding] = []
-        for rule in sessionRules { findings += rule.check(model, settings) }
-        return findings.sorted { ($0.t ?? -1, $0.rule, $0.vc ?? "", $0.since ?? -1) < ($1.t ?? -1, $1.rule, $1.vc ?? "", $1.since ?? -1) }
+        for rule in sessionRules where !factsOnly || rule.scope == .facts { findings += rule.check(model, settings) }
+        return findings
+    }
+
+    /// By t, rule, instance; then by evidence and message, so that the order never depends on
+    /// which batch a finding came from.
+    static func sorted(_ findings: [Finding]) -> [Finding] {
+        findings.sorted {
+            if ($0.t ?? -1, $0.rule, $0.vc ?? "", $0.since ?? -1) != ($1.t ?? -1, $1.rule, $1.vc ?? "", $1.since ?? -1) {
+                return ($0.t ?? -1, $0.rule, $0.vc ?? "", $0.since ?? -1) < ($1.t ?? -1, $1.rule, $1.vc ?? "", $1.since ?? -1)
+            }
+            if $0.evidence != $1.evidence { return $0.evidence.lexicographicallyPrecedes($1.evidence) }
+            return $0.message < $1.message
+        }
     }
 }
 
@@ -132,7 +164,7 @@ enum Say {
     }
 
     static func cls(_ model: SessionModel, _ key: InstanceKey) -> String {
-        model.instance(key)?.cls ?? key.vc
+        model.cls(of: key) ?? key.vc
     }
 }
 

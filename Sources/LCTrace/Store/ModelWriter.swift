@@ -47,8 +47,20 @@ final class ModelWriter {
             """)
     }
 
+    /// Replaces the session's model and findings with `model`'s (built whole, in one piece).
     func replace(session: Int64, with model: SessionModel) throws {
+        try clear(session: session)
+        try writeRows(session: session, model)
+        try finish(session: session, model)
+    }
+
+    /// Deletes the session's model and findings, before its new rows are written.
+    func clear(session: Int64) throws {
         for d in deletes { try d.run([.int(session)]) }
+    }
+
+    /// Writes the instances, cycles and edges of a model or of one of its batches.
+    func writeRows(session: Int64, _ model: SessionModel) throws {
         try insertInstances.insert(model.instances) { x, s, at in
             s.bind(session, at: at)
             s.bind(try strings.id(x.key.vc), at: at + 1)
@@ -97,6 +109,10 @@ final class ModelWriter {
             s.bind(e.removeT, at: at + 11)
             s.bind(e.didRemoveSeq, at: at + 12)
         }
+    }
+
+    /// Writes the session's findings and stats, and marks it analysed.
+    func finish(session: Int64, _ model: SessionModel) throws {
         for f in model.findings { try write(f, session: session, file: nil) }
         let st = model.stats
         let u = updateSession

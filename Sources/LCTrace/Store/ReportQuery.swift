@@ -45,15 +45,19 @@ public enum ReportQuery {
         for s in data.sessions {
             data.events += s.events
             if useStored && !s.dirty { continue }
-            let model = try Analyzer.buildModel(session: s.id, sid: s.sid, metadata: try reader.sessionMetadata(s.id), reader: events,
-                                                settings: request.settings)
-            all += model.findings
-            if request.families.contains(.gaps) {
+            let wantGaps = request.families.contains(.gaps)
+            func addGaps(_ model: SessionModel) {
+                guard wantGaps else { return }
                 for c in model.cycles where c.outcome == .completed && !c.interactive && !c.backgrounded {
                     guard let isT = c.isT, let didT = c.didT else { continue }
-                    data.gaps[model.instance(c.instance)?.cls ?? "?", default: []].append(didT - isT)
+                    data.gaps[model.cls(of: c.instance) ?? "?", default: []].append(didT - isT)
                 }
             }
+            // A long session's cycles come in batches and are let go once counted.
+            let model = try Analyzer.buildModel(session: s.id, sid: s.sid, metadata: try reader.sessionMetadata(s.id),
+                                                reader: events, settings: request.settings, batches: addGaps)
+            all += model.findings
+            addGaps(model)
         }
         if request.sessions.session == nil && request.sessions.app == nil && request.sessions.build == nil {
             all += try reader.fileFindings()

@@ -398,6 +398,38 @@ final class RuleTests: XCTestCase {
         XCTAssertEqual(b.model().findings[0].detail["how"], "ancestor")
     }
 
+    /// Findings name other instances (a container, an ancestor, the owner of events after its
+    /// deinit) by class even after those ended and their ids were initialised again; in
+    /// batches (`TraceBuilder.model`) those instances have left memory by then.
+    func testFindingsNameInstancesWhoseIdsWereReused() {
+        var b = app()
+        b.vc(1000, "init", "0xm", #""cls":"UINavigationController""#)
+        b.vc(1000, "init", "0xr", #""cls":"LoginVC""#)
+        b.vc(1000, "addChild", "0xr", #""parent":"0xm""#)  // no didMove: LC102 names 0xm's class
+        b.vc(1001, "present", "0xa", #""presented":"0xm","style":"fullScreen","animated":true"#)
+        b.vc(1002, "viewWillAppear", "0xm", #""animated":true"#)
+        b.vc(1003, "viewIsAppearing", "0xm", #""animated":true"#)
+        b.vc(1400, "viewDidAppear", "0xm", #""animated":true"#)
+        b.vc(5000, "dismiss", "0xm", #""animated":true"#)
+        b.vc(5000, "viewWillDisappear", "0xm", #""animated":true,"isBeingDismissed":true"#)
+        b.vc(5300, "viewDidDisappear", "0xm", #""animated":true,"isBeingDismissed":true"#)
+        b.vc(5330, "deinit", "0xm")
+        b.vc(5350, "viewAttached", "0xr", #""host":"0xm""#)  // names the host's class
+        b.vc(5400, "viewWillAppear", "0xm")  // after its deinit: LC205, counted
+        b.vc(5401, "viewDidAppear", "0xm")
+        b.vc(6000, "init", "0xm", #""cls":"SettingsVC""#)  // the id is reused
+        b.vc(6000, "deinit", "0xm")
+        end(&b, 20_000)
+        let model = b.model()
+        let findings = model.findings
+        XCTAssertEqual(b.findings(), ["LC102 0xr#18", "LC205 0xm#17", "LC301 0xr#18"])
+        XCTAssertEqual(model.attachments.last?.hostClass, "UINavigationController")
+        XCTAssertTrue(findings.contains { $0.rule == "LC301" && $0.message.contains("its container UINavigationController was released") },
+                      findings.map(\.message).joined(separator: "\n"))
+        XCTAssertTrue(findings.contains { $0.rule == "LC102" && $0.message.contains("added to UINavigationController (0xm)") })
+        XCTAssertTrue(findings.contains { $0.rule == "LC205" && $0.message.contains("UINavigationController got viewWillAppear after its deinit (and 1 more events)") })
+    }
+
     func testReusedAddressStartsANewInstance() {
         var b = app()
         addChild(&b, 1000)

@@ -153,10 +153,19 @@ struct TraceBuilder {
             if let r = e.session { meta.osVersion = r.osVersion; meta.sdk = r.sdk; meta.osName = r.os; meta.recordSeq = e.seq }
             events.append(e)
         }
+        let ordered = events.sorted(by: { $0.seq < $1.seq })
         let builder = ModelBuilder(sid: sid, metadata: meta)
-        for e in events.sorted(by: { $0.seq < $1.seq }) { builder.consume(e) }
+        for e in ordered { builder.consume(e) }
         let model = builder.finish()
         model.findings = RuleCatalog.check(model, settings)
+        // Every scenario is also built with a batch after every event, which must change nothing.
+        var batches: [SessionModel] = []
+        let batched = try! Analyzer.buildModel(sid: sid, metadata: meta, settings: settings, factsPerBatch: 0,
+                                               batches: { batches.append($0) }) { consume in
+            for e in ordered { try consume(e) }
+        }
+        XCTAssertEqual(ModelFacts.of([batched] + batches), ModelFacts.of([model]), "facts differ when built in batches")
+        XCTAssertEqual(batched.findings, model.findings, "findings differ when built in batches")
         return model
     }
 
@@ -165,5 +174,27 @@ struct TraceBuilder {
         model(settings).findings.filter { rules?.contains($0.rule) ?? true }.map {
             "\($0.rule) \($0.vc ?? "-")#\($0.since.map(String.init) ?? "-")"
         }.sorted()
+    }
+}
+
+/// Every fact of a model, or of a model and its batches, as sorted lines to compare. Not an
+/// instance's `afterEndCount`: once retired its tombstone counts (LC205's message compares it).
+enum ModelFacts {
+    static func of(_ models: [SessionModel]) -> [String] {
+        var lines: [String] = []
+        for m in models {
+            for x in m.instances {
+                lines.append("instance \(x.key) \(x.cls ?? "-") init \(String(describing: x.initSeq)) \(String(describing: x.initT)) first \(x.firstT) \(x.unknownEventSeqs) \(x.firstEventName ?? "-") end \(String(describing: x.end)) \(String(describing: x.endSeq)) \(String(describing: x.endT)) \(x.state) loads \(x.viewDidLoadCount) parent \(x.lastParent ?? "-") presenter \(x.presenter ?? "-") \(String(describing: x.release)) cycles \(x.cycleCount) missing \(x.missingIsAppearingCount)")
+            }
+            lines += m.cycles.map { "cycle \($0)" }
+            lines += m.attachments.map { "attachment \($0)" }
+            lines += m.anomalies.map { "anomaly \($0)" }
+            for e in m.edges {
+                var edge = e
+                edge.attachmentAtRemoval = nil
+                lines.append("edge \(edge) left \(e.attachmentAtRemoval.map { m.attachments[$0].attachSeq }.map(String.init) ?? "-")")
+            }
+        }
+        return lines.sorted()
     }
 }

@@ -14,20 +14,15 @@ enum MissingIsAppearingRule: Rule {
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         guard let os = SessionMetadata.version(model.metadata.osVersion), os.0 >= 13,
               let sdk = SessionMetadata.version(model.metadata.sdk), sdk.0 >= 17 else { return [] }
-        var first: [InstanceKey: AppearanceCycle] = [:]
-        var count: [InstanceKey: Int] = [:]
-        var order: [InstanceKey] = []
-        for c in model.cycles where c.outcome == .completed && c.isSeq == nil && !c.resumedFromDisappearing {
-            if first[c.instance] == nil { first[c.instance] = c; order.append(c.instance) }
-            count[c.instance, default: 0] += 1
-        }
-        return order.map { key in
-            let c = first[key]!
-            let n = count[key]!
-            return Finding(info, model, key, t: c.didT,
-                           "\(Say.cls(model, key)) appeared with no viewIsAppearing" + (n > 1 ? " (\(n) times)" : "")
+        // The builder counts them per instance as they complete (`Instance.missingIsAppearingCount`),
+        // so an instance is judged once even when its cycles left memory in different batches.
+        return model.instances.compactMap { x in
+            guard let first = x.firstMissingIsAppearing else { return nil }
+            let n = x.missingIsAppearingCount
+            return Finding(info, model, x.key, t: first.didT,
+                           "\(Say.cls(model, x.key)) appeared with no viewIsAppearing" + (n > 1 ? " (\(n) times)" : "")
                            + " on iOS \(model.metadata.osVersion ?? "?") built with SDK \(model.metadata.sdk ?? "?")",
-                           evidence: [c.willSeq, c.didSeq!], detail: ["count": String(n)])
+                           evidence: [first.willSeq, first.didSeq], detail: ["count": String(n)])
         }
     }
 }

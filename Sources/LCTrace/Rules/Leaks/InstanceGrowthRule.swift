@@ -7,12 +7,13 @@
 enum InstanceGrowthRule: Rule {
     static let info = RuleInfo(id: "LC303", name: "instance-growth", severity: .warning, family: .leaks,
                                summary: "too many live instances of one class")
+    static let scope = RuleScope.session
 
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         guard !settings.maxLive.isEmpty else { return [] }
         // Sweep births and ends in seq order.
         var points: [(seq: Int64, delta: Int, x: Instance)] = []
-        for x in model.instances {
+        for x in model.growthCandidates ?? model.instances {
             guard let cls = x.cls, settings.maxLive[cls] != nil else { continue }
             points.append((x.key.since, 1, x))
             if let end = x.endSeq { points.append((end, -1, x)) }

@@ -47,7 +47,7 @@ enum LeakedControllerRule: Rule {
         case .dismiss: return "its dismissal"
         case .removeFromParent: return "removeFromParent"
         case .ancestor:
-            let parent = release.ancestor.map { model.instance($0)?.cls ?? $0.vc } ?? "its container"
+            let parent = release.ancestor.map { model.cls(of: $0) ?? $0.vc } ?? "its container"
             return "its container \(parent) was released"
         }
     }

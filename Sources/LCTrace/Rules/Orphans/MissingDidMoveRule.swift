@@ -36,7 +36,7 @@ enum MissingDidMoveRule: Rule {
     }
 
     static func parentName(_ model: SessionModel, _ edge: ContainmentEdge) -> String {
-        if let since = edge.parentSince, let cls = model.instance(InstanceKey(vc: edge.parent, since: since))?.cls {
+        if let since = edge.parentSince, let cls = model.cls(of: InstanceKey(vc: edge.parent, since: since)) {
             return "\(cls) (\(edge.parent))"
         }
         return edge.parent

@@ -8,6 +8,7 @@
 enum ClockBackwardsRule: Rule {
     static let info = RuleInfo(id: "LC903", name: "clock-backwards", severity: .warning, family: .quality,
                                summary: "t decreasing while seq increases")
+    static let scope = RuleScope.session
 
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         let stats = model.stats

@@ -7,6 +7,7 @@
 enum LostEventsRule: Rule {
     static let info = RuleInfo(id: "LC901", name: "lost-events", severity: .warning, family: .quality,
                                summary: "holes in seq")
+    static let scope = RuleScope.session
 
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         let stats = model.stats

@@ -8,6 +8,7 @@
 enum AppDelegateLifecycleRule: Rule {
     static let info = RuleInfo(id: "LC501", name: "app-delegate-lifecycle", severity: .warning, family: .scene,
                                summary: "deprecated app-delegate life cycle")
+    static let scope = RuleScope.session
 
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         guard model.appDelegateEventCount > 0, let sdk = SessionMetadata.version(model.metadata.sdk), sdk.0 >= 26,

@@ -7,6 +7,7 @@
 enum NoSceneLifecycleRule: Rule {
     static let info = RuleInfo(id: "LC502", name: "no-scene-lifecycle", severity: .error, family: .scene,
                                summary: "no scene life cycle with SDK 27+")
+    static let scope = RuleScope.session
 
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         guard model.sceneEventCount == 0, model.stats.events > 0,

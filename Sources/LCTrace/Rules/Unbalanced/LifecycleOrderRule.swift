@@ -18,7 +18,7 @@ enum LifecycleOrderRule: Rule {
             case .secondViewDidLoad: what = "a second viewDidLoad"
             case .secondViewIsAppearing: what = "a second viewIsAppearing in one appearance"
             case .afterDeinit:
-                let count = model.instance(a.instance)?.afterEndCount ?? 1
+                let count = model.afterEndCount(of: a.instance) ?? 1
                 what = "\(a.event.rawValue) after its deinit" + (count > 1 ? " (and \(count - 1) more events)" : "")
             case .transition:
                 if a.event == .deinit || DoubleAppearRule.matches(a) || DisappearWithoutAppearRule.matches(a) { return nil }

@@ -1,0 +1,97 @@
+import XCTest
+@testable import LCTrace
+import LCTraceGen
+
+/// A long session's model is judged and stored in batches of final facts
+/// (`ModelBuilder.compact`) so that memory follows what is live: the database must come out
+/// exactly as when each model is built whole. (`TraceBuilder.model` checks the same on every
+/// rule scenario, without a database.)
+final class ModelBatchesTests: TemporaryDirectoryTestCase {
+    /// Generated sessions with every bug and look-alike planted, the sample traces, and one
+    /// session with holes in seq (its findings must all be low confidence).
+    func corpus() throws -> [String] {
+        var o = CorpusOptions.make(seed: 77, sessions: 6, sessionsPerFile: 2, scenarios: 60)
+        o.bugRate = 1
+        o.lookAlikeRate = 1
+        o.gzip = false
+        let generated = dir + "/generated"
+        try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: generated, options: o)
+        var files = try FileManager.default.contentsOfDirectory(atPath: generated).filter { $0.hasSuffix(".jsonl") }
+            .sorted().map { generated + "/" + $0 }
+        let samples = TestSupport.root.appendingPathComponent("SampleTraces").path
+        files += try FileManager.default.contentsOfDirectory(atPath: samples).filter { $0.contains(".jsonl") }
+            .sorted().map { samples + "/" + $0 }
+        var b = TraceBuilder(sid: "lossy")
+        b.vc(2, "init", "0xp", #""cls":"ProfileVC""#)
+        b.vc(3, "viewWillAppear", "0xp", #""animated":true"#)
+        b.vc(4, "viewIsAppearing", "0xp")
+        b.vc(3000, "viewDidAppear", "0xp", #""animated":true"#)
+        b.seq += 5  // lost events
+        b.vc(4000, "viewWillDisappear", "0xp", #""animated":true,"isBeingDismissed":true"#)
+        b.vc(4300, "viewDidDisappear", "0xp", #""animated":true,"isBeingDismissed":true"#)
+        b.vc(30_000, "mark", "0xp", #""name":"end""#)
+        TestSupport.writeLines(b.lines, to: dir + "/lossy.jsonl")
+        return files + [dir + "/lossy.jsonl"]
+    }
+
+    func analyse(_ path: String, _ files: [String], factsPerBatch: Int, settings: RuleSettings) throws {
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", path] + files).status, 0)
+        let database = try Schema.openForWriting(path: path)
+        let analyzer = Analyzer(db: database, settings: settings)
+        analyzer.factsPerBatch = factsPerBatch
+        let summary = try analyzer.analyze()
+        XCTAssertEqual(summary.sessions, 16)
+    }
+
+    func testBatchesStoreTheSameModelAndFindings() throws {
+        let files = try corpus()
+        var settings = RuleSettings()
+        settings.maxLive = ["DetailVC": 1, "ImageCellController": 2]  // LC303 counts across batches
+        let whole = dir + "/whole.db", batched = dir + "/batched.db"
+        try analyse(whole, files, factsPerBatch: Int.max, settings: settings)
+        try analyse(batched, files, factsPerBatch: 0, settings: settings)  // a batch after every event
+        let expected = try TestSupport.logicalDump(whole)
+        XCTAssertEqual(try TestSupport.logicalDump(batched), expected)
+        for rule in ["LC101", "LC104", "LC205", "LC301", "LC303", "LC402"] {
+            XCTAssertTrue(expected.contains("\n\(rule)|"), "the corpus has no \(rule)")
+        }
+        XCTAssertTrue(expected.contains("|low|"), "the lossy session's findings are low confidence")
+
+        // Batches did happen, and every instance is in exactly one of them or in the model left.
+        let database = try Database(path: batched, mode: .readOnly)
+        let reader = try SessionEventReader(db: database)
+        let id = try database.scalarInt("SELECT id FROM sessions ORDER BY events DESC LIMIT 1")!
+        let meta = try ModelReader(db: database).sessionMetadata(id)
+        var batches = 0, retired = 0
+        let model = try Analyzer.buildModel(session: id, sid: meta.sid, metadata: meta, reader: reader, settings: settings,
+                                            factsPerBatch: 20, batches: { batches += 1; retired += $0.instances.count })
+        XCTAssertGreaterThan(batches, 3)
+        XCTAssertEqual(retired + model.instances.count, try database.scalarInt("SELECT count(*) FROM instances WHERE session = \(id)").map(Int.init))
+        XCTAssertFalse(model.instances.contains { $0.retired }, "retired instances left the model")
+    }
+
+    /// The analysis while loading cannot store batches: a session too long for one model is left
+    /// dirty for the analysis after loading, which gives the same database.
+    func testTheBackgroundAnalysisLeavesALongSessionToTheAnalysisAfterLoading() throws {
+        var o = CorpusOptions.make(seed: 78, sessions: 3, sessionsPerFile: 1, scenarios: 40)
+        o.gzip = false
+        let generated = dir + "/generated"
+        try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: generated, options: o)
+        let files = try FileManager.default.contentsOfDirectory(atPath: generated).filter { $0.hasSuffix(".jsonl") }
+            .sorted().map { generated + "/" + $0 }
+
+        let database = try Schema.openForWriting(path: db)
+        let ingester = Ingester(store: try IngestStore(db: database))
+        let background = try BackgroundAnalyzer(db: database, settings: RuleSettings())
+        background.factsPerModel = 50
+        ingester.analysis = background
+        _ = try ingester.ingest(files.map { .file($0) })
+        XCTAssertEqual(background.sessions, 0, "every session has more than 50 facts")
+        XCTAssertEqual(try database.scalarInt("SELECT count(*) FROM sessions WHERE dirty = 1"), 3)
+        _ = try Analyzer(db: database, settings: RuleSettings()).analyze()
+
+        let apart = dir + "/apart.db"
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", apart] + files).status, 0)
+        XCTAssertEqual(try TestSupport.logicalDump(db), try TestSupport.logicalDump(apart))
+    }
+}
