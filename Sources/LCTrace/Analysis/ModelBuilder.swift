@@ -23,7 +23,8 @@ public final class ModelBuilder {
     private var backgroundStart: Int64?
     /// Navigation controller id → the child of its running interactive push/pop.
     private var interactiveTransition: [String: String] = [:]
-    /// Presented id → presenter id, for presentations seen before the presented init.
+    /// Presented id → presenter id, for a presentation seen before the presented init; the
+    /// next instance of that id takes it (a later instance of a reused id does not).
     private var presenterOf: [String: String] = [:]
     /// Cycles in their appearing phase (a background period then marks them).
     private var appearingCycles = Set<Int>()
@@ -87,8 +88,7 @@ public final class ModelBuilder {
         case .viewDetached: detach(x, e.seq, e.t)
         case .present:
             if let presented = e.other {
-                presenterOf[presented] = vc
-                if let y = current[presented], y.isAlive { y.presenter = vc }
+                if let y = current[presented], y.isAlive { y.presenter = vc } else { presenterOf[presented] = vc }
             }
         case .dismiss:
             x.dismissCallSeq = e.seq
@@ -240,7 +240,7 @@ public final class ModelBuilder {
             x.cls = e.cls
             x.initSeq = e.seq
             x.initT = e.t
-            x.presenter = presenterOf[vc]
+            x.presenter = presenterOf.removeValue(forKey: vc)
             register(x)
             return x
         }
@@ -268,7 +268,7 @@ public final class ModelBuilder {
         x.cls = e.cls
         x.firstEventName = e.name
         x.unknownEventSeqs = [e.seq]
-        x.presenter = presenterOf[vc]
+        x.presenter = presenterOf.removeValue(forKey: vc)
         register(x)
         return x
     }

@@ -430,6 +430,24 @@ final class RuleTests: XCTestCase {
         XCTAssertTrue(findings.contains { $0.rule == "LC205" && $0.message.contains("UINavigationController got viewWillAppear after its deinit (and 1 more events)") })
     }
 
+    /// A presentation names its presenter on the presented instance, whether it was logged
+    /// before or after that instance's init; a later instance of a reused id has none.
+    func testAPresenterBelongsToOneInstance() {
+        var b = app()
+        b.vc(1000, "present", "0xa", #""presented":"0xp","style":"pageSheet","animated":true"#)
+        b.vc(1000, "init", "0xp", #""cls":"SheetVC""#)
+        b.vc(2000, "init", "0xq", #""cls":"OtherVC""#)
+        b.vc(2001, "present", "0xa", #""presented":"0xq","style":"pageSheet","animated":true"#)
+        b.vc(3000, "deinit", "0xp")
+        b.vc(3000, "deinit", "0xq")
+        b.vc(4000, "init", "0xp", #""cls":"SheetVC""#)
+        b.vc(4000, "init", "0xq", #""cls":"OtherVC""#)
+        end(&b, 10_000)
+        let model = b.model()
+        XCTAssertEqual(model.instances.filter { $0.key.vc == "0xp" }.map(\.presenter), ["0xa", nil])
+        XCTAssertEqual(model.instances.filter { $0.key.vc == "0xq" }.map(\.presenter), ["0xa", nil])
+    }
+
     func testReusedAddressStartsANewInstance() {
         var b = app()
         addChild(&b, 1000)
