@@ -34,6 +34,9 @@ public final class Analyzer {
     public var settings: RuleSettings
     /// Facts a session's model may hold before its final ones are judged and stored in a batch.
     public var factsPerBatch = Analyzer.factsPerBatch
+    /// Tombstones of retired instances held in memory before those not needed are dropped
+    /// (they are read back from the stored rows when an event names their id again).
+    public var tombstonesInMemory = 16_384
 
     public init(db: Database, settings: RuleSettings = RuleSettings()) {
         self.db = db
@@ -50,6 +53,7 @@ public final class Analyzer {
         while try select.step() { targets.append((select.int(0), select.text(1) ?? "")) }
         let writer = try ModelWriter(db: db)
         let reader = try SessionEventReader(db: db)
+        let retired = try RetiredInstanceReader(db: db)
         let sessions = ModelReader(db: db)
         // Group small sessions into one transaction; a big one gets its own.
         var index = 0
@@ -59,7 +63,7 @@ public final class Analyzer {
                 while index < targets.count && eventsInTransaction < 200_000 {
                     let (id, sid) = targets[index]
                     let result = try analyzeSession(id: id, sid: sid, metadata: try sessions.sessionMetadata(id),
-                                                    reader: reader, writer: writer)
+                                                    reader: reader, retired: retired, writer: writer)
                     eventsInTransaction += result.events
                     summary.events += result.events
                     summary.findings += result.findings
@@ -79,17 +83,22 @@ public final class Analyzer {
     }
 
     private func analyzeSession(id: Int64, sid: String, metadata: SessionMetadata, reader: SessionEventReader,
-                                writer: ModelWriter) throws -> (events: Int, findings: Int) {
+                                retired: RetiredInstanceReader, writer: ModelWriter) throws -> (events: Int, findings: Int) {
         try writer.clear(session: id)
-        let model = try Analyzer.buildModel(session: id, sid: sid, metadata: metadata, reader: reader, settings: settings,
-                                            factsPerBatch: factsPerBatch, batches: { try writer.writeRows(session: id, $0) })
+        retired.session = id
+        let model = try Analyzer.build(sid: sid, metadata: metadata, settings: settings, factsPerBatch: factsPerBatch,
+                                       batches: { try writer.writeRows(session: id, $0) },
+                                       retired: retired, tombstones: tombstonesInMemory) { consume in
+            try reader.forEachEvent(session: id, sid: sid, consume)
+        }
+        if let error = retired.error { throw error }
         try writer.writeRows(session: id, model)
         try writer.finish(session: id, model)
         return (model.stats.events, model.findings.count)
     }
 
     /// Facts a session's model may hold before its final ones leave memory in a batch
-    /// (`ModelBuilder.compact`): about 15 MB of them.
+    /// (`ModelBuilder.compact`): about 4 MB of them.
     public static let factsPerBatch = 16_384
 
     /// Thrown by a batch handler that cannot take batches: the session is too long to be
@@ -120,7 +129,17 @@ public final class Analyzer {
                                   factsPerBatch: Int = Analyzer.factsPerBatch,
                                   batches: ((SessionModel) throws -> Void)? = nil,
                                   feed: (_ consume: (TraceEvent) throws -> Void) throws -> Void) throws -> SessionModel {
-        let builder = ModelBuilder(sid: sid, metadata: metadata, growthClasses: Set(settings.maxLive.keys))
+        try build(sid: sid, metadata: metadata, settings: settings, factsPerBatch: factsPerBatch, batches: batches,
+                  retired: nil, tombstones: 0, feed: feed)
+    }
+
+    /// `retired`: where instances of earlier batches are read back (the rows `batches` stored),
+    /// so that at most `tombstones` ended instances are remembered; without it, all are.
+    static func build(sid: String, metadata: SessionMetadata, settings: RuleSettings, factsPerBatch: Int,
+                      batches: ((SessionModel) throws -> Void)?, retired: RetiredInstances?, tombstones: Int,
+                      feed: (_ consume: (TraceEvent) throws -> Void) throws -> Void) throws -> SessionModel {
+        let builder = ModelBuilder(sid: sid, metadata: metadata, growthClasses: Set(settings.maxLive.keys),
+                                   retired: retired, maxTombstones: tombstones)
         var findings: [Finding] = []
         var nextBatch = factsPerBatch
         let consume: (TraceEvent) throws -> Void = { e in

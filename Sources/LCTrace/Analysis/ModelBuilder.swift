@@ -8,7 +8,7 @@
 /// worth a finding.
 public final class ModelBuilder {
     public let model: SessionModel
-    private let directory = InstanceDirectory()
+    private let directory: InstanceDirectory
     /// The latest instance of each controller id, live or ended, until it is retired
     /// (`directory.ended` then holds its tombstone).
     private var current: [String: Instance] {
@@ -31,16 +31,24 @@ public final class ModelBuilder {
     /// willMoveToParent(P) logged before its addChild (recorders that log inside addChild).
     private var pendingWillMove: [InstanceKey: (parent: String, seq: Int64)] = [:]
 
-    public init(sid: String, metadata: SessionMetadata? = nil, growthClasses: Set<String> = []) {
+    /// `retired`: where instances retired in earlier batches are read back (the rows already
+    /// stored); without it every retired id keeps a small tombstone in memory.
+    init(sid: String, metadata: SessionMetadata? = nil, growthClasses: Set<String> = [],
+         retired: RetiredInstances?, maxTombstones: Int = 16_384) {
+        directory = InstanceDirectory(store: retired, maxTombstones: maxTombstones)
         model = SessionModel(metadata: metadata ?? SessionMetadata(sid: sid))
         model.directory = directory
         self.growthClasses = growthClasses
     }
 
+    public convenience init(sid: String, metadata: SessionMetadata? = nil, growthClasses: Set<String> = []) {
+        self.init(sid: sid, metadata: metadata, growthClasses: growthClasses, retired: nil)
+    }
+
     private func register(_ x: Instance) {
         model.register(x)
         current[x.key.vc] = x
-        if let gone = directory.ended.removeValue(forKey: x.key.vc), gone.afterEndCount > 0 {
+        if let gone = directory.removeTombstone(vc: x.key.vc), gone.afterEndCount > 0 {
             // Its LC205 anomaly, still in the model, names it until the next batch.
             directory.replaced[gone.key] = gone
         }
@@ -181,7 +189,7 @@ public final class ModelBuilder {
         var keptAnomalies: [LifecycleAnomaly] = []
         for a in model.anomalies {
             if a.kind == .afterDeinit,
-               current[a.instance.vc]?.key == a.instance || directory.ended[a.instance.vc]?.key == a.instance {
+               current[a.instance.vc]?.key == a.instance || directory.heldTombstone(vc: a.instance.vc)?.key == a.instance {
                 keptAnomalies.append(a)
             } else {
                 batch.anomalies.append(a)
@@ -194,10 +202,10 @@ public final class ModelBuilder {
             batch.register(x)
             x.retired = true
             x.children = [:]
-            if x.wasContainer, let cls = x.cls { directory.retiredClasses[x.key] = cls }
+            if x.wasContainer, let cls = x.cls { directory.retireContainer(x.key, cls: cls) }
             if current[x.key.vc] === x {
                 current[x.key.vc] = nil
-                directory.ended[x.key.vc] = InstanceDirectory.Tombstone(x)
+                directory.setTombstone(InstanceDirectory.Tombstone(x))
             }
         }
         model.instances = live
@@ -256,12 +264,12 @@ public final class ModelBuilder {
             }
             return nil
         }
-        if var t = directory.ended[vc] {
+        if var t = directory.tombstone(vc: vc) {
             t.afterEndCount += 1
             if t.afterEndCount == 1 {
                 anomaly(.afterDeinit, t.key, t.state, e, evidence: [t.endSeq ?? t.key.since, e.seq])
             }
-            directory.ended[vc] = t
+            directory.setTombstone(t)
             return nil
         }
         let x = Instance(key: InstanceKey(vc: vc, since: e.seq), firstT: e.t)
@@ -276,7 +284,7 @@ public final class ModelBuilder {
     /// The class of the latest instance of an id, retired or not.
     private func latestClass(_ vc: String) -> String? {
         if let x = current[vc] { return x.cls }
-        return directory.ended[vc]?.cls
+        return directory.tombstone(vc: vc)?.cls
     }
 
     private func anomaly(_ kind: LifecycleAnomaly.Kind, _ x: Instance, _ e: TraceEvent, evidence: [Int64]) {

@@ -262,7 +262,7 @@ public final class SessionModel {
     /// The class of an instance, wherever it is held (findings name other instances' classes).
     public func cls(of key: InstanceKey) -> String? {
         if let x = instance(key) { return x.cls }
-        return tombstone(key)?.cls ?? directory?.retiredClasses[key]
+        return tombstone(key)?.cls ?? directory?.retiredClass(key)
     }
     /// Events for the instance's id after its deinit, with no new init (LC205).
     public func afterEndCount(of key: InstanceKey) -> Int? {
@@ -282,6 +282,15 @@ public final class SessionModel {
     }
 }
 
+/// Where retired instances can be read back when they are no longer in memory (the rows the
+/// analysis wrote for them, `RetiredInstanceReader`).
+protocol RetiredInstances: AnyObject {
+    /// The latest retired instance of an id.
+    func latest(vc: String) -> InstanceDirectory.Tombstone?
+    /// The class of a retired instance.
+    func cls(of key: InstanceKey) -> String?
+}
+
 /// Where the batches of one session's model find instances they do not hold (shared by the
 /// builder and every batch).
 final class InstanceDirectory {
@@ -292,13 +301,17 @@ final class InstanceDirectory {
         var cls: String?
         var endSeq: Int64?
         var state: AppearanceState
-        var afterEndCount: Int
+        var afterEndCount = 0
+
+        init(key: InstanceKey, cls: String?, endSeq: Int64?, state: AppearanceState) {
+            self.key = key
+            self.cls = cls
+            self.endSeq = endSeq
+            self.state = state
+        }
 
         init(_ x: Instance) {
-            key = x.key
-            cls = x.cls
-            endSeq = x.endSeq
-            state = x.state
+            self.init(key: x.key, cls: x.cls, endSeq: x.endSeq, state: x.state)
             afterEndCount = x.afterEndCount
         }
     }
@@ -306,16 +319,58 @@ final class InstanceDirectory {
     /// The latest instance of each controller id, unless it was retired (then see `ended`):
     /// alive, or ended since the last batch.
     var latest: [String: Instance] = [:]
-    /// The latest instance of each id that was retired in a batch; events for the id until its
-    /// next init are events after that instance's deinit.
-    var ended: [String: Tombstone] = [:]
+    /// Tombstones of the latest instance of ids whose instance was retired; events for the id
+    /// until its next init are events after that instance's deinit. With `store`, a cache:
+    /// the ones without such events may be dropped and read back.
+    private(set) var ended: [String: Tombstone] = [:]
     /// Tombstones replaced by a new init since the last batch, whose LC205 anomaly is still to be judged.
     var replaced: [InstanceKey: Tombstone] = [:]
-    /// Classes of retired containers, for their children's and descendants' findings.
-    var retiredClasses: [InstanceKey: String] = [:]
+    /// Classes of retired containers, for their children's and descendants' findings (without `store`).
+    private var retiredClasses: [InstanceKey: String] = [:]
+    let store: RetiredInstances?
+    /// Tombstones held before those without after-deinit events are dropped (with `store`).
+    let maxTombstones: Int
+    private var nextDrop: Int
+
+    init(store: RetiredInstances? = nil, maxTombstones: Int = 16_384) {
+        self.store = store
+        self.maxTombstones = maxTombstones
+        nextDrop = maxTombstones
+    }
+
+    /// The tombstone of the latest instance of an id, if that instance was retired.
+    func tombstone(vc: String) -> Tombstone? {
+        if let t = ended[vc] { return t }
+        guard let t = store?.latest(vc: vc) else { return nil }
+        setTombstone(t)
+        return t
+    }
+
+    /// A tombstone held in memory now (an id with events after its deinit keeps its one).
+    func heldTombstone(vc: String) -> Tombstone? { ended[vc] }
+
+    func setTombstone(_ t: Tombstone) {
+        ended[t.key.vc] = t
+        if store != nil && ended.count >= nextDrop {
+            ended = ended.filter { $0.value.afterEndCount > 0 }
+            nextDrop = max(maxTombstones, 2 * ended.count)
+        }
+    }
+
+    /// Forgets the tombstone of an id that got a new instance.
+    func removeTombstone(vc: String) -> Tombstone? { ended.removeValue(forKey: vc) }
+
+    /// Retires a container: its class may be named by its children's findings later.
+    func retireContainer(_ key: InstanceKey, cls: String) {
+        if store == nil { retiredClasses[key] = cls }
+    }
 
     func tombstone(_ key: InstanceKey) -> Tombstone? {
         if let t = ended[key.vc], t.key == key { return t }
         return replaced[key]
+    }
+
+    func retiredClass(_ key: InstanceKey) -> String? {
+        retiredClasses[key] ?? store?.cls(of: key)
     }
 }

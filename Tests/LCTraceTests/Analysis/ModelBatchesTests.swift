@@ -31,16 +31,45 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
         b.vc(4300, "viewDidDisappear", "0xp", #""animated":true,"isBeingDismissed":true"#)
         b.vc(30_000, "mark", "0xp", #""name":"end""#)
         TestSupport.writeLines(b.lines, to: dir + "/lossy.jsonl")
-        return files + [dir + "/lossy.jsonl"]
+        TestSupport.writeLines(reusedIDs().lines, to: dir + "/reused.jsonl")
+        return files + [dir + "/lossy.jsonl", dir + "/reused.jsonl"]
     }
 
-    func analyse(_ path: String, _ files: [String], factsPerBatch: Int, settings: RuleSettings) throws {
+    /// Findings that name instances retired long before (a container, an ancestor, a host,
+    /// the owner of events after its deinit), whose ids were then initialised again.
+    func reusedIDs() -> TraceBuilder {
+        var b = TraceBuilder(sid: "reused")
+        b.vc(2, "init", "0xm", #""cls":"UINavigationController""#)
+        b.vc(2, "init", "0xr", #""cls":"LoginVC""#)
+        b.vc(2, "addChild", "0xr", #""parent":"0xm""#)  // no didMove: LC102 names 0xm
+        b.vc(3, "viewWillAppear", "0xm", #""animated":true"#)
+        b.vc(4, "viewIsAppearing", "0xm", #""animated":true"#)
+        b.vc(400, "viewDidAppear", "0xm", #""animated":true"#)
+        b.vc(5000, "viewWillDisappear", "0xm", #""animated":true,"isBeingDismissed":true"#)
+        b.vc(5300, "viewDidDisappear", "0xm", #""animated":true,"isBeingDismissed":true"#)
+        b.vc(5330, "deinit", "0xm")  // 0xr leaks: LC301 names its ancestor 0xm
+        for i in 0..<20 { b.vc(5340 + Double(i), "init", "0x\(100 + i)", #""cls":"CellVC""#) }
+        for i in 0..<20 { b.vc(5360 + Double(i), "deinit", "0x\(100 + i)") }
+        b.vc(5400, "init", "0xq", #""cls":"BannerVC""#)
+        b.vc(5401, "viewAttached", "0xq", #""host":"0xm""#)  // LC101 names the host 0xm
+        b.vc(5402, "viewWillAppear", "0xm")  // after its deinit: LC205, counted
+        b.vc(5403, "viewDidAppear", "0xm")
+        b.vc(5404, "viewWillDisappear", "0x105")  // after its deinit, read back from its row
+        b.vc(6000, "init", "0xm", #""cls":"SettingsVC""#)  // the id is reused
+        b.vc(6001, "deinit", "0xm")
+        b.add(20_000, "mark", #""name":"end""#)
+        return b
+    }
+
+    func analyse(_ path: String, _ files: [String], factsPerBatch: Int, tombstones: Int = 16_384,
+                 settings: RuleSettings) throws {
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", path] + files).status, 0)
         let database = try Schema.openForWriting(path: path)
         let analyzer = Analyzer(db: database, settings: settings)
         analyzer.factsPerBatch = factsPerBatch
+        analyzer.tombstonesInMemory = tombstones
         let summary = try analyzer.analyze()
-        XCTAssertEqual(summary.sessions, 16)
+        XCTAssertEqual(summary.sessions, 17)
     }
 
     func testBatchesStoreTheSameModelAndFindings() throws {
@@ -49,13 +78,19 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
         settings.maxLive = ["DetailVC": 1, "ImageCellController": 2]  // LC303 counts across batches
         let whole = dir + "/whole.db", batched = dir + "/batched.db"
         try analyse(whole, files, factsPerBatch: Int.max, settings: settings)
-        try analyse(batched, files, factsPerBatch: 0, settings: settings)  // a batch after every event
+        // A batch after every event; ended instances read back from their rows every time.
+        try analyse(batched, files, factsPerBatch: 0, tombstones: 0, settings: settings)
         let expected = try TestSupport.logicalDump(whole)
         XCTAssertEqual(try TestSupport.logicalDump(batched), expected)
         for rule in ["LC101", "LC104", "LC205", "LC301", "LC303", "LC402"] {
             XCTAssertTrue(expected.contains("\n\(rule)|"), "the corpus has no \(rule)")
         }
         XCTAssertTrue(expected.contains("|low|"), "the lossy session's findings are low confidence")
+        for text in ["its container UINavigationController was released", "added to UINavigationController (0xm)",
+                     "sits in UINavigationController (0xm)", "UINavigationController got viewWillAppear after its deinit (and 1 more events)",
+                     "CellVC got viewWillDisappear after its deinit"] {
+            XCTAssertTrue(expected.contains(text), text)
+        }
 
         // Batches did happen, and every instance is in exactly one of them or in the model left.
         let database = try Database(path: batched, mode: .readOnly)

@@ -1,0 +1,47 @@
+/// Reads retired instances back from the `instances` rows the analysis already wrote for the
+/// session it is building (`ModelBuilder.compact` hands them out in batches), so the builder
+/// keeps only a bounded cache of ended instances instead of one per controller id the session
+/// ever had. Runs on the analysis' connection, inside its write transaction.
+final class RetiredInstanceReader: RetiredInstances {
+    /// The session being built.
+    var session: Int64 = 0
+    /// The first read that failed: the analysis must not go on as if the row was not there.
+    private(set) var error: Error?
+    private let latestQuery: Statement
+    private let classQuery: Statement
+
+    init(db: Database) throws {
+        latestQuery = try db.prepare("""
+            SELECT i.since, c.text, i.end_seq, i.final_state FROM instances i LEFT JOIN strings c ON c.id = i.cls
+            WHERE i.session = ?1 AND i.vc = (SELECT id FROM strings WHERE text = ?2) ORDER BY i.since DESC LIMIT 1
+            """)
+        classQuery = try db.prepare("""
+            SELECT c.text FROM instances i JOIN strings c ON c.id = i.cls
+            WHERE i.session = ?1 AND i.vc = (SELECT id FROM strings WHERE text = ?2) AND i.since = ?3
+            """)
+    }
+
+    func latest(vc: String) -> InstanceDirectory.Tombstone? {
+        read(latestQuery, vc) { q in
+            InstanceDirectory.Tombstone(key: InstanceKey(vc: vc, since: q.int(0)), cls: q.text(1), endSeq: q.optionalInt(2),
+                                        state: q.text(3).flatMap(AppearanceState.init(rawValue:)) ?? .hidden)
+        }
+    }
+
+    func cls(of key: InstanceKey) -> String? {
+        classQuery.bind(key.since, at: 3)
+        return read(classQuery, key.vc) { $0.text(0) } ?? nil
+    }
+
+    private func read<T>(_ q: Statement, _ vc: String, _ row: (Statement) -> T) -> T? {
+        q.bind(session, at: 1)
+        q.bind(vc, at: 2)
+        defer { q.resetKeepingBindings() }
+        do {
+            return try q.step() ? row(q) : nil
+        } catch {
+            if self.error == nil { self.error = error }
+            return nil
+        }
+    }
+}
