@@ -84,17 +84,34 @@ public final class Analyzer {
 
     private func analyzeSession(id: Int64, sid: String, metadata: SessionMetadata, reader: SessionEventReader,
                                 retired: RetiredInstanceReader, writer: ModelWriter) throws -> (events: Int, findings: Int) {
+        let model = try Analyzer.store(session: id, sid: sid, metadata: metadata, reader: reader, retired: retired,
+                                       writer: writer, settings: settings, factsPerBatch: factsPerBatch,
+                                       tombstones: tombstonesInMemory)
+        return (model.stats.events, model.findings.count)
+    }
+
+    /// Builds one session's model on the writer's connection, inside its write transaction,
+    /// and replaces the stored one: batches are written as they are made, and ended instances
+    /// read back from their rows, so memory stays flat however long the session.
+    static func store(session id: Int64, sid: String, metadata: SessionMetadata, captured: CapturedRows? = nil,
+                      reader: SessionEventReader, retired: RetiredInstanceReader, writer: ModelWriter,
+                      settings: RuleSettings, factsPerBatch: Int = Analyzer.factsPerBatch,
+                      tombstones: Int = 16_384) throws -> SessionModel {
         try writer.clear(session: id)
         retired.session = id
         let model = try Analyzer.build(sid: sid, metadata: metadata, settings: settings, factsPerBatch: factsPerBatch,
                                        batches: { try writer.writeRows(session: id, $0) },
-                                       retired: retired, tombstones: tombstonesInMemory) { consume in
-            try reader.forEachEvent(session: id, sid: sid, consume)
+                                       retired: retired, tombstones: tombstones) { consume in
+            if let captured {
+                try reader.forEachEvent(in: captured, sid: sid, consume)
+            } else {
+                try reader.forEachEvent(session: id, sid: sid, consume)
+            }
         }
         if let error = retired.error { throw error }
         try writer.writeRows(session: id, model)
         try writer.finish(session: id, model)
-        return (model.stats.events, model.findings.count)
+        return model
     }
 
     /// Facts a session's model may hold before its final ones leave memory in a batch

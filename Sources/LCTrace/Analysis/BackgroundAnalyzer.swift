@@ -20,18 +20,27 @@ public final class BackgroundAnalyzer {
         let rows: CapturedRows?
     }
 
+    /// One part of a session's model: a long session comes as batches of final facts
+    /// (`ModelBuilder.compact`) and then the model left at the end; a short one in one part.
     private struct Result {
         let session: Int64
         let stamp: IngestStore.Stamp
         /// Built from captured rows (which are let go once built).
         let fromCapturedRows: Bool
+        /// nil: the model could not be had (the session stays dirty).
         let model: SessionModel?
+        /// The session's old model is deleted before this part is written.
+        let first: Bool
+        /// The model left at the end, with all the findings: the session is then analysed.
+        let last: Bool
 
-        init(_ request: Request, _ model: SessionModel?) {
+        init(_ request: Request, _ model: SessionModel?, first: Bool = true, last: Bool = true) {
             session = request.session
             stamp = request.stamp
             fromCapturedRows = request.rows != nil
             self.model = model
+            self.first = first
+            self.last = last
         }
     }
 
@@ -40,22 +49,31 @@ public final class BackgroundAnalyzer {
     /// behind, as it does on many tiny sessions (10,000 in 100 files: 98 MB peak with 524,288).
     public var maxHeldRows = 65_536
     private var heldRows = 0
-    /// Facts past which a session is too long for this thread's models (they are built whole
-    /// here) and is left to the analysis after loading, which stores it in batches.
-    public var factsPerModel = Analyzer.factsPerBatch
+    /// Facts per batch of a long session's model (`Analyzer.factsPerBatch`).
+    public var factsPerBatch = Analyzer.factsPerBatch
+    /// Events past which a session is left to the analysis after loading, judged before
+    /// building from its seq span (never less than its events): this thread cannot read
+    /// retired instances back from the rows (its snapshot predates them), so it keeps a small
+    /// tombstone for each (about 3 bytes an event, 5 MB at the limit).
+    public var maxEventsPerSession: Int64 = 1_500_000
 
     private let settings: RuleSettings
     private let database: Database
     /// Made on first use, sharing the ingest store's string cache.
     private var writer: ModelWriter?
+    /// The worker's (on its connection).
+    private var spanQuery: Statement?
     private let condition = NSCondition()
     private var requests: [Request] = []
     private var results: [Result] = []
     private var closed = false
     private var cancelled = false
     private var working = false
-    /// Finished models the worker may hold before it waits for the writer to store them.
+    /// Finished models the worker may hold before it waits for the writer to store them, and
+    /// the facts they may hold together (at least one model always fits).
     private static let maxWaitingResults = 8
+    private static let maxWaitingFacts = 16_384
+    private var waitingFacts = 0
 
     /// Called while `finish` works through what is left, with the number of sessions left
     /// (for a progress line: the end of a run can be a long analysis of its last files).
@@ -103,6 +121,7 @@ public final class BackgroundAnalyzer {
         condition.lock()
         let ready = results
         results.removeAll()
+        waitingFacts = 0
         condition.broadcast()
         condition.unlock()
         try self.store(ready, store)
@@ -117,7 +136,7 @@ public final class BackgroundAnalyzer {
         closed = true
         condition.broadcast()
         condition.unlock()
-        var own: (reader: SessionEventReader, metadata: ModelReader)?
+        var own: (reader: SessionEventReader, metadata: ModelReader, retired: RetiredInstanceReader)?
         while true {
             condition.lock()
             let left = requests.count + (working ? 1 : 0)
@@ -127,6 +146,7 @@ public final class BackgroundAnalyzer {
             if !results.isEmpty {
                 let ready = results
                 results.removeAll()
+                waitingFacts = 0
                 condition.broadcast()
                 condition.unlock()
                 try store.begin()
@@ -135,10 +155,20 @@ public final class BackgroundAnalyzer {
             } else if !requests.isEmpty {
                 let request = takeRequest()
                 condition.unlock()
-                if own == nil { own = (try SessionEventReader(db: database), ModelReader(db: database)) }
-                let model = build(request, on: database, own!.reader, own!.metadata)
+                if own == nil {
+                    own = (try SessionEventReader(db: database), ModelReader(db: database), try RetiredInstanceReader(db: database))
+                }
+                // On the writer's connection: built and stored in one write transaction, in batches.
                 try store.begin()
-                try self.store([Result(request, model)], store)
+                if store.unchangedSince(request.stamp, session: request.session) {
+                    if writer == nil { writer = try ModelWriter(db: store.db, strings: store.strings) }
+                    let meta = try own!.metadata.sessionMetadata(request.session)
+                    let model = try Analyzer.store(session: request.session, sid: meta.sid, metadata: meta,
+                                                   captured: request.rows, reader: own!.reader, retired: own!.retired,
+                                                   writer: writer!, settings: settings, factsPerBatch: factsPerBatch)
+                    stored[request.session] = (model.stats.events, model.findings.count)
+                    if request.rows != nil { storedFromCapturedRows += 1 }
+                }
                 try store.commit()
             } else if working {
                 condition.wait()
@@ -157,9 +187,17 @@ public final class BackgroundAnalyzer {
         cancelled = true
         requests.removeAll()
         results.removeAll()
+        waitingFacts = 0
         heldRows = 0
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// Nothing requested, being built or waiting to be stored (for tests that drive the worker).
+    var isIdle: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return requests.isEmpty && !working && results.isEmpty
     }
 
     /// The oldest request, its captured rows no longer counted as held. Call with the lock.
@@ -169,35 +207,70 @@ public final class BackgroundAnalyzer {
         return request
     }
 
+    /// Writes the parts whose session got no rows since their snapshot. Once a session changed
+    /// it stays changed, so the later parts of a model are dropped as well; the rows of earlier
+    /// parts then wait, in a session still marked dirty, for the analysis after loading.
     private func store(_ ready: [Result], _ store: IngestStore) throws {
         for result in ready {
             guard let model = result.model, store.unchangedSince(result.stamp, session: result.session) else { continue }
             if writer == nil { writer = try ModelWriter(db: store.db, strings: store.strings) }
-            try writer!.replace(session: result.session, with: model)
+            if result.first { try writer!.clear(session: result.session) }
+            try writer!.writeRows(session: result.session, model)
+            guard result.last else { continue }
+            try writer!.finish(session: result.session, model)
             stored[result.session] = (model.stats.events, model.findings.count)
             if result.fromCapturedRows { storedFromCapturedRows += 1 }
         }
     }
 
+    /// Queues a part for the writer, waiting while the queue is full (one part always fits).
+    /// False when the analysis was cancelled.
+    private func deliver(_ result: Result) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let facts = result.model?.factCount ?? 0
+        while !results.isEmpty && !cancelled
+                && (results.count >= Self.maxWaitingResults || waitingFacts + facts > Self.maxWaitingFacts) {
+            condition.wait()
+        }
+        guard !cancelled else { return false }
+        results.append(result)
+        waitingFacts += facts
+        condition.broadcast()
+        return true
+    }
+
     /// One session's model from one read transaction (a snapshot), or nil when it cannot be
     /// had. The snapshot must start after the request's commit: never inside a transaction
-    /// left open, and the model only counts when the read transaction ends cleanly.
-    private func build(_ request: Request, on db: Database, _ reader: SessionEventReader, _ metadata: ModelReader) -> SessionModel? {
+    /// left open, and the model only counts when the read transaction ends cleanly. A long
+    /// session's batches go to `batches` as they are made.
+    private func build(_ request: Request, on db: Database, _ reader: SessionEventReader, _ metadata: ModelReader,
+                       batches: @escaping (SessionModel) throws -> Void) -> SessionModel? {
         guard db.isAutocommit && !db.hasActiveStatements else { return nil }
         do {
             try db.execute("BEGIN")
+            guard try seqSpan(request.session, db) <= maxEventsPerSession else { throw Analyzer.SessionTooLong() }
             let meta = try metadata.sessionMetadata(request.session)
-            // A session too long for one model in memory is left to the analysis after loading,
-            // which stores it in batches (this thread cannot write).
             let model = try Analyzer.buildModel(session: request.session, sid: meta.sid, metadata: meta,
                                                 reader: reader, captured: request.rows, settings: settings,
-                                                factsPerBatch: factsPerModel, batches: { _ in throw Analyzer.SessionTooLong() })
+                                                factsPerBatch: factsPerBatch, batches: batches)
             try db.commit()
             return model
         } catch {
             if !db.isAutocommit { try? db.execute("ROLLBACK") }
             return nil
         }
+    }
+
+    /// max(seq) - min(seq) + 1 of a session's stored events: two seeks in the primary key.
+    private func seqSpan(_ session: Int64, _ db: Database) throws -> Int64 {
+        if spanQuery == nil {
+            spanQuery = try db.prepare("SELECT (SELECT max(seq) FROM events WHERE session = ?1) - (SELECT min(seq) FROM events WHERE session = ?1) + 1")
+        }
+        let q = spanQuery!
+        q.bind(session, at: 1)
+        defer { q.resetKeepingBindings() }
+        return try q.step() ? q.optionalInt(0) ?? 0 : 0
     }
 
     /// The worker: one session at a time, each read in its own transaction (a snapshot). A
@@ -218,11 +291,14 @@ public final class BackgroundAnalyzer {
             working = true
             condition.unlock()
 
-            let model = build(request, on: db, reader, metadata)
+            var parts = 0
+            let model = build(request, on: db, reader, metadata) { [self] batch in
+                parts += 1
+                guard deliver(Result(request, batch, first: parts == 1, last: false)) else { throw CancellationError() }
+            }
+            _ = deliver(Result(request, model, first: parts == 0))
 
             condition.lock()
-            while results.count >= Self.maxWaitingResults && !cancelled { condition.wait() }
-            if !cancelled { results.append(Result(request, model)) }
             working = false
             condition.broadcast()
             condition.unlock()

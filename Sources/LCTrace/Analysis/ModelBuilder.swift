@@ -130,9 +130,7 @@ public final class ModelBuilder {
     // MARK: Batches
 
     /// Facts held in memory: what `compact` can shrink.
-    public var factCount: Int {
-        model.instances.count + model.cycles.count + model.edges.count + model.attachments.count + model.anomalies.count
-    }
+    public var factCount: Int { model.factCount }
 
     /// Moves every fact that can no longer change out of `model` into a batch and returns it,
     /// so that a long session is judged and written in pieces and memory follows what is live,

@@ -240,6 +240,8 @@ public final class SessionModel {
     init(metadata: SessionMetadata) { self.metadata = metadata }
 
     public var sid: String { metadata.sid }
+    /// Facts held: what building in batches (`ModelBuilder.compact`) keeps bounded.
+    public var factCount: Int { instances.count + cycles.count + edges.count + attachments.count + anomalies.count }
     /// The session's end for rules: the largest t seen.
     public var endT: Int64 { stats.lastT ?? 0 }
     public var isLossy: Bool { stats.lostEvents > 0 }

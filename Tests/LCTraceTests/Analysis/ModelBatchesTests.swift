@@ -105,28 +105,83 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
         XCTAssertFalse(model.instances.contains { $0.retired }, "retired instances left the model")
     }
 
-    /// The analysis while loading cannot store batches: a session too long for one model is left
-    /// dirty for the analysis after loading, which gives the same database.
-    func testTheBackgroundAnalysisLeavesALongSessionToTheAnalysisAfterLoading() throws {
+    /// The analysis while loading hands a long session to the writer in batches; past its
+    /// limit of events it leaves the session to the analysis after loading. Either way the
+    /// database is the one that loading first and analysing after gives.
+    func testTheBackgroundAnalysisStoresLongSessionsInBatches() throws {
         var o = CorpusOptions.make(seed: 78, sessions: 3, sessionsPerFile: 1, scenarios: 40)
         o.gzip = false
         let generated = dir + "/generated"
         try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: generated, options: o)
         let files = try FileManager.default.contentsOfDirectory(atPath: generated).filter { $0.hasSuffix(".jsonl") }
             .sorted().map { generated + "/" + $0 }
-
-        let database = try Schema.openForWriting(path: db)
-        let ingester = Ingester(store: try IngestStore(db: database))
-        let background = try BackgroundAnalyzer(db: database, settings: RuleSettings())
-        background.factsPerModel = 50
-        ingester.analysis = background
-        _ = try ingester.ingest(files.map { .file($0) })
-        XCTAssertEqual(background.sessions, 0, "every session has more than 50 facts")
-        XCTAssertEqual(try database.scalarInt("SELECT count(*) FROM sessions WHERE dirty = 1"), 3)
-        _ = try Analyzer(db: database, settings: RuleSettings()).analyze()
-
         let apart = dir + "/apart.db"
-        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", apart] + files).status, 0)
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", apart] + files).status, 0)
+        XCTAssertEqual(TestSupport.run(["analyze", "--db", apart]).status, 0)
+        let expected = try TestSupport.logicalDump(apart)
+
+        for (name, maxEvents, storedByTheWorker) in [("batched.db", Int64(1_000_000), 3), ("left.db", Int64(100), 0)] {
+            let path = dir + "/" + name
+            XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", path] + files).status, 0)
+            let database = try Schema.openForWriting(path: path)
+            let store = try IngestStore(db: database)
+            let background = try BackgroundAnalyzer(db: database, settings: RuleSettings())
+            background.factsPerBatch = 10
+            background.maxEventsPerSession = maxEvents
+            try store.begin()  // a stamp is taken after a batch of the store
+            try store.commit()
+            background.enqueue(try ModelReader(db: database).sessions().map(\.id), stamp: store.stamp)
+            // The worker alone builds the models; the writer stores their parts as they come.
+            repeat {
+                try store.begin()
+                try background.storeFinished(store)
+                try store.commit()
+                Thread.sleep(forTimeInterval: 0.002)
+            } while !background.isIdle
+            try store.begin()
+            try background.storeFinished(store)
+            try store.commit()
+            XCTAssertEqual(background.sessions, storedByTheWorker, name)
+            XCTAssertEqual(try database.scalarInt("SELECT count(*) FROM sessions WHERE dirty = 1"), Int64(3 - storedByTheWorker), name)
+            try background.finish(store)
+            _ = try Analyzer(db: database, settings: RuleSettings()).analyze()
+            XCTAssertEqual(try TestSupport.logicalDump(path), expected, name)
+        }
+    }
+
+    /// A session analysed in one run and continued in the next: the batches of its new model
+    /// replace the stored one (the first batch deletes it).
+    func testBatchesReplaceAModelStoredByAnEarlierRun() throws {
+        var o = CorpusOptions.make(seed: 79, sessions: 1, sessionsPerFile: 1, scenarios: 40)
+        o.gzip = false
+        let generated = dir + "/generated"
+        try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: generated, options: o)
+        let file = try FileManager.default.contentsOfDirectory(atPath: generated).first { $0.hasSuffix(".jsonl") }!
+        let lines = try String(contentsOfFile: generated + "/" + file, encoding: .utf8).split(separator: "\n").map(String.init)
+        let halves = [dir + "/part1.jsonl", dir + "/part2.jsonl"]
+        TestSupport.writeLines(Array(lines[..<(lines.count / 2)]), to: halves[0])
+        TestSupport.writeLines(Array(lines[(lines.count / 2)...]), to: halves[1])
+        let apart = dir + "/apart.db"
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", apart] + halves).status, 0)
+
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, halves[0]]).status, 0)
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", db, halves[1]]).status, 0)
+        // The worker alone builds the whole session (the writer only stores its parts).
+        let database = try Schema.openForWriting(path: db)
+        let store = try IngestStore(db: database)
+        let background = try BackgroundAnalyzer(db: database, settings: RuleSettings())
+        background.factsPerBatch = 10
+        try store.begin()  // a stamp is taken after a batch of the store
+        try store.commit()
+        background.enqueue([try database.scalarInt("SELECT id FROM sessions")!], stamp: store.stamp)
+        for _ in 0..<1_000 where background.sessions == 0 {
+            try store.begin()
+            try background.storeFinished(store)
+            try store.commit()
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        XCTAssertEqual(background.sessions, 1)
+        try background.finish(store)
         XCTAssertEqual(try TestSupport.logicalDump(db), try TestSupport.logicalDump(apart))
     }
 }
