@@ -262,7 +262,7 @@ public final class ModelBuilder {
             }
             return nil
         }
-        if var t = directory.tombstone(vc: vc) {
+        if var t = directory.tombstone(vc: vc, at: e.seq) {
             t.afterEndCount += 1
             if t.afterEndCount == 1 {
                 anomaly(.afterDeinit, t.key, t.state, e, evidence: [t.endSeq ?? t.key.since, e.seq])
@@ -280,9 +280,9 @@ public final class ModelBuilder {
     }
 
     /// The class of the latest instance of an id, retired or not.
-    private func latestClass(_ vc: String) -> String? {
+    private func latestClass(_ vc: String, at seq: Int64) -> String? {
         if let x = current[vc] { return x.cls }
-        return directory.tombstone(vc: vc)?.cls
+        return directory.tombstone(vc: vc, at: seq)?.cls
     }
 
     private func anomaly(_ kind: LifecycleAnomaly.Kind, _ x: Instance, _ e: TraceEvent, evidence: [Int64]) {
@@ -426,7 +426,7 @@ public final class ModelBuilder {
             release(x, e, how: .dismiss, callSeq: x.dismissCallSeq)
         } else if e.has(.isMovingFromParent) {
             let navigation = x.lastNavigationCall?.kind == .pop
-                || (x.parent.flatMap(latestClass)?.hasSuffix("NavigationController") ?? false)
+                || (x.parent.flatMap { latestClass($0, at: e.seq) }?.hasSuffix("NavigationController") ?? false)
             release(x, e, how: navigation ? .pop : .removeFromParent,
                     callSeq: navigation ? x.lastNavigationCall?.seq : nil)
         }
@@ -600,7 +600,7 @@ public final class ModelBuilder {
         let host = e.other
         let childOf = host.map { isWithin($0, x.parent) } ?? true
         model.attachments.append(Attachment(
-            instance: x.key, host: host, hostClass: host.flatMap(latestClass),
+            instance: x.key, host: host, hostClass: host.flatMap { latestClass($0, at: e.seq) },
             attachSeq: e.seq, attachT: e.t, childOfHostAtAttach: childOf))
         x.activeAttachment = model.attachments.count - 1
     }

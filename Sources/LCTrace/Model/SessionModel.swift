@@ -287,8 +287,9 @@ public final class SessionModel {
 /// Where retired instances can be read back when they are no longer in memory (the rows the
 /// analysis wrote for them, `RetiredInstanceReader`).
 protocol RetiredInstances: AnyObject {
-    /// The latest retired instance of an id.
-    func latest(vc: String) -> InstanceDirectory.Tombstone?
+    /// The latest retired instance of an id among those that began before `seq` (a stored
+    /// model may hold later ones).
+    func latest(vc: String, before seq: Int64) -> InstanceDirectory.Tombstone?
     /// The class of a retired instance.
     func cls(of key: InstanceKey) -> String?
 }
@@ -340,10 +341,11 @@ final class InstanceDirectory {
         nextDrop = maxTombstones
     }
 
-    /// The tombstone of the latest instance of an id, if that instance was retired.
-    func tombstone(vc: String) -> Tombstone? {
+    /// The tombstone of the latest instance of an id, if that instance was retired (`seq`: the
+    /// event being built).
+    func tombstone(vc: String, at seq: Int64) -> Tombstone? {
         if let t = ended[vc] { return t }
-        guard let t = store?.latest(vc: vc) else { return nil }
+        guard let t = store?.latest(vc: vc, before: seq) else { return nil }
         setTombstone(t)
         return t
     }

@@ -5,6 +5,9 @@ public struct ReportRequest: Sendable {
     public var className: String?
     public var minSeverity: Severity = .info
     public var settings = RuleSettings()
+    /// When findings are rebuilt: facts per batch, tombstones kept (tests make them tiny).
+    var factsPerBatch = Analyzer.factsPerBatch
+    var tombstonesInMemory = 16_384
     public init() {}
 }
 
@@ -36,6 +39,7 @@ public enum ReportQuery {
         let useStored = stored == request.settings.fingerprint
         data.recomputed = !useStored || data.sessions.contains { $0.dirty }
         let events = try SessionEventReader(db: db)
+        let retired = try RetiredInstanceReader(db: db)
         var all: [Finding] = []
         if useStored {
             // Analysed sessions: their stored findings and gaps, one query each for all of them.
@@ -53,9 +57,15 @@ public enum ReportQuery {
                     data.gaps[model.cls(of: c.instance) ?? "?", default: []].append(didT - isT)
                 }
             }
-            // A long session's cycles come in batches and are let go once counted.
-            let model = try Analyzer.buildModel(session: s.id, sid: s.sid, metadata: try reader.sessionMetadata(s.id),
-                                                reader: events, settings: request.settings, batches: addGaps)
+            // A long session's cycles come in batches and are let go once counted; an analysed
+            // session's ended instances are read back from its stored model.
+            retired.session = s.id
+            let model = try Analyzer.build(sid: s.sid, metadata: try reader.sessionMetadata(s.id), settings: request.settings,
+                                           factsPerBatch: request.factsPerBatch, batches: addGaps,
+                                           retired: s.dirty ? nil : retired, tombstones: request.tombstonesInMemory) { consume in
+                try events.forEachEvent(session: s.id, sid: s.sid, consume)
+            }
+            if let error = retired.error { throw error }
             all += model.findings
             addGaps(model)
         }

@@ -1,7 +1,8 @@
-/// Reads retired instances back from the `instances` rows the analysis already wrote for the
-/// session it is building (`ModelBuilder.compact` hands them out in batches), so the builder
-/// keeps only a bounded cache of ended instances instead of one per controller id the session
-/// ever had. Runs on the analysis' connection, inside its write transaction.
+/// Reads retired instances back from the session's `instances` rows, so the builder keeps only
+/// a bounded cache of ended instances instead of one per controller id the session ever had:
+/// the rows its own batches wrote (the analysis, on its connection inside its write
+/// transaction), or the rows of the stored model of an analysed session (a report with other
+/// tuning rebuilds it: instances do not depend on the rules' settings).
 final class RetiredInstanceReader: RetiredInstances {
     /// The session being built.
     var session: Int64 = 0
@@ -13,7 +14,8 @@ final class RetiredInstanceReader: RetiredInstances {
     init(db: Database) throws {
         latestQuery = try db.prepare("""
             SELECT i.since, c.text, i.end_seq, i.final_state FROM instances i LEFT JOIN strings c ON c.id = i.cls
-            WHERE i.session = ?1 AND i.vc = (SELECT id FROM strings WHERE text = ?2) ORDER BY i.since DESC LIMIT 1
+            WHERE i.session = ?1 AND i.vc = (SELECT id FROM strings WHERE text = ?2) AND i.since < ?3
+            ORDER BY i.since DESC LIMIT 1
             """)
         classQuery = try db.prepare("""
             SELECT c.text FROM instances i JOIN strings c ON c.id = i.cls
@@ -21,8 +23,9 @@ final class RetiredInstanceReader: RetiredInstances {
             """)
     }
 
-    func latest(vc: String) -> InstanceDirectory.Tombstone? {
-        read(latestQuery, vc) { q in
+    func latest(vc: String, before seq: Int64) -> InstanceDirectory.Tombstone? {
+        latestQuery.bind(seq, at: 3)
+        return read(latestQuery, vc) { q in
             InstanceDirectory.Tombstone(key: InstanceKey(vc: vc, since: q.int(0)), cls: q.text(1), endSeq: q.optionalInt(2),
                                         state: q.text(3).flatMap(AppearanceState.init(rawValue:)) ?? .hidden)
         }

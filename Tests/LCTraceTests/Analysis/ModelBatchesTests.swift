@@ -61,6 +61,8 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
         return b
     }
 
+    func database(_ path: String) throws -> Database { try Database(path: path, mode: .readOnly) }
+
     func analyse(_ path: String, _ files: [String], factsPerBatch: Int, tombstones: Int = 16_384,
                  settings: RuleSettings) throws {
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", path] + files).status, 0)
@@ -91,6 +93,25 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
                      "CellVC got viewWillDisappear after its deinit"] {
             XCTAssertTrue(expected.contains(text), text)
         }
+
+        // A report with other tuning rebuilds the findings, in batches, reading ended instances
+        // back from the stored model: the same findings and gaps as built whole.
+        var request = ReportRequest()
+        request.settings = settings
+        request.settings.leakGrace = 100_000_000
+        request.settings.gapPlain = 10_000_000
+        request.settings.gapAnimated = 20_000_000
+        let oneModel = try ReportQuery.collect(request, db: try Database(path: batched, mode: .readOnly))
+        request.factsPerBatch = 0
+        request.tombstonesInMemory = 0
+        let inBatches = try ReportQuery.collect(request, db: try Database(path: batched, mode: .readOnly))
+        XCTAssertTrue(oneModel.recomputed)
+        XCTAssertEqual(inBatches.findings, oneModel.findings)
+        XCTAssertEqual(inBatches.gaps.mapValues { $0.sorted() }, oneModel.gaps.mapValues { $0.sorted() })
+        XCTAssertFalse(oneModel.gaps.isEmpty)
+        XCTAssertNotEqual(oneModel.findings.filter { $0.rule == "LC401" }.count,
+                          try database(batched).scalarInt("SELECT count(*) FROM findings WHERE rule = 'LC401'").map(Int.init),
+                          "the other tuning changes the findings")
 
         // Batches did happen, and every instance is in exactly one of them or in the model left.
         let database = try Database(path: batched, mode: .readOnly)
