@@ -36,7 +36,7 @@ public final class Analyzer {
     public var factsPerBatch = Analyzer.factsPerBatch
     /// Tombstones of retired instances held in memory before those not needed are dropped
     /// (they are read back from the stored rows when an event names their id again).
-    public var tombstonesInMemory = 16_384
+    public var tombstonesInMemory = Analyzer.tombstonesInMemory
 
     public init(db: Database, settings: RuleSettings = RuleSettings()) {
         self.db = db
@@ -96,7 +96,7 @@ public final class Analyzer {
     static func store(session id: Int64, sid: String, metadata: SessionMetadata, captured: CapturedRows? = nil,
                       reader: SessionEventReader, retired: RetiredInstanceReader, writer: ModelWriter,
                       settings: RuleSettings, factsPerBatch: Int = Analyzer.factsPerBatch,
-                      tombstones: Int = 16_384) throws -> SessionModel {
+                      tombstones: Int = Analyzer.tombstonesInMemory) throws -> SessionModel {
         try writer.clear(session: id)
         retired.session = id
         let model = try Analyzer.build(sid: sid, metadata: metadata, settings: settings, factsPerBatch: factsPerBatch,
@@ -117,6 +117,8 @@ public final class Analyzer {
     /// Facts a session's model may hold before its final ones leave memory in a batch
     /// (`ModelBuilder.compact`): about 4 MB of them.
     public static let factsPerBatch = 16_384
+    /// Tombstones of ended instances held while a session is built from stored rows (about 2 MB).
+    public static let tombstonesInMemory = 16_384
 
     /// Thrown by a batch handler that cannot take batches: the session is too long to be
     /// built in memory there (the background analysis leaves it to the analysis after loading).

@@ -8,13 +8,9 @@
 /// worth a finding.
 public final class ModelBuilder {
     public let model: SessionModel
+    /// Instances the model may name but no longer holds, and the latest instance of each id
+    /// (`directory.latest`: live, or ended until retired; then a tombstone stands in).
     private let directory: InstanceDirectory
-    /// The latest instance of each controller id, live or ended, until it is retired
-    /// (`directory.ended` then holds its tombstone).
-    private var current: [String: Instance] {
-        get { directory.latest }
-        _modify { yield &directory.latest }
-    }
     /// Classes LC303 limits: instances that may be of one are kept for it (`SessionModel.growthCandidates`).
     private let growthClasses: Set<String>
     private var growthCandidates: [Instance] = []
@@ -34,7 +30,7 @@ public final class ModelBuilder {
     /// `retired`: where instances retired in earlier batches are read back (the rows already
     /// stored); without it every retired id keeps a small tombstone in memory.
     init(sid: String, metadata: SessionMetadata? = nil, growthClasses: Set<String> = [],
-         retired: RetiredInstances?, maxTombstones: Int = 16_384) {
+         retired: RetiredInstances?, maxTombstones: Int = Analyzer.tombstonesInMemory) {
         directory = InstanceDirectory(store: retired, maxTombstones: maxTombstones)
         model = SessionModel(metadata: metadata ?? SessionMetadata(sid: sid))
         model.directory = directory
@@ -47,7 +43,7 @@ public final class ModelBuilder {
 
     private func register(_ x: Instance) {
         model.register(x)
-        current[x.key.vc] = x
+        directory.latest[x.key.vc] = x
         if let gone = directory.removeTombstone(vc: x.key.vc), gone.afterEndCount > 0 {
             // Its LC205 anomaly, still in the model, names it until the next batch.
             directory.replaced[gone.key] = gone
@@ -96,13 +92,13 @@ public final class ModelBuilder {
         case .viewDetached: detach(x, e.seq, e.t)
         case .present:
             if let presented = e.other {
-                if let y = current[presented], y.isAlive { y.presenter = vc } else { presenterOf[presented] = vc }
+                if let y = directory.latest[presented], y.isAlive { y.presenter = vc } else { presenterOf[presented] = vc }
             }
         case .dismiss:
             x.dismissCallSeq = e.seq
         case .push, .pop:
             let interactive = e.has(.interactive)
-            if let child = e.other, let c = current[child], c.isAlive {
+            if let child = e.other, let c = directory.latest[child], c.isAlive {
                 c.lastNavigationCall = (e.kind, e.seq, interactive)
             }
             interactiveTransition[vc] = interactive ? e.other : nil
@@ -136,8 +132,9 @@ public final class ModelBuilder {
     /// so that a long session is judged and written in pieces and memory follows what is live,
     /// not the session's length. Run the fact rules (`RuleScope.facts`) on the batch and store
     /// its rows; the session rules run on the model left at the end. A fact is final when:
-    /// - an instance has ended (deinit or reused id): its row no longer changes. It stays the
-    ///   latest instance of its id, so that events after its deinit are still recognised;
+    /// - an instance has ended (deinit or reused id): its row no longer changes. If it is
+    ///   still the latest instance of its id, a tombstone stands in for it, so that events
+    ///   after its deinit are still recognised;
     /// - a cycle is not the open one of a live instance;
     /// - an edge is not the active or last one of a live child (a re-add and a late
     ///   `didMove(toParent: nil)` land on the last), nor one whose view was left behind by a
@@ -153,8 +150,17 @@ public final class ModelBuilder {
         batch.stats = model.stats
         // Foreground clocks of ended instances stop at their end: an open background period counts up to it.
         batch.backgroundIntervals = model.backgroundIntervals + (backgroundStart.map { [($0, Int64.max)] } ?? [])
-
         let live = model.instances.filter(\.isAlive)
+        moveFinalFacts(to: batch, live: live)
+        moveSettledAnomalies(to: batch)
+        retireEndedInstances(to: batch)
+        model.instances = live
+        return batch
+    }
+
+    /// Moves the final cycles, edges and attachments into `batch`; renumbers what the live
+    /// instances (and the edges left) point at in the model's arrays.
+    private func moveFinalFacts(to batch: SessionModel, live: [Instance]) {
         var keepCycle = Set<Int>(), keepEdge = Set<Int>(), keepAttachment = Set<Int>()
         for x in live {
             if let c = x.openCycle { keepCycle.insert(c) }
@@ -170,12 +176,13 @@ public final class ModelBuilder {
         let cycles = Self.split(model.cycles, keep: keepCycle)
         let edges = Self.split(model.edges, keep: keepEdge)
         let attachments = Self.split(model.attachments, keep: keepAttachment)
-        model.cycles = cycles.kept
-        batch.cycles = cycles.gone
-        model.attachments = attachments.kept
-        batch.attachments = attachments.gone
-        model.edges = edges.kept.map { var e = $0; e.attachmentAtRemoval = e.attachmentAtRemoval.map { attachments.index[$0]! }; return e }
-        batch.edges = edges.gone.map { var e = $0; e.attachmentAtRemoval = e.attachmentAtRemoval.map { attachments.index[$0]! }; return e }
+        // An edge and the attachment it looks at are kept, or moved, together.
+        func renumbered(_ edges: [ContainmentEdge]) -> [ContainmentEdge] {
+            edges.map { var e = $0; e.attachmentAtRemoval = e.attachmentAtRemoval.map { attachments.index[$0]! }; return e }
+        }
+        (model.cycles, batch.cycles) = (cycles.kept, cycles.gone)
+        (model.attachments, batch.attachments) = (attachments.kept, attachments.gone)
+        (model.edges, batch.edges) = (renumbered(edges.kept), renumbered(edges.gone))
         for x in live {
             x.openCycle = x.openCycle.map { cycles.index[$0]! }
             x.activeEdge = x.activeEdge.map { edges.index[$0]! }
@@ -183,31 +190,32 @@ public final class ModelBuilder {
             x.activeAttachment = x.activeAttachment.map { attachments.index[$0]! }
         }
         appearingCycles = Set(appearingCycles.map { cycles.index[$0]! })
+    }
 
-        var keptAnomalies: [LifecycleAnomaly] = []
+    /// Moves every anomaly but the "after deinit" ones of ids still counting such events.
+    private func moveSettledAnomalies(to batch: SessionModel) {
+        var kept: [LifecycleAnomaly] = []
         for a in model.anomalies {
-            if a.kind == .afterDeinit,
-               current[a.instance.vc]?.key == a.instance || directory.heldTombstone(vc: a.instance.vc)?.key == a.instance {
-                keptAnomalies.append(a)
-            } else {
-                batch.anomalies.append(a)
-            }
+            let counting = a.kind == .afterDeinit
+                && (directory.latest[a.instance.vc]?.key == a.instance || directory.heldTombstone(vc: a.instance.vc)?.key == a.instance)
+            if counting { kept.append(a) } else { batch.anomalies.append(a) }
         }
-        model.anomalies = keptAnomalies
+        model.anomalies = kept
+    }
 
+    /// Moves the ended instances into `batch`; a tombstone stands in for those still the latest of their id.
+    private func retireEndedInstances(to batch: SessionModel) {
         for x in model.instances where !x.isAlive {
             model.unregister(x.key)
             batch.register(x)
             x.retired = true
             x.children = [:]
             if x.wasContainer, let cls = x.cls { directory.retireContainer(x.key, cls: cls) }
-            if current[x.key.vc] === x {
-                current[x.key.vc] = nil
+            if directory.latest[x.key.vc] === x {
+                directory.latest[x.key.vc] = nil
                 directory.setTombstone(InstanceDirectory.Tombstone(x))
             }
         }
-        model.instances = live
-        return batch
     }
 
     /// Splits `items` into those at `keep` and the rest, each in order, with every old index's
@@ -236,7 +244,7 @@ public final class ModelBuilder {
     /// event (LC902); events after a deinit are anomalies and change nothing.
     private func instance(for vc: String, _ e: TraceEvent) -> Instance? {
         if e.kind == .`init` {
-            if let old = current[vc], old.isAlive {
+            if let old = directory.latest[vc], old.isAlive {
                 old.end = .reused
                 old.endSeq = e.seq
                 old.endT = e.t
@@ -250,7 +258,7 @@ public final class ModelBuilder {
             register(x)
             return x
         }
-        if let x = current[vc] {
+        if let x = directory.latest[vc] {
             if x.isAlive {
                 if x.cls == nil, let cls = e.cls { x.cls = cls }
                 if x.initSeq == nil && x.unknownEventSeqs.count < 5 { x.unknownEventSeqs.append(e.seq) }
@@ -281,7 +289,7 @@ public final class ModelBuilder {
 
     /// The class of the latest instance of an id, retired or not.
     private func latestClass(_ vc: String, at seq: Int64) -> String? {
-        if let x = current[vc] { return x.cls }
+        if let x = directory.latest[vc] { return x.cls }
         return directory.tombstone(vc: vc, at: seq)?.cls
     }
 
@@ -456,7 +464,7 @@ public final class ModelBuilder {
             model.edges[a].childEndT = e.t
             x.activeEdge = nil
         }
-        if let parent = x.parent, let p = current[parent] {
+        if let parent = x.parent, let p = directory.latest[parent] {
             p.children[ObjectIdentifier(x)] = nil
         }
         x.parent = nil
@@ -513,7 +521,7 @@ public final class ModelBuilder {
         var depth = 0
         while let id = node, depth < 64 {
             if id == ancestor { return true }
-            node = current[id]?.parent
+            node = directory.latest[id]?.parent
             depth += 1
         }
         return false
@@ -527,9 +535,9 @@ public final class ModelBuilder {
             model.edges[a].willRemoveSeq = model.edges[a].willRemoveSeq ?? e.seq
             model.edges[a].removeSeq = e.seq
             model.edges[a].removeT = e.t
-            if let p = x.parent.flatMap({ current[$0] }) { p.children[ObjectIdentifier(x)] = nil }
+            if let p = x.parent.flatMap({ directory.latest[$0] }) { p.children[ObjectIdentifier(x)] = nil }
         }
-        let p = current[parent].flatMap { $0.isAlive ? $0 : nil }
+        let p = directory.latest[parent].flatMap { $0.isAlive ? $0 : nil }
         var edge = ContainmentEdge(child: x.key, parent: parent, parentSince: p?.key.since, addSeq: e.seq, addT: e.t)
         if let pending = pendingWillMove.removeValue(forKey: x.key), pending.parent == parent {
             edge.willMoveSeq = pending.seq
@@ -586,7 +594,7 @@ public final class ModelBuilder {
         if let at = x.activeAttachment, let host = model.attachments[at].host, isWithin(host, parent) {
             model.edges[a].attachmentAtRemoval = at
         }
-        if let p = current[parent] { p.children[ObjectIdentifier(x)] = nil }
+        if let p = directory.latest[parent] { p.children[ObjectIdentifier(x)] = nil }
         x.activeEdge = nil
         x.parent = nil
         let navigation = x.lastNavigationCall?.kind == .pop

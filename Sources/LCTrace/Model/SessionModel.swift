@@ -335,7 +335,7 @@ final class InstanceDirectory {
     let maxTombstones: Int
     private var nextDrop: Int
 
-    init(store: RetiredInstances? = nil, maxTombstones: Int = 16_384) {
+    init(store: RetiredInstances?, maxTombstones: Int) {
         self.store = store
         self.maxTombstones = maxTombstones
         nextDrop = maxTombstones

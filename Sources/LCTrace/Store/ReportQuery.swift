@@ -7,7 +7,7 @@ public struct ReportRequest: Sendable {
     public var settings = RuleSettings()
     /// When findings are rebuilt: facts per batch, tombstones kept (tests make them tiny).
     var factsPerBatch = Analyzer.factsPerBatch
-    var tombstonesInMemory = 16_384
+    var tombstonesInMemory = Analyzer.tombstonesInMemory
     public init() {}
 }
 
