@@ -120,8 +120,8 @@ public final class Analyzer {
     /// Tombstones of ended instances held while a session is built from stored rows (about 2 MB).
     public static let tombstonesInMemory = 16_384
 
-    /// Thrown by a batch handler that cannot take batches: the session is too long to be
-    /// built in memory there (the background analysis leaves it to the analysis after loading).
+    /// A session the background analysis leaves to the analysis after loading
+    /// (`BackgroundAnalyzer.maxEventsPerSession`).
     public struct SessionTooLong: Error {}
 
     /// Builds one session's model and runs the rules on it. `captured`, when given, must be
@@ -168,8 +168,8 @@ public final class Analyzer {
             findings += RuleCatalog.findings(batch, settings, factsOnly: true)
             try batches(batch)
             // The next batch waits for `factsPerBatch` new facts. A batch costs a look at every
-            // fact held, so live facts are looked at again once per batch: with the default, a
-            // million live facts (about 250 MB) cost some 15 looks per new fact.
+            // fact held, so live facts are looked at again once per batch: with the default,
+            // 100,000 live facts (controllers that never end) cost some 6 looks per new fact.
             nextBatch = builder.factCount + factsPerBatch
         }
         try feed(consume)

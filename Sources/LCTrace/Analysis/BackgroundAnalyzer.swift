@@ -12,7 +12,9 @@ import Glibc
 /// therefore the same as loading everything first and analysing after.
 ///
 /// A session that was new in its file comes with the rows the writer stored
-/// (`CapturedRows`): its model is built from them, and its events are not read back.
+/// (`CapturedRows`): its model is built from them, and its events are not read back. A long
+/// session's model reaches the writer in parts, batches of final facts and then what is left
+/// (`ModelBuilder.compact`), so memory stays bounded however long the session.
 public final class BackgroundAnalyzer {
     private struct Request {
         let session: Int64
@@ -119,10 +121,7 @@ public final class BackgroundAnalyzer {
     /// of `store`, on the writer thread.
     public func storeFinished(_ store: IngestStore) throws {
         condition.lock()
-        let ready = results
-        results.removeAll()
-        waitingFacts = 0
-        condition.broadcast()
+        let ready = takeResults()
         condition.unlock()
         try self.store(ready, store)
     }
@@ -144,10 +143,7 @@ public final class BackgroundAnalyzer {
             if left > 0 { progress?(left) }
             condition.lock()
             if !results.isEmpty {
-                let ready = results
-                results.removeAll()
-                waitingFacts = 0
-                condition.broadcast()
+                let ready = takeResults()
                 condition.unlock()
                 try store.begin()
                 try self.store(ready, store)
@@ -166,8 +162,7 @@ public final class BackgroundAnalyzer {
                     let model = try Analyzer.store(session: request.session, sid: meta.sid, metadata: meta,
                                                    captured: request.rows, reader: own!.reader, retired: own!.retired,
                                                    writer: writer!, settings: settings, factsPerBatch: factsPerBatch)
-                    stored[request.session] = (model.stats.events, model.findings.count)
-                    if request.rows != nil { storedFromCapturedRows += 1 }
+                    recordStored(request.session, model, fromCapturedRows: request.rows != nil)
                 }
                 try store.commit()
             } else if working {
@@ -200,6 +195,15 @@ public final class BackgroundAnalyzer {
         return requests.isEmpty && !working && results.isEmpty
     }
 
+    /// Every part waiting for the writer; the worker may queue more. Call with the lock.
+    private func takeResults() -> [Result] {
+        let ready = results
+        results.removeAll()
+        waitingFacts = 0
+        condition.broadcast()
+        return ready
+    }
+
     /// The oldest request, its captured rows no longer counted as held. Call with the lock.
     private func takeRequest() -> Request {
         let request = requests.removeFirst()
@@ -218,9 +222,13 @@ public final class BackgroundAnalyzer {
             try writer!.writeRows(session: result.session, model)
             guard result.last else { continue }
             try writer!.finish(session: result.session, model)
-            stored[result.session] = (model.stats.events, model.findings.count)
-            if result.fromCapturedRows { storedFromCapturedRows += 1 }
+            recordStored(result.session, model, fromCapturedRows: result.fromCapturedRows)
         }
+    }
+
+    private func recordStored(_ session: Int64, _ model: SessionModel, fromCapturedRows: Bool) {
+        stored[session] = (model.stats.events, model.findings.count)
+        if fromCapturedRows { storedFromCapturedRows += 1 }
     }
 
     /// Queues a part for the writer, waiting while the queue is full (one part always fits).
