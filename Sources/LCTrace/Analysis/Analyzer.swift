@@ -25,6 +25,14 @@ public struct AnalysisSummary: Sendable {
     }
 }
 
+/// How far an analysis is: sessions done of all, and events read so far of the one being built
+/// (a long session takes a while on its own).
+public struct AnalysisProgress: Sendable {
+    public var sessionsDone: Int
+    public var sessions: Int
+    public var eventsIntoNext: Int
+}
+
 /// Rebuilds the per-session model (session stats, instances, appearances, containment) and
 /// the findings of every session whose events changed. Sessions may span files ingested in
 /// any order, so this runs after loading (`BackgroundAnalyzer` gets most sessions done while
@@ -37,6 +45,8 @@ public final class Analyzer {
     /// Tombstones of retired instances held in memory before those not needed are dropped
     /// (they are read back from the stored rows when an event names their id again).
     public var tombstonesInMemory = Analyzer.tombstonesInMemory
+    /// Events between two progress reports inside one session.
+    var progressEvery = 65_536
 
     public init(db: Database, settings: RuleSettings = RuleSettings()) {
         self.db = db
@@ -44,7 +54,7 @@ public final class Analyzer {
     }
 
     /// Analyses every session marked dirty (or all of them with `all`).
-    public func analyze(all: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws -> AnalysisSummary {
+    public func analyze(all: Bool = false, progress: ((AnalysisProgress) -> Void)? = nil) throws -> AnalysisSummary {
         let started = Date()
         var summary = AnalysisSummary()
         let select = try db.prepare("SELECT id, sid FROM sessions WHERE dirty = 1 OR ? ORDER BY id")
@@ -62,8 +72,11 @@ public final class Analyzer {
                 var eventsInTransaction = 0
                 while index < targets.count && eventsInTransaction < 200_000 {
                     let (id, sid) = targets[index]
+                    let done = index
                     let result = try analyzeSession(id: id, sid: sid, metadata: try sessions.sessionMetadata(id),
-                                                    reader: reader, retired: retired, writer: writer)
+                                                    reader: reader, retired: retired, writer: writer) { events in
+                        progress?(AnalysisProgress(sessionsDone: done, sessions: targets.count, eventsIntoNext: events))
+                    }
                     eventsInTransaction += result.events
                     summary.events += result.events
                     summary.findings += result.findings
@@ -72,7 +85,7 @@ public final class Analyzer {
                     index += 1
                 }
             }
-            progress?(index, targets.count)
+            progress?(AnalysisProgress(sessionsDone: index, sessions: targets.count, eventsIntoNext: 0))
         }
         summary.findings += try db.writeTransaction {
             try writer.saveSettings(settings)
@@ -83,10 +96,11 @@ public final class Analyzer {
     }
 
     private func analyzeSession(id: Int64, sid: String, metadata: SessionMetadata, reader: SessionEventReader,
-                                retired: RetiredInstanceReader, writer: ModelWriter) throws -> (events: Int, findings: Int) {
+                                retired: RetiredInstanceReader, writer: ModelWriter,
+                                progress: @escaping (Int) -> Void) throws -> (events: Int, findings: Int) {
         let model = try Analyzer.store(session: id, sid: sid, metadata: metadata, reader: reader, retired: retired,
                                        writer: writer, settings: settings, factsPerBatch: factsPerBatch,
-                                       tombstones: tombstonesInMemory)
+                                       tombstones: tombstonesInMemory, progressEvery: progressEvery, progress: progress)
         return (model.stats.events, model.findings.count)
     }
 
@@ -96,12 +110,14 @@ public final class Analyzer {
     static func store(session id: Int64, sid: String, metadata: SessionMetadata, captured: CapturedRows? = nil,
                       reader: SessionEventReader, retired: RetiredInstanceReader, writer: ModelWriter,
                       settings: RuleSettings, factsPerBatch: Int = Analyzer.factsPerBatch,
-                      tombstones: Int = Analyzer.tombstonesInMemory) throws -> SessionModel {
+                      tombstones: Int = Analyzer.tombstonesInMemory, progressEvery: Int = 65_536,
+                      progress: ((Int) -> Void)? = nil) throws -> SessionModel {
         try writer.clear(session: id)
         retired.session = id
         let model = try Analyzer.build(sid: sid, metadata: metadata, settings: settings, factsPerBatch: factsPerBatch,
                                        batches: { try writer.writeRows(session: id, $0) },
-                                       retired: retired, tombstones: tombstones) { consume in
+                                       retired: retired, tombstones: tombstones,
+                                       progressEvery: progressEvery, progress: progress) { consume in
             if let captured {
                 try reader.forEachEvent(in: captured, sid: sid, consume)
             } else {
@@ -154,15 +170,20 @@ public final class Analyzer {
 
     /// `retired`: where instances of earlier batches are read back (the rows `batches` stored),
     /// so that at most `tombstones` ended instances are remembered; without it, all are.
+    /// `progress` hears the number of events read every `progressEvery` events.
     static func build(sid: String, metadata: SessionMetadata, settings: RuleSettings, factsPerBatch: Int,
                       batches: ((SessionModel) throws -> Void)?, retired: RetiredInstances?, tombstones: Int,
+                      progressEvery: Int = 65_536, progress: ((Int) -> Void)? = nil,
                       feed: (_ consume: (TraceEvent) throws -> Void) throws -> Void) throws -> SessionModel {
         let builder = ModelBuilder(sid: sid, metadata: metadata, growthClasses: Set(settings.maxLive.keys),
                                    retired: retired, maxTombstones: tombstones)
         var findings: [Finding] = []
         var nextBatch = factsPerBatch
+        var events = 0
         let consume: (TraceEvent) throws -> Void = { e in
             builder.consume(e)
+            events += 1
+            if let progress, events % progressEvery == 0 { progress(events) }
             guard let batches, builder.factCount >= nextBatch else { return }
             let batch = builder.compact()
             findings += RuleCatalog.findings(batch, settings, factsOnly: true)

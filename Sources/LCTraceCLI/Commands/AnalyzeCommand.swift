@@ -25,12 +25,18 @@ enum AnalyzeCommand: Command {
         let db = try Schema.openForWriting(path: context.databasePath(args))
         let all = try args.has("all") || settingsChanged(db, settings)
         let progress = ProgressLine(console: context.console)
-        let summary = try Analyzer(db: db, settings: settings).analyze(all: all) { done, total in
-            progress.update { "analyse \(TextReport.group(done))/\(TextReport.group(total)) sessions" }
+        let summary = try Analyzer(db: db, settings: settings).analyze(all: all) { p in
+            progress.update { AnalyzeCommand.describe(p) }
         }
         progress.clear()
         context.console.write("Analysed \(TextReport.group(summary.sessions)) session\(summary.sessions == 1 ? "" : "s") (\(TextReport.group(summary.events)) events) in \(Num.seconds(summary.seconds)): \(TextReport.group(summary.findings)) findings\n")
         return ExitStatus.ok
+    }
+
+    /// The progress line of an analysis: a long session shows how far into it the model is.
+    static func describe(_ p: AnalysisProgress) -> String {
+        let line = "analyse \(TextReport.group(p.sessionsDone))/\(TextReport.group(p.sessions)) sessions"
+        return p.eventsIntoNext > 0 ? line + " (\(TextReport.group(p.eventsIntoNext)) events into the next)" : line
     }
 
     /// True when stored findings were built with other tuning: then every session is stale.

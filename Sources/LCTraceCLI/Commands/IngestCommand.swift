@@ -51,8 +51,8 @@ enum IngestCommand: Command {
         var analysis: AnalysisSummary?
         if analyze {
             let analyzer = Analyzer(db: db, settings: settings)
-            var after = try analyzer.analyze(all: settingsChanged) { done, total in
-                progress.update { "analyse \(TextReport.group(done))/\(TextReport.group(total)) sessions" }
+            var after = try analyzer.analyze(all: settingsChanged) { p in
+                progress.update { AnalyzeCommand.describe(p) }
             }
             if let background = ingester.analysis { after.add(background) }
             analysis = after

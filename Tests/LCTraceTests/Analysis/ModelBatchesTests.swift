@@ -205,4 +205,20 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
         try background.finish(store)
         XCTAssertEqual(try TestSupport.logicalDump(db), try TestSupport.logicalDump(apart))
     }
+
+    /// A long session reports how many of its events were read while its model is built.
+    func testProgressInsideALongSession() throws {
+        var b = TraceBuilder(sid: "long")
+        for i in 0..<250 { b.add(Double(i), "mark", #""name":"tick""#) }
+        TestSupport.writeLines(b.lines, to: dir + "/long.jsonl")
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", db, dir + "/long.jsonl"]).status, 0)
+        let analyzer = Analyzer(db: try Schema.openForWriting(path: db), settings: RuleSettings())
+        analyzer.progressEvery = 100
+        var seen: [AnalysisProgress] = []
+        _ = try analyzer.analyze { seen.append($0) }
+        XCTAssertEqual(seen.map(\.eventsIntoNext), [100, 200, 0])
+        XCTAssertEqual(seen.map(\.sessionsDone), [0, 0, 1])
+        XCTAssertEqual(seen.last?.sessions, 1)
+    }
 }
+

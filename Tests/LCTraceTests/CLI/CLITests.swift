@@ -175,6 +175,13 @@ final class CLITests: TemporaryDirectoryTestCase {
         }
     }
 
+    func testAnalysisProgressSaysHowFarIntoALongSession() {
+        XCTAssertEqual(AnalyzeCommand.describe(AnalysisProgress(sessionsDone: 0, sessions: 1, eventsIntoNext: 3_276_800)),
+                       "analyse 0/1 sessions (3,276,800 events into the next)")
+        XCTAssertEqual(AnalyzeCommand.describe(AnalysisProgress(sessionsDone: 2, sessions: 5, eventsIntoNext: 0)),
+                       "analyse 2/5 sessions")
+    }
+
     func testProgressIsDrawnOnATerminalOnly() {
         var b = TraceBuilder()
         for i in 0..<40_000 { b.add(Double(i), "mark", "\"name\":\"m\"") }
