@@ -46,7 +46,7 @@ public final class Analyzer {
     /// (they are read back from the stored rows when an event names their id again).
     public var tombstonesInMemory = Analyzer.tombstonesInMemory
     /// Events between two progress reports inside one session.
-    var progressEvery = 65_536
+    var progressEvery = Analyzer.eventsPerProgress
 
     public init(db: Database, settings: RuleSettings = RuleSettings()) {
         self.db = db
@@ -110,7 +110,7 @@ public final class Analyzer {
     static func store(session id: Int64, sid: String, metadata: SessionMetadata, captured: CapturedRows? = nil,
                       reader: SessionEventReader, retired: RetiredInstanceReader, writer: ModelWriter,
                       settings: RuleSettings, factsPerBatch: Int = Analyzer.factsPerBatch,
-                      tombstones: Int = Analyzer.tombstonesInMemory, progressEvery: Int = 65_536,
+                      tombstones: Int = Analyzer.tombstonesInMemory, progressEvery: Int = Analyzer.eventsPerProgress,
                       progress: ((Int) -> Void)? = nil) throws -> SessionModel {
         try writer.clear(session: id)
         retired.session = id
@@ -135,6 +135,8 @@ public final class Analyzer {
     public static let factsPerBatch = 16_384
     /// Tombstones of ended instances held while a session is built from stored rows (about 2 MB).
     public static let tombstonesInMemory = 16_384
+    /// Events between two progress reports inside one session.
+    static let eventsPerProgress = 65_536
 
     /// A session the background analysis leaves to the analysis after loading
     /// (`BackgroundAnalyzer.maxEventsPerSession`).
@@ -173,7 +175,7 @@ public final class Analyzer {
     /// `progress` hears the number of events read every `progressEvery` events.
     static func build(sid: String, metadata: SessionMetadata, settings: RuleSettings, factsPerBatch: Int,
                       batches: ((SessionModel) throws -> Void)?, retired: RetiredInstances?, tombstones: Int,
-                      progressEvery: Int = 65_536, progress: ((Int) -> Void)? = nil,
+                      progressEvery: Int = Analyzer.eventsPerProgress, progress: ((Int) -> Void)? = nil,
                       feed: (_ consume: (TraceEvent) throws -> Void) throws -> Void) throws -> SessionModel {
         let builder = ModelBuilder(sid: sid, metadata: metadata, growthClasses: Set(settings.maxLive.keys),
                                    retired: retired, maxTombstones: tombstones)
