@@ -118,11 +118,7 @@ public final class Analyzer {
                                        batches: { try writer.writeRows(session: id, $0) },
                                        retired: retired, tombstones: tombstones,
                                        progressEvery: progressEvery, progress: progress) { consume in
-            if let captured {
-                try reader.forEachEvent(in: captured, sid: sid, consume)
-            } else {
-                try reader.forEachEvent(session: id, sid: sid, consume)
-            }
+            try reader.forEachEvent(session: id, captured: captured, sid: sid, consume)
         }
         if let error = retired.error { throw error }
         try writer.writeRows(session: id, model)
@@ -153,11 +149,7 @@ public final class Analyzer {
                                   factsPerBatch: Int = Analyzer.factsPerBatch,
                                   batches: ((SessionModel) throws -> Void)? = nil) throws -> SessionModel {
         try buildModel(sid: sid, metadata: metadata, settings: settings, factsPerBatch: factsPerBatch, batches: batches) { consume in
-            if let captured {
-                try reader.forEachEvent(in: captured, sid: sid, consume)
-            } else {
-                try reader.forEachEvent(session: id, sid: sid, consume)
-            }
+            try reader.forEachEvent(session: id, captured: captured, sid: sid, consume)
         }
     }
 

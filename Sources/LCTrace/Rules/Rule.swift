@@ -139,10 +139,10 @@ public enum RuleCatalog {
     /// By t, rule, instance; then by evidence and message, so that the order never depends on
     /// which batch a finding came from.
     static func sorted(_ findings: [Finding]) -> [Finding] {
-        findings.sorted {
-            if ($0.t ?? -1, $0.rule, $0.vc ?? "", $0.since ?? -1) != ($1.t ?? -1, $1.rule, $1.vc ?? "", $1.since ?? -1) {
-                return ($0.t ?? -1, $0.rule, $0.vc ?? "", $0.since ?? -1) < ($1.t ?? -1, $1.rule, $1.vc ?? "", $1.since ?? -1)
-            }
+        func key(_ f: Finding) -> (Int64, String, String, Int64) { (f.t ?? -1, f.rule, f.vc ?? "", f.since ?? -1) }
+        return findings.sorted {
+            let (a, b) = (key($0), key($1))
+            if a != b { return a < b }
             if $0.evidence != $1.evidence { return $0.evidence.lexicographicallyPrecedes($1.evidence) }
             return $0.message < $1.message
         }

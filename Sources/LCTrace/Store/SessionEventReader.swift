@@ -43,6 +43,17 @@ public final class SessionEventReader {
         }
     }
 
+    /// The session's events from `captured` when given (all its rows, see below), else read
+    /// from the table.
+    public func forEachEvent(session: Int64, captured: CapturedRows?, sid: String,
+                             _ body: (TraceEvent) throws -> Void) throws {
+        if let captured {
+            try forEachEvent(in: captured, sid: sid, body)
+        } else {
+            try forEachEvent(session: session, sid: sid, body)
+        }
+    }
+
     /// Calls `body` with the events of captured rows (all of a session's rows), in seq order:
     /// the same events `forEachEvent(session:)` gives, without reading the table.
     public func forEachEvent(in captured: CapturedRows, sid: String, _ body: (TraceEvent) throws -> Void) throws {
