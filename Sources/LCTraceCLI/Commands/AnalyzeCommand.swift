@@ -3,9 +3,9 @@ import LCTrace
 /// `lctrace analyze`: rebuilds the model tables and findings (changed sessions, or all).
 enum AnalyzeCommand: Command {
     static let tuningOptions: [OptionSpec] = [
-        OptionSpec("grace", value: "DURATION", help: "Leak grace period after a release (default 5s)."),
-        OptionSpec("gap-threshold", value: "SPEC", help: "LC401 thresholds, e.g. animated=1000ms,plain=250ms."),
-        OptionSpec("max-live", value: "CLASS=N", help: "LC303 limit of live instances of a class (repeatable).", repeatable: true),
+        OptionSpec("grace", value: "DURATION", help: "Leak grace period after a release, 0s to 24h with a unit (default 5s)."),
+        OptionSpec("gap-threshold", value: "SPEC", help: "LC401 thresholds, 0s to 24h each, e.g. animated=1000ms,plain=250ms."),
+        OptionSpec("max-live", value: "CLASS=N", help: "LC303 limit of live instances of a class, N from 0 to 1000000000 (repeatable).", repeatable: true),
     ]
 
     static let spec = CommandSpec(
@@ -48,17 +48,15 @@ enum AnalyzeCommand: Command {
     static func settings(_ args: ParsedArguments) throws -> RuleSettings {
         var settings = RuleSettings()
         if let grace = args.value("grace") {
-            guard let ns = Duration.parse(grace), ns >= 0 else {
-                throw UsageError("invalid --grace '\(grace)' (expected a duration such as 5s or 2500ms)")
-            }
-            settings.leakGrace = ns
+            settings.leakGrace = try OptionValues.duration(grace, option: "--grace", range: OptionValues.ruleDurations)
         }
         if let spec = args.value("gap-threshold") {
-            for part in spec.split(separator: ",") {
+            for part in spec.split(separator: ",", omittingEmptySubsequences: false) {
                 let kv = part.split(separator: "=", maxSplits: 1).map(String.init)
-                guard kv.count == 2, let ns = Duration.parse(kv[1]), ns >= 0 else {
+                guard kv.count == 2 else {
                     throw UsageError("invalid --gap-threshold '\(spec)' (expected animated=1000ms,plain=250ms)")
                 }
+                let ns = try OptionValues.duration(kv[1], option: "--gap-threshold \(kv[0])", range: OptionValues.ruleDurations)
                 switch kv[0] {
                 case "animated": settings.gapAnimated = ns
                 case "plain", "not-animated": settings.gapPlain = ns
@@ -69,29 +67,15 @@ enum AnalyzeCommand: Command {
         }
         for item in args.all("max-live") {
             let kv = item.split(separator: "=", maxSplits: 1).map(String.init)
-            guard kv.count == 2, !kv[0].isEmpty, let n = Int(kv[1]), n >= 0 else {
-                throw UsageError("invalid --max-live '\(item)' (expected Class=N)")
+            guard kv.count == 2, !kv[0].isEmpty else {
+                throw UsageError("invalid --max-live '\(item)' (expected CLASS=N)")
             }
-            settings.maxLive[kv[0]] = n
+            settings.maxLive[kv[0]] = try OptionValues.count(kv[1], option: "--max-live \(kv[0])", range: maxLiveRange)
         }
         return settings
     }
+
+    /// The accepted limits of `--max-live`.
+    static let maxLiveRange = 0...1_000_000_000
 }
 
-/// Durations on the command line: 5s, 2500ms, 1.5s, 300us, 1m; a bare number is seconds.
-enum Duration {
-    static func parse(_ text: String) -> Int64? {
-        let units: [(String, Double)] = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 60e9)]
-        let t = text.trimmingCharacters(in: .whitespaces)
-        for (suffix, scale) in units where t.hasSuffix(suffix) {
-            let number = String(t.dropLast(suffix.count))
-            // "ms" must not be read as "m" + "s": the longest suffix is tried first above.
-            guard let v = Double(number), v.isFinite else { return nil }
-            return Int64(v * scale)
-        }
-        guard let v = Double(t), v.isFinite else { return nil }
-        return Int64(v * 1e9)
-    }
-}
-
-import Foundation

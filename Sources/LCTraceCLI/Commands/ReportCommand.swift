@@ -29,7 +29,7 @@ enum ReportCommand: Command {
             + [
                 OptionSpec("format", short: "f", value: "FORMAT", help: "text (default), json or csv."),
                 OptionSpec("fail-on", value: "LEVEL", help: "Exit 1 when a finding at or above it exists: error (default), warning, info, never."),
-                OptionSpec("examples", value: "N", help: "Examples per rule in text output (default 5)."),
+                OptionSpec("examples", value: "N", help: "Examples per rule in text output, 0 to 1000000 (default 5)."),
             ],
         discussion: """
         Findings are stored by `ingest`/`analyze`; with other tuning (--grace, --gap-threshold,
@@ -50,11 +50,7 @@ enum ReportCommand: Command {
         if args.value("fail-on") == "never" { failOn = nil } else {
             failOn = try severity(args.value("fail-on"), option: "fail-on", extra: ["never"]) ?? .error
         }
-        var examples = 5
-        if let text = args.value("examples") {
-            guard let n = Int(text), n >= 0 else { throw UsageError("invalid --examples '\(text)' (expected a number)") }
-            examples = n
-        }
+        let examples = try args.value("examples").map { try OptionValues.count($0, option: "--examples", range: 0...1_000_000) } ?? 5
         let db = try Schema.openForReading(path: context.databasePath(args))
         let data = try ReportQuery.collect(request, db: db)
         if let sid = request.sessions.session, data.sessions.isEmpty {

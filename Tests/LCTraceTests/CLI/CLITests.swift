@@ -140,11 +140,20 @@ final class CLITests: TemporaryDirectoryTestCase {
     }
 
     func testDurationsAndTuningParse() throws {
-        XCTAssertEqual(Duration.parse("5s"), 5_000_000_000)
-        XCTAssertEqual(Duration.parse("2500ms"), 2_500_000_000)
-        XCTAssertEqual(Duration.parse("1.5"), 1_500_000_000)
-        XCTAssertEqual(Duration.parse("1m"), 60_000_000_000)
-        XCTAssertNil(Duration.parse("fast"))
+        func ns(_ text: String) throws -> Int64 { try OptionValues.duration(text, option: "--grace", range: OptionValues.ruleDurations) }
+        XCTAssertEqual(try ns("5s"), 5_000_000_000)
+        XCTAssertEqual(try ns("2500ms"), 2_500_000_000)
+        XCTAssertEqual(try ns("1.5s"), 1_500_000_000)
+        XCTAssertEqual(try ns("1m"), 60_000_000_000)
+        XCTAssertEqual(try ns("24h"), 86_400_000_000_000)
+        XCTAssertEqual(try ns("300us"), 300_000)
+        XCTAssertEqual(try ns("0.000000001s"), 1)
+        XCTAssertEqual(try ns("007ms"), 7_000_000)
+        for bad in ["fast", "1.5", "5000", "", "s", "1e3s", ".5s", "5.s", "0x10s", "nans", "infs", "+5s", " 5s", "5 s"] {
+            XCTAssertThrowsError(try ns(bad), "'\(bad)' was accepted")
+        }
+        XCTAssertEqual(OptionValues.describe(86_400_000_000_000), "24h")
+        XCTAssertEqual(OptionValues.describe(1_500_000), "1500us")
         let args = try ArgumentParser.parse(["--gap-threshold", "animated=2s,plain=100ms", "--max-live", "A=3", "--max-live", "B=4"],
                                             spec: ReportCommand.spec)
         let settings = try AnalyzeCommand.settings(args)
