@@ -262,9 +262,9 @@ public final class Statement {
         case .null: rc = sqlite3_bind_null(handle, index)
         case .int(let v): rc = sqlite3_bind_int64(handle, index, v)
         case .double(let v): rc = sqlite3_bind_double(handle, index, v)
-        case .text(let v): rc = sqlite3_bind_text(handle, index, v, -1, sqliteTransient)
+        case .text(let v): rc = bindText(v, at: index)
         case .blob(let v):
-            rc = v.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
+            rc = v.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress, sqlite3_uint64($0.count), sqliteTransient) }
         }
         if rc != SQLITE_OK { throw database.error(rc, sql: sql) }
     }
@@ -283,7 +283,8 @@ public final class Statement {
     @inline(__always) public func bindText(_ bytes: UnsafeRawBufferPointer?, at index: Int32) {
         forgetKept(index)
         if let bytes, let base = bytes.baseAddress {
-            sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), sqliteTransient)
+            sqlite3_bind_text64(handle, index, base.assumingMemoryBound(to: CChar.self), sqlite3_uint64(bytes.count),
+                                sqliteTransient, UInt8(SQLITE_UTF8))
         } else if bytes != nil {
             sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
         } else {
@@ -307,7 +308,20 @@ public final class Statement {
 
     @inline(__always) public func bind(_ value: String?, at index: Int32) {
         forgetKept(index)
-        if let value { sqlite3_bind_text(handle, index, value, -1, sqliteTransient) } else { sqlite3_bind_null(handle, index) }
+        if let value { bindText(value, at: index) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    /// Binds `value` as text with its explicit length: a NUL inside it is kept, not taken for
+    /// its end (https://sqlite.org/c3ref/bind_blob.html).
+    @discardableResult
+    private func bindText(_ value: String, at index: Int32) -> Int32 {
+        var value = value
+        return value.withUTF8 { bytes in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_text(handle, index, "", 0, sqliteTransient) }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text64(handle, index, $0, sqlite3_uint64(bytes.count), sqliteTransient, UInt8(SQLITE_UTF8))
+            }
+        }
     }
 
     /// Steps once: true when a row is available, false when done.

@@ -54,4 +54,22 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try lctrace(["report", "--db", db, "--grace", "0s", "--gap-threshold", "animated=0ns,plain=86400s",
                                     "--fail-on", "never"]).status, 0)
     }
+
+    // MARK: 4. NUL inside strings
+
+    func testANulInsideAStringIsStoredWhole() throws {
+        var a = TraceBuilder(sid: "a\\u0000b")
+        a.vc(2, "init", "0x1\\u0000x", #""cls":"Cell\u0000Controller""#)
+        var b = TraceBuilder(sid: "a")
+        b.vc(2, "init", "0x1", #""cls":"Cell""#)
+        TestSupport.writeLines(a.lines + b.lines, to: dir + "/nul.jsonl")
+        let r = try lctrace(["ingest", "--db", db, dir + "/nul.jsonl"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let d = try Database(path: db, mode: .readOnly)
+        XCTAssertEqual(try d.scalarInt("SELECT count(*) FROM sessions"), 2, "a\\u0000b and a are two sessions")
+        XCTAssertEqual(try d.scalarText("SELECT group_concat(length(CAST(sid AS BLOB)), ',') FROM (SELECT sid FROM sessions ORDER BY sid)"), "1,3")
+        XCTAssertEqual(try d.scalarInt("SELECT count(*) FROM events WHERE session = (SELECT id FROM sessions WHERE sid = 'a')"), 3)
+        XCTAssertEqual(try d.scalarText("SELECT hex(vc) FROM events_v WHERE event = 'init' AND class != 'Cell'"), "3078310078")
+        XCTAssertEqual(try d.scalarInt("SELECT length(CAST(class AS BLOB)) FROM events_v WHERE event = 'init' AND class != 'Cell'"), 15)
+    }
 }
