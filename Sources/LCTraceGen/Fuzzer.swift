@@ -144,8 +144,10 @@ public final class Fuzzer {
         }
         stats.files += 1
         if trace.damage != nil { stats.damagedFiles += 1 }
-        if trace.bytesProduced > Int64(input.count) * trace.maxInflateRatio + (1 << 20) + 4096 {
-            stats.violations.append((iteration, "inflated past the ratio limit"))
+        // The guard lets a member grow to its limits (size and ratio), plus what one read adds.
+        let limit = max(trace.maxMemberBytes, Int64(input.count) * trace.maxInflateRatio) + (1 << 20)
+        if trace.bytesProduced > limit * Int64(max(trace.members, 1)) {
+            stats.violations.append((iteration, "inflated past the zip-bomb guard"))
         }
         _ = lines
     }

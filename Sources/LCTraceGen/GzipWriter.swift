@@ -9,8 +9,11 @@ public final class TraceFileWriter {
     private var stream = z_stream()
     private var memberOpen = false
     private var out = [UInt8](repeating: 0, count: 1 << 16)
+    /// zlib compression level, 1 (fast) to 9 (small).
+    private let level: Int32
 
-    public init(path: String, gzip: Bool) throws {
+    public init(path: String, gzip: Bool, level: Int32 = 6) throws {
+        self.level = level
         guard FileManager.default.createFile(atPath: path, contents: nil),
               let handle = FileHandle(forWritingAtPath: path) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
@@ -20,11 +23,15 @@ public final class TraceFileWriter {
     }
 
     public func write(_ text: String) {
-        var bytes = Array(text.utf8)
+        write(bytes: Array(text.utf8))
+    }
+
+    public func write(bytes: [UInt8]) {
+        var bytes = bytes
         guard gzip else { handle.write(Data(bytes)); return }
         if !memberOpen {
             // windowBits 15 + 16: a gzip wrapper (https://zlib.net/manual.html#Advanced).
-            deflateInit2_(&stream, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+            deflateInit2_(&stream, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
             memberOpen = true
         }
         bytes.withUnsafeMutableBufferPointer { input in

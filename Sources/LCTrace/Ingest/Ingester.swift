@@ -91,34 +91,15 @@ public final class Ingester {
         self.options = options
     }
 
-    /// Expands command-line paths: files as given, directories recursively (`*.gz`, `*.jsonl`,
-    /// `*.jsonl.gz`, sorted), `-` for standard input. Paths that do not exist come back as missing.
-    public static func expand(_ paths: [String]) -> (inputs: [InputLocation], missing: [String]) {
-        var inputs: [InputLocation] = []
-        var missing: [String] = []
-        let fm = FileManager.default
-        for path in paths {
-            if path == "-" { inputs.append(.standardInput); continue }
-            var isDirectory: ObjCBool = false
-            guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else { missing.append(path); continue }
-            if !isDirectory.boolValue { inputs.append(.file(path)); continue }
-            var found: [String] = []
-            if let walker = fm.enumerator(atPath: path) {
-                for case let relative as String in walker
-                where relative.hasSuffix(".gz") || relative.hasSuffix(".jsonl") {
-                    let full = (path as NSString).appendingPathComponent(relative)
-                    var dir: ObjCBool = false
-                    if fm.fileExists(atPath: full, isDirectory: &dir), !dir.boolValue { found.append(full) }
-                }
-            }
-            inputs.append(contentsOf: found.sorted().map { .file($0) })
-        }
-        return (inputs, missing)
+    /// Expands command-line paths (see `InputWalker`): the inputs, and the paths that cannot be
+    /// loaded (missing, unreadable, not regular files).
+    public static func expand(_ paths: [String]) -> (inputs: [InputLocation], missing: [InputProblem]) {
+        InputWalker.expand(paths)
     }
 
     /// Loads every input in order. Database failures throw (the batch in flight is rolled
     /// back; everything committed before stays); input problems are reported, never thrown.
-    public func ingest(_ inputs: [InputLocation], missing: [String] = [],
+    public func ingest(_ inputs: [InputLocation], missing: [InputProblem] = [],
                        progress: ((IngestProgress) -> Void)? = nil) throws -> IngestSummary {
         let started = Date()
         var summary = IngestSummary()
@@ -126,8 +107,8 @@ public final class Ingester {
         // The write-ahead log is copied back on another thread, off the writer's path.
         let checkpointer = options.backgroundCheckpoints ? try Checkpointer(writer: store.db) : nil
         defer { checkpointer?.stop() }
-        for path in missing {
-            summary.files.append(FileReport(path: path, status: .missing("no such file or directory")))
+        for problem in missing {
+            summary.files.append(FileReport(path: problem.path, status: problem.missing ? .missing(problem.reason) : .unreadable(problem.reason)))
         }
         // One file ahead: while this thread stores file i, file i+1 is already planned and its
         // reader thread is decoding, so the writer never waits at a file boundary.
@@ -159,16 +140,15 @@ public final class Ingester {
         return summary
     }
 
-    private func rawSize(_ path: String) -> Int64? {
+    private func rawSize(_ location: InputLocation) -> Int64? {
         var st = stat()
-        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard location.withPath({ stat($0, &st) }) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Int64(st.st_size)
     }
 
     /// SHA-256 of a file's raw bytes, read in fixed chunks.
-    static func hashFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return nil }
+    static func hashFile(_ location: InputLocation) -> String? {
+        guard let fd = try? TraceInput.openRegularFile(location) else { return nil }
         defer { close(fd) }
         var hasher = SHA256()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
@@ -225,7 +205,7 @@ public final class Ingester {
         if ahead {
             // Only regular files are read ahead: standard input or a pipe may be named twice,
             // and two readers of one stream would split it between them.
-            guard case .file(let p) = location, let size = rawSize(p) else { return nil }
+            guard location != .standardInput, let size = rawSize(location) else { return nil }
             if store.isLoading(size: size) { return nil }
         }
         let input: TraceInput
@@ -233,20 +213,21 @@ public final class Ingester {
             input = try TraceInput(location: location)
         } catch let error as InputOpenError {
             var report = FileReport(path: path, status: .loaded)
-            report.status = error.isMissing ? .missing(String(cString: strerror(error.errno))) : .unreadable(String(cString: strerror(error.errno)))
+            report.status = error.isMissing ? .missing(error.reason)
+                : .unreadable(error.notRegular == nil ? "cannot read: \(error.reason)" : error.reason)
             return PreparedFile(report: report)
         }
         var size: Int64?
         var preHash: String?
         try store.begin()
-        if case .file(let p) = location {
-            size = rawSize(p)
+        if location != .standardInput {
+            size = rawSize(location)
             // Hash before reading only when a stored file has the same size: a copy is then
             // recognised without reading it through, and a killed load is resumed in place.
             // The write lock is not held while hashing.
             if try size.map({ try store.hasFile(ofSize: $0) }) ?? false {
                 try store.commit()
-                preHash = Self.hashFile(p)
+                preHash = Self.hashFile(location)
                 try store.begin()
             }
         }

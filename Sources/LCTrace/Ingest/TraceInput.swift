@@ -7,16 +7,60 @@ import Darwin
 #endif
 
 /// Where a trace comes from: a file path or standard input (`-`).
-public enum InputLocation: Equatable, Sendable, CustomStringConvertible {
+public enum InputLocation: Equatable, Hashable, Sendable, CustomStringConvertible {
     case file(String)
+    /// A path whose bytes are not UTF-8 (a name a device or an old archive wrote): opened by
+    /// its bytes, shown with each byte that is not UTF-8 as `\xNN`.
+    case bytes([UInt8])
     case standardInput
 
+    /// The path for people and for `files.path`.
     public var description: String {
         switch self {
         case .file(let path): return path
+        case .bytes(let bytes): return InputLocation.display(bytes)
         case .standardInput: return "-"
         }
     }
+
+    /// A path from its bytes: `.file` when they are UTF-8, `.bytes` otherwise.
+    public static func path(_ bytes: [UInt8]) -> InputLocation {
+        String(validating: bytes, as: UTF8.self).map { .file($0) } ?? .bytes(bytes)
+    }
+
+    /// Calls `body` with the NUL-terminated path (nil for standard input).
+    public func withPath<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R? {
+        switch self {
+        case .file(let path): return try path.withCString(body)
+        case .bytes(let bytes):
+            return try (bytes + [0]).withUnsafeBufferPointer { buffer in
+                try buffer.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) }
+            }
+        case .standardInput: return nil
+        }
+    }
+
+    /// `bytes` as text: valid UTF-8 as it is, every other byte as `\xNN`.
+    static func display(_ bytes: [UInt8]) -> String {
+        var out = ""
+        var i = 0
+        while i < bytes.count {
+            var end = i
+            while end < bytes.count && bytes[end] < 0x80 { end += 1 }
+            if end > i { out += String(decoding: bytes[i..<end], as: UTF8.self); i = end; continue }
+            // A multi-byte sequence: the longest valid one from here (2 to 4 bytes), else one bad byte.
+            var taken = false
+            for length in [2, 3, 4] where i + length <= bytes.count {
+                if let s = String(validating: bytes[i..<(i + length)], as: UTF8.self) { out += s; i += length; taken = true; break }
+            }
+            if !taken { out += "\\x" + String(bytes[i], radix: 16, uppercase: true).leftPadded(2); i += 1 }
+        }
+        return out
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }
 
 /// An input problem that costs the rest of a file (the bytes before it are kept).
@@ -53,28 +97,50 @@ public final class TraceInput {
     public private(set) var bytesProduced: Int64 = 0
     /// Set when the stream ended badly: truncated gzip, corrupt data, trailing garbage.
     public private(set) var damage: InputDamage?
-    /// Caps decompression: a member that inflates beyond `maxInflateRatio` × its compressed
-    /// size (plus 1 MiB of slack) is cut and reported, so a zip bomb cannot fill the disk.
-    public var maxInflateRatio: Int64 = 200
+    /// The zip-bomb guard. Streaming keeps memory flat whatever a member inflates to, so the
+    /// guard bounds only the time a bomb can cost: a member is cut (and the file reported as
+    /// damaged) once it has produced more than `maxMemberBytes` and more than `maxInflateRatio`
+    /// times its compressed size, both. A legitimate file that compresses well (a long constant
+    /// key on every line: 300:1 and more) is read whole.
+    public var maxInflateRatio: Int64 = 1000
+    public var maxMemberBytes: Int64 = 1 << 30
     private var memberRawStart: Int64 = 0
     private var memberOutStart: Int64 = 0
     private var hasher = SHA256()
     private var finished = false
 
-    /// Opens `location`. Throws `CocoaError`-free POSIX errors as `InputOpenError`.
+    /// Opens `location`: standard input as it is, a path only when it is a regular file (a FIFO
+    /// or a device would block, or never end). Throws `InputOpenError`.
     public init(location: InputLocation, bufferSize: Int = 256 * 1024) throws {
         self.location = location
-        switch location {
-        case .standardInput:
+        if location == .standardInput {
             fd = 0
             ownsFD = false
-        case .file(let path):
-            let opened = open(path, O_RDONLY)
-            if opened < 0 { throw InputOpenError(path: path, errno: errno) }
-            fd = opened
+        } else {
+            fd = try Self.openRegularFile(location)
             ownsFD = true
         }
         raw = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
+    }
+
+    /// Opens a path for reading without blocking (opening a FIFO waits for a writer), then
+    /// refuses it unless it is a regular file, then makes its reads blocking again.
+    static func openRegularFile(_ location: InputLocation) throws -> Int32 {
+        let path = location.description
+        let opened = location.withPath { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) } ?? -1
+        if opened < 0 { throw InputOpenError(path: path, errno: errno) }
+        var st = stat()
+        guard fstat(opened, &st) == 0 else {
+            let code = errno
+            close(opened)
+            throw InputOpenError(path: path, errno: code)
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            close(opened)
+            throw InputOpenError(path: path, errno: 0, notRegular: FileKind.name(st.st_mode))
+        }
+        _ = fcntl(opened, F_SETFL, fcntl(opened, F_GETFL) & ~O_NONBLOCK)
+        return opened
     }
 
     deinit {
@@ -172,16 +238,17 @@ public final class TraceInput {
         if damage != nil { return 0 }
         while true {
             if !inMember {
-                // Between members: more data must be another gzip member.
+                // Between members: zero bytes are padding (flash storage and some writers pad a
+                // file to a block), anything else must be another member.
+                while true {
+                    while rawStart < rawEnd && raw[rawStart] == 0 { rawStart += 1 }
+                    if rawStart < rawEnd || !refill() { break }
+                }
                 while rawEnd - rawStart < 2 && refill() {}
                 let available = rawEnd - rawStart
                 if available == 0 { return 0 }
                 if available >= 2 && raw[rawStart] == 0x1f && raw[rawStart + 1] == 0x8b {
                     if !startMember() { return 0 }
-                } else if raw[rawStart..<rawEnd].allSatisfy({ $0 == 0 }) && rawEOF {
-                    // Zero padding after the last member (some writers pad to a block): harmless.
-                    rawStart = rawEnd
-                    return 0
                 } else {
                     damage = InputDamage(
                         reason: "trailing bytes after gzip member \(members) are not gzip data",
@@ -220,9 +287,9 @@ public final class TraceInput {
             }
             let memberOut = bytesProduced + Int64(produced) - memberOutStart
             let memberIn = rawOffset() - memberRawStart
-            if memberOut > maxInflateRatio * max(memberIn, 1) + (1 << 20) {
+            if memberOut > maxMemberBytes && memberOut / max(memberIn, 1) > maxInflateRatio {
                 damage = InputDamage(
-                    reason: "gzip member \(members) inflates more than \(maxInflateRatio)× its size; rest of file skipped",
+                    reason: "gzip member \(members) inflates more than \(maxInflateRatio)× its size past \(maxMemberBytes >> 20) MiB (a zip bomb?); rest of file skipped",
                     rawOffset: rawOffset())
                 inMember = false
                 return produced
@@ -235,12 +302,35 @@ public final class TraceInput {
     }
 }
 
-/// A path that could not be opened.
+/// A path that could not be opened, or that is not a regular file.
 public struct InputOpenError: Error, CustomStringConvertible {
     public var path: String
     public var errno: Int32
-    public var isMissing: Bool { errno == ENOENT || errno == ENOTDIR }
-    public var description: String { "\(path): \(String(cString: strerror(errno)))" }
+    /// What the path is when it is not a regular file ("a FIFO", "a directory" …).
+    public var notRegular: String?
+    public init(path: String, errno: Int32, notRegular: String? = nil) {
+        self.path = path; self.errno = errno; self.notRegular = notRegular
+    }
+    public var isMissing: Bool { notRegular == nil && (errno == ENOENT || errno == ENOTDIR) }
+    /// Why, in a few words.
+    public var reason: String { notRegular.map { "not a regular file (\($0))" } ?? String(cString: strerror(errno)) }
+    public var description: String { "\(path): \(reason)" }
+}
+
+/// Names of the kinds of file `stat` reports, for messages.
+public enum FileKind {
+    public static func name(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: return "a regular file"
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        case S_IFLNK: return "a symbolic link"
+        default: return "a special file"
+        }
+    }
 }
 
 @inline(__always)

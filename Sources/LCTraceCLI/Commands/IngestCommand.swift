@@ -76,7 +76,11 @@ enum IngestCommand: Command {
         for file in summary.files {
             switch file.status {
             case .missing(let why): console.writeError("Error: \(file.path): \(why)\n")
-            case .unreadable(let why): console.writeError("Error: \(file.path): cannot read: \(why)\n")
+            case .unreadable(let why):
+                console.writeError("Error: \(file.path): \(why)\n")
+                if why.hasPrefix("not a regular file") {
+                    console.writeError("Hint: lctrace reads regular files; pipe anything else in as standard input: lctrace ingest - < PATH\n")
+                }
             case .damaged(let why):
                 console.writeError("Error: \(file.path): damaged: \(why); the \(TextReport.group(file.events)) events before it were kept\n")
             default: break
@@ -103,7 +107,7 @@ enum IngestCommand: Command {
         var notes: [String] = []
         if skipped > 0 { notes.append("\(skipped) already loaded") }
         if !s.damagedFiles.isEmpty { notes.append("\(s.damagedFiles.count) damaged") }
-        if !s.missingFiles.isEmpty { notes.append("\(s.missingFiles.count) missing") }
+        if !s.missingFiles.isEmpty { notes.append("\(s.missingFiles.count) missing or unreadable") }
         let rate = s.seconds > 0 ? Double(s.eventLines) / s.seconds : 0
         var out = "Loaded \(loaded) file\(loaded == 1 ? "" : "s")\(notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")") in \(Num.seconds(s.seconds)) (\(TextReport.group(Int(rate))) events/s)\n"
         out += "  events    \(TextReport.group(s.newEvents)) new, \(TextReport.group(s.duplicates)) duplicate, \(TextReport.group(s.conflicts)) conflicting\n"
@@ -125,8 +129,10 @@ enum IngestCommand: Command {
                     : "  skipped   \(file.path): same content as \(path), already loaded\n"
             case .damaged(let why):
                 out += "  damaged   \(file.path): \(why)\n"
-            case .missing, .unreadable:
+            case .missing:
                 out += "  missing   \(file.path)\n"
+            case .unreadable(let why):
+                out += "  unreadable \(file.path): \(why)\n"
             case .loaded:
                 break
             }

@@ -72,4 +72,126 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try d.scalarText("SELECT hex(vc) FROM events_v WHERE event = 'init' AND class != 'Cell'"), "3078310078")
         XCTAssertEqual(try d.scalarInt("SELECT length(CAST(class AS BLOB)) FROM events_v WHERE event = 'init' AND class != 'Cell'"), 15)
     }
+
+    // MARK: 2. Zip-bomb guard
+
+    func testAHighlyCompressibleFileIsReadWholeAndARealBombIsCut() throws {
+        // 20,001 events with a long constant key: more than 300:1, and every event is good.
+        let path = dir + "/constant.jsonl.gz"
+        let w = try TraceFileWriter(path: path, gzip: true)
+        let pad = String(repeating: "x", count: 4000)
+        w.write(TraceBuilder().lines[0] + "\n")
+        for seq in 1...20_000 {
+            w.write("{\"v\":1,\"sid\":\"S1\",\"seq\":\(seq),\"t\":\(seq * 1000),\"ev\":\"mark\",\"name\":\"m\",\"constant\":\"\(pad)\"}\n")
+        }
+        w.close()
+        let inflated = 20_000 * (pad.count + 70)
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
+        XCTAssertGreaterThan(inflated / size, 250, "the file compresses far more than 200:1")
+        let r = try lctrace(["ingest", "--db", db, path])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(try Database(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM events"), 20_001)
+
+        // A real bomb: one line, then 1.1 GiB of spaces at about 1,030:1 in one member.
+        let bomb = dir + "/bomb.gz"
+        let b = try TraceFileWriter(path: bomb, gzip: true, level: 9)
+        b.write("{\"v\":1,\"sid\":\"B\",\"seq\":0,\"t\":0,\"ev\":\"mark\"}\n")
+        let mebibyte = [UInt8](repeating: 0x20, count: 1 << 20)
+        for _ in 0..<1100 { b.write(bytes: mebibyte) }
+        b.close()
+        let cut = try lctrace(["ingest", "--db", dir + "/bomb.db", bomb])
+        XCTAssertEqual(cut.status, 65, cut.err)
+        XCTAssertTrue(cut.err.contains("gzip member 1 inflates more than 1000× its size past 1024 MiB (a zip bomb?); rest of file skipped"), cut.err)
+        XCTAssertEqual(try Database(path: dir + "/bomb.db", mode: .readOnly).scalarInt("SELECT count(*) FROM events"), 1)
+    }
+
+    // MARK: 3. Directories: names that are not UTF-8, unreadable folders, links
+
+    /// Runs lctrace without the power to read what permissions forbid: as root (CI), with the
+    /// capabilities that bypass them dropped (setpriv).
+    func lctraceWithoutPrivilege(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+        guard getuid() == 0 else { return try lctrace(args) }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            throw XCTSkip("running as root without setpriv: permissions cannot be tested")
+        }
+        return try TestSupport.process("/usr/bin/setpriv", ["--bounding-set=-dac_override,-dac_read_search", "--", TestSupport.binary] + args)
+    }
+
+    func testEveryPathOfAWalkIsLoadedOrReported() throws {
+        let root = dir + "/logs"
+        try FileManager.default.createDirectory(atPath: root + "/nested/locked", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir + "/elsewhere", withIntermediateDirectories: true)
+        var a = TraceBuilder(sid: "NONUTF8")
+        a.vc(2, "init", "0xa", #""cls":"A""#)
+        // A file name with bytes that are not UTF-8 (0xFF 0xFE).
+        let name = Array((root + "/device-").utf8) + [0xFF, 0xFE] + Array(".jsonl".utf8) + [0]
+        let fd = name.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) } }
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        let text = Array((a.lines.joined(separator: "\n") + "\n").utf8)
+        XCTAssertEqual(write(fd, text, text.count), text.count)
+        close(fd)
+        var b = TraceBuilder(sid: "LINKED")
+        b.vc(2, "init", "0xb", #""cls":"B""#)
+        TestSupport.writeLines(b.lines, to: dir + "/elsewhere/b.jsonl")
+        var c = TraceBuilder(sid: "LOCKED")
+        c.vc(2, "init", "0xc", #""cls":"C""#)
+        TestSupport.writeLines(c.lines, to: root + "/nested/locked/c.jsonl")
+        try FileManager.default.createSymbolicLink(atPath: root + "/link", withDestinationPath: dir + "/elsewhere")
+        try FileManager.default.createSymbolicLink(atPath: root + "/nested/loop", withDestinationPath: root)
+        try FileManager.default.createSymbolicLink(atPath: root + "/gone.jsonl", withDestinationPath: dir + "/nothing")
+        XCTAssertEqual(chmod(root + "/nested/locked", 0), 0)
+        defer { chmod(root + "/nested/locked", 0o755) }
+
+        let r = try lctraceWithoutPrivilege(["ingest", "--db", db, root])
+        XCTAssertEqual(r.status, 66, r.out + r.err)
+        XCTAssertTrue(r.err.contains("Error: \(root)/gone.jsonl: broken symbolic link"), r.err)
+        XCTAssertTrue(r.err.contains("Error: \(root)/nested/locked: cannot read directory: Permission denied"), r.err)
+        XCTAssertTrue(r.out.contains("Loaded 2 files (2 missing or unreadable)"), r.out)
+        let d = try Database(path: db, mode: .readOnly)
+        XCTAssertEqual(try d.scalarText("SELECT group_concat(sid, ',') FROM (SELECT sid FROM sessions ORDER BY sid)"), "LINKED,NONUTF8")
+        XCTAssertEqual(try d.scalarText("SELECT path FROM files WHERE path LIKE '%device-%'"), root + "/device-\\xFF\\xFE.jsonl")
+        // An unreadable directory named directly, and a symbolic link to a directory named directly.
+        let locked = try lctraceWithoutPrivilege(["ingest", "--db", dir + "/2.db", root + "/nested/locked"])
+        XCTAssertEqual(locked.status, 66, locked.err)
+        XCTAssertTrue(locked.err.contains("cannot read directory: Permission denied"), locked.err)
+        let linked = try lctrace(["ingest", "-q", "--db", dir + "/3.db", root + "/link"])
+        XCTAssertEqual(linked.status, 0, linked.err)
+        XCTAssertEqual(try Database(path: dir + "/3.db", mode: .readOnly).scalarInt("SELECT count(*) FROM sessions"), 1)
+    }
+
+    // MARK: 8. Things that are not regular files
+
+    func testAFIFOInAWalkIsRefusedNotWaitedFor() throws {
+        try FileManager.default.createDirectory(atPath: dir + "/logs", withIntermediateDirectories: true)
+        XCTAssertEqual(mkfifo(dir + "/logs/stuck.jsonl", 0o644), 0)
+        XCTAssertEqual(mkfifo(dir + "/named.jsonl", 0o644), 0)
+        var b = TraceBuilder()
+        b.vc(2, "init", "0xa", #""cls":"A""#)
+        TestSupport.writeLines(b.lines, to: dir + "/logs/ok.jsonl")
+        let r = try lctrace(["ingest", "--db", db, dir + "/logs", dir + "/named.jsonl"])
+        XCTAssertEqual(r.status, 66, r.err)
+        XCTAssertTrue(r.err.contains("Error: \(dir)/logs/stuck.jsonl: not a regular file (a FIFO)"), r.err)
+        XCTAssertTrue(r.err.contains("Error: \(dir)/named.jsonl: not a regular file (a FIFO)"), r.err)
+        XCTAssertTrue(r.err.contains("Hint: lctrace reads regular files; pipe anything else in as standard input"), r.err)
+        XCTAssertEqual(try Database(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM events"), 3)
+    }
+
+    // MARK: 10. Zero padding after gzip
+
+    func testGzipFollowedByZeroPaddingIsNotDamaged() throws {
+        var b = TraceBuilder()
+        b.vc(2, "init", "0xa", #""cls":"A""#)
+        let path = dir + "/padded.jsonl.gz"
+        let w = try TraceFileWriter(path: path, gzip: true)
+        w.write(b.lines.joined(separator: "\n") + "\n")
+        w.close()
+        let handle = FileHandle(forWritingAtPath: path)!
+        handle.seekToEndOfFile()
+        handle.write(Data(count: 4096 - Int(handle.offsetInFile % 4096)))
+        handle.closeFile()
+        let r = try lctrace(["ingest", "--db", db, path])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(r.err, "")
+        XCTAssertEqual(try Database(path: db, mode: .readOnly).scalarText("SELECT status FROM files"), "complete")
+    }
 }

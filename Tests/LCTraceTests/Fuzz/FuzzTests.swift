@@ -41,6 +41,8 @@ final class FuzzTests: XCTestCase {
         XCTAssertTrue(outcomes["truncated-header.gz"]?.damage?.hasPrefix("gzip stream truncated") ?? false)
         XCTAssertEqual(outcomes["garbage-after-member.gz"]?.accepted, 200)
         XCTAssertNotNil(outcomes["garbage-after-member.gz"]?.damage)
-        XCTAssertTrue(outcomes["zip-bomb.gz"]?.damage?.contains("inflates more than 200×") ?? false, outcomes["zip-bomb.gz"]?.damage ?? "none")
+        // 40 MB of spaces from 40 KB: harmless to stream, so read whole (the guard waits for 1 GiB).
+        XCTAssertNil(outcomes["zip-bomb.gz"]?.damage)
+        XCTAssertEqual(outcomes["zip-bomb.gz"]?.accepted, 1)
     }
 }

@@ -108,7 +108,7 @@ final class TraceInputTests: TemporaryDirectoryTestCase {
     func testContentHashCoversTheRawBytes() throws {
         let path = gzipFile("h.gz", members: ["x\n", "y\n"])
         let (_, input) = try lines(path)
-        XCTAssertEqual(input.contentHash(), Ingester.hashFile(path))
+        XCTAssertEqual(input.contentHash(), Ingester.hashFile(.file(path)))
         var sha = SHA256()
         sha.update(Array("abc".utf8))
         XCTAssertEqual(sha.finalizeHex(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
@@ -130,6 +130,50 @@ final class TraceInputTests: TemporaryDirectoryTestCase {
     func testMissingFileIsAnOpenError() {
         XCTAssertThrowsError(try TraceInput(location: .file(dir + "/nope.gz"))) { error in
             XCTAssertTrue((error as? InputOpenError)?.isMissing ?? false)
+        }
+    }
+
+    func testZeroPaddingAfterOrBetweenMembersIsNotDamage() throws {
+        let path = gzipFile("p.gz", members: ["a\n"])
+        let member = try Data(contentsOf: URL(fileURLWithPath: path))
+        for (name, bytes) in [("p16.gz", member + Data(count: 16)), ("p1m.gz", member + Data(count: 1 << 20)),
+                              ("between.gz", member + Data(count: 5000) + member)] {
+            try bytes.write(to: URL(fileURLWithPath: dir + "/" + name))
+            let (l, input) = try lines(dir + "/" + name)
+            XCTAssertNil(input.damage, name)
+            XCTAssertEqual(l.map { $0.2 }, name == "between.gz" ? ["a", "a"] : ["a"], name)
+        }
+        try (member + Data(count: 300) + Data([0x01])).write(to: URL(fileURLWithPath: dir + "/z.gz"))
+        XCTAssertTrue(try lines(dir + "/z.gz").input.damage?.reason.contains("not gzip data") ?? false, "a non-zero byte after the padding")
+    }
+
+    /// The zip-bomb guard trips only past both limits: the size a member inflated to, and its ratio.
+    func testTheZipBombGuardNeedsBothSizeAndRatio() throws {
+        func read(_ path: String) throws -> (lines: Int, damage: String?) {
+            let input = try TraceInput(location: .file(path), bufferSize: 4096)
+            input.maxMemberBytes = 1 << 20
+            var n = 0
+            LineReader(input: input).forEachLine { _ in n += 1; return true }
+            return (n, input.damage?.reason)
+        }
+        let spaces = String(repeating: " ", count: 1 << 16)
+        let bomb = gzipFile("bomb.gz", members: ["{\"a\":1}\n" + String(repeating: spaces, count: 40) + "\n"])
+        XCTAssertEqual(try read(bomb).damage, "gzip member 1 inflates more than 1000× its size past 1 MiB (a zip bomb?); rest of file skipped")
+        let small = gzipFile("small.gz", members: ["{\"a\":1}\n" + String(repeating: spaces, count: 8) + "\n"])
+        XCTAssertNil(try read(small).damage, "above the ratio, below the size")
+        var varied = ""
+        var x: UInt64 = 7
+        for i in 0..<60_000 { x = x &* 6364136223846793005 &+ 1442695040888963407; varied += "{\"n\":\(i),\"r\":\(x >> 20)}\n" }
+        let big = gzipFile("big.gz", members: [varied])
+        XCTAssertNil(try read(big).damage, "above the size, below the ratio")
+        XCTAssertEqual(try read(big).lines, 60_000)
+    }
+
+    func testAFIFOIsRefusedWithoutWaitingForAWriter() throws {
+        let fifo = dir + "/pipe.jsonl"
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        XCTAssertThrowsError(try TraceInput(location: .file(fifo))) { error in
+            XCTAssertEqual((error as? InputOpenError)?.reason, "not a regular file (a FIFO)")
         }
     }
 }
