@@ -60,7 +60,9 @@ public final class BackgroundAnalyzer {
     public var maxEventsPerSession: Int64 = 1_500_000
 
     private let settings: RuleSettings
-    private let database: Database
+    /// The writer's connection, not owned (see `work`: the worker thread may release this
+    /// object last, and must not close the writer's connection then).
+    private unowned let database: Database
     /// Made on first use, sharing the ingest store's string cache.
     private var writer: ModelWriter?
     /// The worker's (on its connection).
@@ -71,6 +73,10 @@ public final class BackgroundAnalyzer {
     private var closed = false
     private var cancelled = false
     private var working = false
+    /// The worker's connection and reader, until the worker takes them; `workerEnded` once it
+    /// has let them go (its connection closed, so the writer's close can remove the log).
+    private var workerConnection: (db: Database, reader: SessionEventReader)?
+    private var workerEnded = false
     /// Finished models the worker may hold before it waits for the writer to store them, and
     /// the facts they may hold together (at least one model always fits).
     private static let maxWaitingResults = 8
@@ -95,8 +101,10 @@ public final class BackgroundAnalyzer {
         let reading = try Database(path: db.path, mode: .readOnly)
         // It reads each session once, in key order: a small page cache does (memory stays flat).
         try reading.execute("PRAGMA cache_size = -4096")
-        let reader = try SessionEventReader(db: reading)
-        let thread = Thread { [self] in self.work(reading, reader) }
+        workerConnection = (reading, try SessionEventReader(db: reading))
+        // Weak: a finished worker thread must not keep the analyzer (and the writer's
+        // connection) alive while the process closes its databases.
+        let thread = Thread { [weak self] in self?.work() }
         thread.stackSize = 4 << 20
         thread.start()
     }
@@ -173,6 +181,17 @@ public final class BackgroundAnalyzer {
                 break
             }
         }
+        waitForWorker()
+        // Its statements are on the writer's connection: freed here, on the writer's thread.
+        writer = nil
+    }
+
+    /// Waits until the worker has ended and closed its connection (after `finish` or `cancel`:
+    /// the session it is building is its last).
+    public func waitForWorker() {
+        condition.lock()
+        while !workerEnded { condition.wait() }
+        condition.unlock()
     }
 
     /// Ends the worker without storing anything more (the ingest failed).
@@ -186,6 +205,7 @@ public final class BackgroundAnalyzer {
         heldRows = 0
         condition.broadcast()
         condition.unlock()
+        writer = nil
     }
 
     /// Nothing requested, being built or waiting to be stored (for tests that drive the worker).
@@ -283,6 +303,23 @@ public final class BackgroundAnalyzer {
 
     /// The worker: one session at a time, each read in its own transaction (a snapshot). A
     /// failed read only costs time: the session stays dirty and is analysed after loading.
+    private func work() {
+        do {
+            condition.lock()
+            let connection = workerConnection
+            workerConnection = nil
+            condition.unlock()
+            if let connection { work(connection.db, connection.reader) }
+            spanQuery = nil
+            connection?.db.close()
+        }
+        // The reader and the connection were let go at the end of the scope above.
+        condition.lock()
+        workerEnded = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
     private func work(_ db: Database, _ reader: SessionEventReader) {
         #if os(Linux)
         // Loading is the critical path: this thread takes what the writer and the reader leave

@@ -13,7 +13,9 @@ import Foundation
 /// `restartFrames` the writer copies the few frames left itself (about 5 ms), and the log
 /// stays bounded. Call `stop` when done: the thread keeps the checkpointer alive until then.
 public final class Checkpointer {
-    private let writer: Database
+    /// Not owned: the thread may outlive `stop` by a moment, and must not keep the writer's
+    /// connection open then (the last close is what removes the log).
+    private unowned let writer: Database
     private let connection: Database
     private let condition = NSCondition()
     private var wanted = false
@@ -44,7 +46,9 @@ public final class Checkpointer {
             Unmanaged<Checkpointer>.fromOpaque(context!).takeUnretainedValue().committed(frames: frames)
             return SQLITE_OK
         }, Unmanaged.passUnretained(self).toOpaque())
-        let thread = Thread { [self] in self.work() }
+        // Weak: once `stop` ends the loop, the thread must not keep the checkpointer (and so the
+        // writer's connection) alive while the process closes its databases.
+        let thread = Thread { [weak self] in self?.work() }
         thread.stackSize = 1 << 20
         thread.start()
     }
@@ -99,6 +103,7 @@ public final class Checkpointer {
         condition.broadcast()
         while !finished { condition.wait() }
         condition.unlock()
+        connection.close()
         sqlite3_wal_autocheckpoint(writer.handle, 1000)
     }
 }

@@ -22,6 +22,9 @@ public struct DatabaseError: Error, CustomStringConvertible, Equatable {
 
     /// True when the database or its folder cannot be written: read-only file, full disk,
     /// or an I/O failure. The command line maps these to exit status 74.
+    /// True when the database file is damaged (a corrupt page, or not a database at all).
+    public var isCorrupt: Bool { [SQLITE_CORRUPT, SQLITE_NOTADB].contains(code & 0xff) }
+
     public var isIOFailure: Bool {
         [SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_PERM]
             .contains(code & 0xff)
@@ -71,7 +74,19 @@ public final class Database {
         sqlite3_busy_timeout(db, 120_000)
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    private var closed = false
+
+    deinit { if !closed { sqlite3_close_v2(handle) } }
+
+    /// Closes the connection now rather than when the last reference goes (which another
+    /// thread may hold a moment longer): the last connection to close copies the write-ahead
+    /// log back and removes it. Statements still prepared keep it open until they are freed
+    /// (https://sqlite.org/c3ref/close.html). Nothing may use the connection afterwards.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        sqlite3_close_v2(handle)
+    }
 
     /// Runs one or more statements that return no rows.
     public func execute(_ sql: String) throws {

@@ -300,6 +300,11 @@ final class IngestTests: TemporaryDirectoryTestCase {
 final class CheckpointerTests: TemporaryDirectoryTestCase {
     /// Ingests `corpus` into `path` with a checkpointer of these thresholds (nil: SQLite's own).
     func ingest(_ corpus: String, into path: String, wake: Int32?, restart: Int32?) throws -> Checkpointer? {
+        try ingestMeasuringLog(corpus, into: path, wake: wake, restart: restart).checkpointer
+    }
+
+    /// The same, with the size of the log file at the end (while the database is still open).
+    func ingestMeasuringLog(_ corpus: String, into path: String, wake: Int32?, restart: Int32?) throws -> (checkpointer: Checkpointer?, walBytes: Int) {
         let database = try Schema.openForWriting(path: path)
         let checkpointer = try wake.map { try Checkpointer(writer: database, wakeFrames: $0, restartFrames: restart!) }
         var options = IngestOptions()
@@ -310,7 +315,8 @@ final class CheckpointerTests: TemporaryDirectoryTestCase {
         XCTAssertGreaterThan(summary.files.reduce(0) { $0 + $1.newEvents }, 10_000)
         checkpointer?.stop()
         XCTAssertEqual(try database.scalarInt("PRAGMA wal_autocheckpoint"), 1000, "SQLite's checkpoints are back")
-        return checkpointer
+        let walBytes = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        return (checkpointer, walBytes)
     }
 
     func testTheLogIsCopiedOnAnotherThreadAndStaysBounded() throws {
@@ -326,10 +332,11 @@ final class CheckpointerTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try TestSupport.logicalDump(copied), try TestSupport.logicalDump(plain))
 
         // The writer's own small copy when the log passes its limit: the log starts over.
-        let writer = try XCTUnwrap(try ingest(corpus, into: restarted, wake: 1 << 30, restart: 32))
+        let (restarting, walBytes) = try ingestMeasuringLog(corpus, into: restarted, wake: 1 << 30, restart: 32)
+        let writer = try XCTUnwrap(restarting)
         XCTAssertGreaterThan(writer.writerCheckpoints, 0, "largest log \(writer.largestLog)")
         XCTAssertLessThan(writer.largestLog, 32 + 64, "the log starts over soon after its limit")
-        let walBytes = (try FileManager.default.attributesOfItem(atPath: restarted + "-wal")[.size] as? Int) ?? 0
+        XCTAssertGreaterThan(walBytes, 0, "measured while the database is open")
         XCTAssertLessThan(walBytes, (32 + 64) * 4120, "the log file stays small")
         XCTAssertEqual(try TestSupport.logicalDump(restarted), try TestSupport.logicalDump(plain))
     }
