@@ -120,7 +120,11 @@ public enum CLI {
             return ExitStatus.ioError
         case let e as DatabaseError:
             var text = "Error: database: \(e.message)\n"
-            if e.isIOFailure { text += "Hint: check that the database and its folder are writable and the disk has room\n" }
+            if e.isCorrupt {
+                text += "Hint: the database file is damaged: 'sqlite3 DB .recover' may save what is left, or ingest again into a new database\n"
+            } else if e.isIOFailure {
+                text += "Hint: check that the database and its folder are writable and the disk has room\n"
+            }
             console.writeError(text)
             return ExitStatus.ioError
         case let e as QueryRefused:

@@ -53,7 +53,7 @@ public enum ReadOnlyQuery {
             stmt = try db.prepare(trimmed)
         } catch let error as DatabaseError where error.code == SQLITE_AUTH {
             throw QueryRefused(message: "query refused: lctrace query only reads (no writes, ATTACH, or setting pragmas)")
-        } catch let error as DatabaseError {
+        } catch let error as DatabaseError where isQueryFault(error) {
             throw QueryRefused(message: "SQL error: \(error.message)")
         }
         if !stmt.tail.trimmingTrailing().isEmpty {
@@ -63,6 +63,14 @@ public enum ReadOnlyQuery {
             throw QueryRefused(message: "query refused: lctrace query only reads; this statement would change the database")
         }
         return stmt
+    }
+}
+
+extension ReadOnlyQuery {
+    /// True when an error is the query's own (bad SQL, a value too big, a type mismatch): a
+    /// usage error. Anything else (a corrupt page, an I/O error, no memory) is the database's.
+    public static func isQueryFault(_ error: DatabaseError) -> Bool {
+        [SQLITE_ERROR, SQLITE_AUTH, SQLITE_RANGE, SQLITE_MISMATCH, SQLITE_TOOBIG, SQLITE_CONSTRAINT].contains(error.code & 0xff)
     }
 }
 

@@ -22,7 +22,7 @@ enum AnalyzeCommand: Command {
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let settings = try self.settings(args)
-        let db = try Schema.openForWriting(path: context.databasePath(args))
+        let db = try Schema.openForWriting(path: context.databasePath(args), create: false)
         let all = try args.has("all") || settingsChanged(db, settings)
         let progress = ProgressLine(console: context.console)
         let summary = try Analyzer(db: db, settings: settings).analyze(all: all) { p in

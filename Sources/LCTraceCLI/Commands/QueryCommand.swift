@@ -30,7 +30,7 @@ enum QueryCommand: Command {
             while try stmt.step() {
                 out.add((0..<columns.count).map { stmt.value($0) })
             }
-        } catch let error as DatabaseError {
+        } catch let error as DatabaseError where ReadOnlyQuery.isQueryFault(error) {
             throw QueryRefused(message: "SQL error: \(error.message)")
         }
         out.finish()

@@ -10,8 +10,9 @@ import Glibc
 /// status, never a trap, a hang or a silent skip.
 final class HostileInputTests: TemporaryDirectoryTestCase {
 
-    func lctrace(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
-        try TestSupport.process(TestSupport.binary, args)
+    /// Runs lctrace; one that runs more than a minute is killed (status 137: it hung).
+    func lctrace(_ args: [String], timeout: Double = 60) throws -> (status: Int32, out: String, err: String) {
+        try TestSupport.process(TestSupport.binary, args, timeout: timeout)
     }
 
     /// A small analysed database to point the commands at.
@@ -193,5 +194,92 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.status, 0, r.err)
         XCTAssertEqual(r.err, "")
         XCTAssertEqual(try Database(path: db, mode: .readOnly).scalarText("SELECT status FROM files"), "complete")
+    }
+
+    func testAFIFOAsTheDatabaseIsRefusedNotWaitedFor() throws {
+        let fifo = dir + "/fifo.db"
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        var b = TraceBuilder()
+        b.vc(2, "init", "0xa", #""cls":"A""#)
+        TestSupport.writeLines(b.lines, to: dir + "/s.jsonl")
+        for args in [["ingest", "--db", fifo, dir + "/s.jsonl"], ["report", "--db", fifo], ["sessions", "--db", fifo],
+                     ["analyze", "--db", fifo], ["query", "--db", fifo, "SELECT 1"]] {
+            let r = try lctrace(args, timeout: 20)
+            XCTAssertEqual(r.status, 74, "\(args[0]): \(r.err)")
+            XCTAssertTrue(r.err.contains("\(fifo) is not a regular file (a FIFO)"), r.err)
+        }
+        // A FIFO where the write-ahead log goes.
+        let db = try sampleDatabase()
+        let made = mkfifo(db + "-wal", 0o644); let why = String(cString: strerror(errno)); let listing = try FileManager.default.contentsOfDirectory(atPath: dir)
+        XCTAssertEqual(made, 0, "\(why) \(listing)")
+        let wal = try lctrace(["report", "--db", db], timeout: 20)
+        XCTAssertEqual(wal.status, 74, wal.err)
+        XCTAssertTrue(wal.err.contains("\(db)-wal is not a regular file (a FIFO)"), wal.err)
+    }
+
+    func testADatabaseWhoseSchemaWasChangedIsRefusedNamingWhat() throws {
+        let db = try sampleDatabase()
+        func alter(_ sql: String) throws { try Database(path: db).execute(sql) }
+        try Database(path: db).execute("VACUUM INTO '\(dir)/clean.db'")
+        func restore() throws {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) }
+            try FileManager.default.copyItem(atPath: dir + "/clean.db", toPath: db)
+        }
+        try alter("""
+            DROP TABLE findings;
+            CREATE VIEW findings AS WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r)
+            SELECT x AS id, 'LC101' AS rule, '' AS name, 'error' AS severity, NULL AS session, NULL AS vc, NULL AS since,
+                   NULL AS cls, NULL AS t, '' AS message, '[]' AS evidence, 'high' AS confidence, NULL AS file, NULL AS detail FROM r;
+            """)
+        for args in [["report", "--db", db], ["sessions", "--db", db], ["query", "--db", db, "SELECT count(*) FROM findings"],
+                     ["analyze", "--db", db]] {
+            let r = try lctrace(args, timeout: 20)
+            XCTAssertEqual(r.status, 74, "\(args[0]): \(r.err)")
+            XCTAssertTrue(r.err.hasPrefix("Error: \(db): the schema is not lctrace's ("), r.err)
+            XCTAssertTrue(r.err.contains("table findings is replaced by a view"), r.err)
+        }
+        // A trigger that drops every new event.
+        try restore()
+        try alter("CREATE TRIGGER swallow AFTER INSERT ON events BEGIN DELETE FROM events WHERE rowid = new.rowid; END")
+        var b = TraceBuilder(sid: "NEW")
+        b.vc(2, "init", "0xb", #""cls":"B""#)
+        TestSupport.writeLines(b.lines, to: dir + "/new.jsonl")
+        let ingest = try lctrace(["ingest", "--db", db, dir + "/new.jsonl"], timeout: 20)
+        XCTAssertEqual(ingest.status, 74, ingest.err)
+        XCTAssertTrue(ingest.err.contains("trigger swallow is not lctrace's"), ingest.err)
+        // An index of its own is a change too; SQLite's statistics tables are not.
+        try restore()
+        try alter("ANALYZE")
+        XCTAssertEqual(try lctrace(["report", "--db", db, "--fail-on", "never"]).status, 0, "sqlite_stat1 is SQLite's")
+        try alter("CREATE INDEX mine ON events (t)")
+        XCTAssertTrue(try lctrace(["report", "--db", db]).err.contains("index mine is not lctrace's"))
+    }
+
+    // MARK: 10. Exit codes
+
+    func testACorruptPageUnderQueryIsADatabaseError() throws {
+        var b = TraceBuilder()
+        for i in 0..<20_000 { b.add(Double(10 + i), "mark", "\"name\":\"m\(i % 97)\"") }
+        TestSupport.writeLines(b.lines, to: dir + "/s.jsonl")
+        XCTAssertEqual(try lctrace(["ingest", "-q", "--no-analyze", "--db", db, dir + "/s.jsonl"]).status, 0)
+        // Scribble over pages in the middle of the file (the events table), not the schema page.
+        let handle = FileHandle(forUpdatingAtPath: db)!
+        let size = handle.seekToEndOfFile()
+        handle.seek(toFileOffset: size / 2)
+        handle.write(Data(repeating: 0xA5, count: 16_384))
+        handle.closeFile()
+        let r = try lctrace(["query", "--db", db, "SELECT sum(t) FROM events"])
+        let listing = try FileManager.default.contentsOfDirectory(atPath: dir)
+        XCTAssertEqual(r.status, 74, r.out + r.err + "\(size) \(listing)")
+        XCTAssertTrue(r.err.contains("malformed"), r.err)
+        XCTAssertEqual(try lctrace(["query", "--db", db, "SELEC 1"]).status, 64, "bad SQL stays a usage error")
+    }
+
+    func testAnalyzeOnAMissingDatabaseSaysSoAndCreatesNothing() throws {
+        let missing = dir + "/missing.db"
+        let r = try lctrace(["analyze", "--db", missing])
+        XCTAssertEqual(r.status, 74)
+        XCTAssertEqual(r.err, "Error: no database at \(missing) (run `lctrace ingest` first, or pass --db)\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: missing))
     }
 }

@@ -65,9 +65,11 @@ enum TestSupport {
         return out
     }
 
-    /// Runs a process to completion; returns its status and output.
+    /// Runs a process to completion; returns its status and output. With `timeout`, a process
+    /// still running after that many seconds is killed (status 137 then: a hang, for a test).
     @discardableResult
-    static func process(_ path: String, _ args: [String], env: [String: String]? = nil) throws -> (status: Int32, out: String, err: String) {
+    static func process(_ path: String, _ args: [String], env: [String: String]? = nil,
+                        timeout: Double? = nil) throws -> (status: Int32, out: String, err: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = args
@@ -76,10 +78,27 @@ enum TestSupport {
         p.standardOutput = out
         p.standardError = err
         try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
+        var watchdog: DispatchWorkItem?
+        if let timeout {
+            let pid = p.processIdentifier
+            let item = DispatchWorkItem { kill(pid, SIGKILL) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: item)
+            watchdog = item
+        }
+        // Both pipes are drained at once: a process that fills one while we wait on the other stalls.
+        var o = Data()
+        let drained = DispatchGroup()
+        drained.enter()
+        DispatchQueue.global().async {
+            o = out.fileHandleForReading.readDataToEndOfFile()
+            drained.leave()
+        }
         let e = err.fileHandleForReading.readDataToEndOfFile()
+        drained.wait()
         p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        watchdog?.cancel()
+        let status = p.terminationReason == .uncaughtSignal ? 128 + p.terminationStatus : p.terminationStatus
+        return (status, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
     }
 }
 
