@@ -10,18 +10,18 @@ public struct AnalysisSummary: Sendable {
     /// Of `sessions`, those analysed while later files were loading (`BackgroundAnalyzer`).
     public var whileLoading = 0
     /// The sessions analysed.
-    public var sessionIDs: [Int64] = []
+    public var analysed = SessionSet()
 
-    /// Adds the sessions a background analysis stored and that were not analysed again after.
-    public mutating func add(_ background: BackgroundAnalyzer) {
-        let after = Set(sessionIDs)
-        for (id, counts) in background.stored where !after.contains(id) {
-            whileLoading += 1
-            sessions += 1
-            events += counts.events
-            findings += counts.findings
-            sessionIDs.append(id)
-        }
+    /// Adds the sessions a background analysis stored and that were not analysed again after,
+    /// with their events and findings as stored (read back: nothing per session is kept).
+    public mutating func add(_ background: BackgroundAnalyzer, reader: ModelReader) throws {
+        let only = background.storedSessions.subtracting(analysed)
+        let counts = try reader.storedCounts(of: only)
+        whileLoading += only.count
+        sessions += only.count
+        events += counts.events
+        findings += counts.findings
+        for id in only.ids { analysed.insert(id) }
     }
 }
 
@@ -57,35 +57,46 @@ public final class Analyzer {
     public func analyze(all: Bool = false, progress: ((AnalysisProgress) -> Void)? = nil) throws -> AnalysisSummary {
         let started = Date()
         var summary = AnalysisSummary()
-        let select = try db.prepare("SELECT id, sid FROM sessions WHERE dirty = 1 OR ? ORDER BY id")
-        try select.bind([.int(all ? 1 : 0)])
-        var targets: [(Int64, String)] = []
-        while try select.step() { targets.append((select.int(0), select.text(1) ?? "")) }
+        // The sessions to analyse are read a page at a time, so memory stays flat however many.
+        let total = Int(try db.scalarInt("SELECT count(*) FROM sessions WHERE dirty = 1 OR ?", [.int(all ? 1 : 0)]) ?? 0)
+        let select = try db.prepare("SELECT id, sid FROM sessions WHERE (dirty = 1 OR ?1) AND id > ?2 ORDER BY id LIMIT 4096")
         let writer = try ModelWriter(db: db)
         let reader = try SessionEventReader(db: db)
         let retired = try RetiredInstanceReader(db: db)
         let sessions = ModelReader(db: db)
-        // Group small sessions into one transaction; a big one gets its own.
-        var index = 0
-        while index < targets.count {
-            try db.writeTransaction {
-                var eventsInTransaction = 0
-                while index < targets.count && eventsInTransaction < 200_000 {
-                    let (id, sid) = targets[index]
-                    let done = index
-                    let result = try analyzeSession(id: id, sid: sid, metadata: try sessions.sessionMetadata(id),
-                                                    reader: reader, retired: retired, writer: writer) { events in
-                        progress?(AnalysisProgress(sessionsDone: done, sessions: targets.count, eventsIntoNext: events))
+        var done = 0
+        var after: Int64 = 0
+        while true {
+            select.reset()
+            try select.bind([.int(all ? 1 : 0), .int(after)])
+            var targets: [(Int64, String)] = []
+            while try select.step() { targets.append((select.int(0), select.text(1) ?? "")) }
+            select.reset()
+            guard let last = targets.last else { break }
+            after = last.0
+            // Group small sessions into one transaction; a big one gets its own.
+            var index = 0
+            while index < targets.count {
+                try db.writeTransaction {
+                    var eventsInTransaction = 0
+                    while index < targets.count && eventsInTransaction < 200_000 {
+                        let (id, sid) = targets[index]
+                        let current = done
+                        let result = try analyzeSession(id: id, sid: sid, metadata: try sessions.sessionMetadata(id),
+                                                        reader: reader, retired: retired, writer: writer) { events in
+                            progress?(AnalysisProgress(sessionsDone: current, sessions: max(total, current + 1), eventsIntoNext: events))
+                        }
+                        eventsInTransaction += result.events
+                        summary.events += result.events
+                        summary.findings += result.findings
+                        summary.sessions += 1
+                        summary.analysed.insert(id)
+                        index += 1
+                        done += 1
                     }
-                    eventsInTransaction += result.events
-                    summary.events += result.events
-                    summary.findings += result.findings
-                    summary.sessions += 1
-                    summary.sessionIDs.append(id)
-                    index += 1
                 }
+                progress?(AnalysisProgress(sessionsDone: done, sessions: max(total, done), eventsIntoNext: 0))
             }
-            progress?(AnalysisProgress(sessionsDone: index, sessions: targets.count, eventsIntoNext: 0))
         }
         summary.findings += try db.writeTransaction {
             try writer.saveSettings(settings)

@@ -22,6 +22,15 @@ public final class BackgroundAnalyzer {
         let rows: CapturedRows?
     }
 
+    /// The requests of one file: its sessions share a stamp, so a long queue (the analysis falls
+    /// behind on many tiny sessions) costs 8 bytes a session.
+    private struct RequestGroup {
+        let stamp: IngestStore.Stamp
+        var sessions: [Int64]
+        var next = 0
+        var rows: [Int64: CapturedRows]
+    }
+
     /// One part of a session's model: a long session comes as batches of final facts
     /// (`ModelBuilder.compact`) and then the model left at the end; a short one in one part.
     private struct Result {
@@ -68,7 +77,10 @@ public final class BackgroundAnalyzer {
     /// The worker's (on its connection).
     private var spanQuery: Statement?
     private let condition = NSCondition()
-    private var requests: [Request] = []
+    private var groups: [RequestGroup] = []
+    private var firstGroup = 0
+    /// Requests queued, not taken yet.
+    private var queued = 0
     private var results: [Result] = []
     private var closed = false
     private var cancelled = false
@@ -87,9 +99,10 @@ public final class BackgroundAnalyzer {
     /// (for a progress line: the end of a run can be a long analysis of its last files).
     public var progress: ((Int) -> Void)?
 
-    /// Events and findings of each session whose model was stored (the last one stored).
-    public private(set) var stored: [Int64: (events: Int, findings: Int)] = [:]
-    public var sessions: Int { stored.count }
+    /// The sessions whose model was stored (their counts are read back at the end:
+    /// `AnalysisSummary.add`).
+    public private(set) var storedSessions = SessionSet()
+    public var sessions: Int { storedSessions.count }
     /// Of the models stored, those built from captured rows rather than read back.
     public private(set) var storedFromCapturedRows = 0
 
@@ -109,18 +122,24 @@ public final class BackgroundAnalyzer {
         thread.start()
     }
 
-    /// Asks for the models of `sessions` as committed when `stamp` was taken; `captured`
-    /// holds all the rows of those of them that had none before (`IngestStore.takeCapturedRows`).
-    public func enqueue(_ sessions: [Int64], captured: [Int64: CapturedRows] = [:], stamp: IngestStore.Stamp) {
+    /// Asks for the models of `sessions` as `store` committed them last (call after `commit`);
+    /// `captured` holds all the rows of those of them that had none before
+    /// (`IngestStore.takeCapturedRows`). The store tracks changes to them until each is stored or
+    /// dropped.
+    public func enqueue(_ sessions: [Int64], captured: [Int64: CapturedRows] = [:], from store: IngestStore) {
         guard !sessions.isEmpty else { return }
+        let stamp = store.stamp
+        store.watch(sessions)
         condition.lock()
+        var kept: [Int64: CapturedRows] = [:]
         for session in sessions {
-            var rows = captured[session]
-            if let r = rows {
-                if heldRows + r.count <= maxHeldRows { heldRows += r.count } else { rows = nil }
+            if let r = captured[session], heldRows + r.count <= maxHeldRows {
+                heldRows += r.count
+                kept[session] = r
             }
-            requests.append(Request(session: session, stamp: stamp, rows: rows))
         }
+        groups.append(RequestGroup(stamp: stamp, sessions: sessions, rows: kept))
+        queued += sessions.count
         condition.broadcast()
         condition.unlock()
     }
@@ -146,7 +165,7 @@ public final class BackgroundAnalyzer {
         var own: (reader: SessionEventReader, metadata: ModelReader, retired: RetiredInstanceReader)?
         while true {
             condition.lock()
-            let left = requests.count + (working ? 1 : 0)
+            let left = queued + (working ? 1 : 0)
             condition.unlock()
             if left > 0 { progress?(left) }
             condition.lock()
@@ -156,7 +175,7 @@ public final class BackgroundAnalyzer {
                 try store.begin()
                 try self.store(ready, store)
                 try store.commit()
-            } else if !requests.isEmpty {
+            } else if queued > 0 {
                 let request = takeRequest()
                 condition.unlock()
                 if own == nil {
@@ -172,6 +191,7 @@ public final class BackgroundAnalyzer {
                                                    writer: writer!, settings: settings, factsPerBatch: factsPerBatch)
                     recordStored(request.session, model, fromCapturedRows: request.rows != nil)
                 }
+                store.unwatch(request.session)
                 try store.commit()
             } else if working {
                 condition.wait()
@@ -199,7 +219,9 @@ public final class BackgroundAnalyzer {
         condition.lock()
         closed = true
         cancelled = true
-        requests.removeAll()
+        groups.removeAll()
+        firstGroup = 0
+        queued = 0
         results.removeAll()
         waitingFacts = 0
         heldRows = 0
@@ -212,7 +234,7 @@ public final class BackgroundAnalyzer {
     var isIdle: Bool {
         condition.lock()
         defer { condition.unlock() }
-        return requests.isEmpty && !working && results.isEmpty
+        return queued == 0 && !working && results.isEmpty
     }
 
     /// Every part waiting for the writer; the worker may queue more. Call with the lock.
@@ -226,8 +248,21 @@ public final class BackgroundAnalyzer {
 
     /// The oldest request, its captured rows no longer counted as held. Call with the lock.
     private func takeRequest() -> Request {
-        let request = requests.removeFirst()
-        heldRows -= request.rows?.count ?? 0
+        let session = groups[firstGroup].sessions[groups[firstGroup].next]
+        let rows = groups[firstGroup].rows.removeValue(forKey: session)
+        let request = Request(session: session, stamp: groups[firstGroup].stamp, rows: rows)
+        groups[firstGroup].next += 1
+        if groups[firstGroup].next == groups[firstGroup].sessions.count {
+            // Emptied groups are dropped from the front now and then, not one by one.
+            groups[firstGroup].sessions = []
+            firstGroup += 1
+            if firstGroup >= 64 && firstGroup * 2 >= groups.count {
+                groups.removeFirst(firstGroup)
+                firstGroup = 0
+            }
+        }
+        queued -= 1
+        heldRows -= rows?.count ?? 0
         return request
     }
 
@@ -236,6 +271,8 @@ public final class BackgroundAnalyzer {
     /// parts then wait, in a session still marked dirty, for the analysis after loading.
     private func store(_ ready: [Result], _ store: IngestStore) throws {
         for result in ready {
+            // The last part ends the request, stored or not: its session is no longer watched.
+            defer { if result.last { store.unwatch(result.session) } }
             guard let model = result.model, store.unchangedSince(result.stamp, session: result.session) else { continue }
             if writer == nil { writer = try ModelWriter(db: store.db, strings: store.strings) }
             if result.first { try writer!.clear(session: result.session) }
@@ -247,7 +284,7 @@ public final class BackgroundAnalyzer {
     }
 
     private func recordStored(_ session: Int64, _ model: SessionModel, fromCapturedRows: Bool) {
-        stored[session] = (model.stats.events, model.findings.count)
+        storedSessions.insert(session)
         if fromCapturedRows { storedFromCapturedRows += 1 }
     }
 
@@ -330,8 +367,8 @@ public final class BackgroundAnalyzer {
         let metadata = ModelReader(db: db)
         while true {
             condition.lock()
-            while requests.isEmpty && !closed { condition.wait() }
-            guard !requests.isEmpty else { condition.unlock(); break }
+            while queued == 0 && !closed { condition.wait() }
+            guard queued > 0 else { condition.unlock(); break }
             let request = takeRequest()
             working = true
             condition.unlock()

@@ -322,7 +322,7 @@ public final class Ingester {
         // smaller than one batch).
         try analysis?.storeFinished(store)
         try store.commit()
-        analysis?.enqueue(store.takeTouchedSessions(), captured: store.takeCapturedRows(), stamp: store.stamp)
+        analysis?.enqueue(store.takeTouchedSessions(), captured: store.takeCapturedRows(), from: store)
         progress?(IngestProgress(fileIndex: index + 1, fileCount: count, path: path, lines: report.lines,
                                  events: report.events, rawBytes: input.rawBytesRead, rawSize: size))
         return report

@@ -41,6 +41,8 @@ public final class IngestStore {
     let strings: StringPool
     private let stringBytes = ByteInterner()
     private let sessionBytes = ByteInterner()
+    /// The kept session record of the sessions met lately (a cache: emptied at
+    /// `maxCachedSessions`, and whenever another connection commits).
     private var sessionRecords: [Int64: (seq: Int64?, record: SessionRecord?)] = [:]
     /// Session records of this run that disagree with the one kept, per session id.
     private var recordConflicts: [Int64: (count: Int, fields: Set<String>)] = [:]
@@ -48,13 +50,22 @@ public final class IngestStore {
 
     /// The highest seq stored (or pending) per session, as far as this connection knows:
     /// a row above it cannot be a duplicate, so it skips the one-row conflict check and goes
-    /// in with many others in one statement. Forgotten whenever another connection commits.
+    /// in with many others in one statement. Forgotten whenever another connection commits,
+    /// and at `maxCachedSessions` (a cache: memory stays flat however many sessions a run meets).
     private var highestSeq: [Int64: Int64] = [:]
+    /// Sessions the per-session caches hold before they are emptied (about 100 bytes each).
+    static let maxCachedSessions = 16_384
     private var dataVersion: Int64 = -1
 
-    /// When each session last got a row, as a transaction number; lets a model built from an
-    /// earlier snapshot be checked for staleness (`unchangedSince`).
+    /// When a watched session last got a row, as a transaction number: lets a model built from
+    /// an earlier snapshot be checked for staleness (`unchangedSince`). Only sessions whose
+    /// model is asked for (`watch`) are tracked, and only until it is stored or dropped
+    /// (`unwatch`), so memory stays flat however many sessions a run loads.
     private var lastChanged: [Int64: Int64] = [:]
+    private var watched = SessionSet()
+    /// Requests beyond the first of a watched session asked for again before its earlier
+    /// request ended (rare: a session spread over files the analysis has not caught up with).
+    private var moreRequests: [Int64: Int] = [:]
     /// Transactions begun by this store; the current one while a batch is open.
     public private(set) var transaction: Int64 = 0
     /// Sessions that got rows since `takeTouchedSessions` was last called.
@@ -149,10 +160,31 @@ public final class IngestStore {
         let version = try selectDataVersion.step() ? selectDataVersion.int(0) : -1
         if version != dataVersion {
             highestSeq.removeAll(keepingCapacity: true)
+            sessionRecords.removeAll(keepingCapacity: true)
             forgetRecentSession()
             dropCaptures()
             dataVersion = version
         }
+        // No rows are pending between batches, so what the caches forget is read back.
+        if highestSeq.count >= Self.maxCachedSessions { highestSeq.removeAll(keepingCapacity: true) }
+        if sessionRecords.count >= Self.maxCachedSessions { sessionRecords.removeAll(keepingCapacity: true) }
+    }
+
+    /// Starts tracking changes to `sessions`, whose models are asked for (one request each).
+    public func watch(_ sessions: [Int64]) {
+        for session in sessions where !watched.insert(session) { moreRequests[session, default: 0] += 1 }
+    }
+
+    /// Ends one request of `session` (its model was stored or dropped); once none is left,
+    /// its changes are no longer tracked. Requests end in any order: while one is left, a
+    /// model from an older snapshot must still be found stale.
+    public func unwatch(_ session: Int64) {
+        if let more = moreRequests[session] {
+            moreRequests[session] = more > 1 ? more - 1 : nil
+            return
+        }
+        watched.remove(session)
+        lastChanged[session] = nil
     }
 
     public func commit() throws {
@@ -197,6 +229,9 @@ public final class IngestStore {
         dropCaptures()
         pending.removeAll()
         touched.removeAll()
+        watched.removeAll()
+        moreRequests.removeAll()
+        lastChanged.removeAll()
     }
 
     // MARK: Interning
@@ -340,7 +375,7 @@ public final class IngestStore {
             if !recentMarked {
                 recentMarked = true
                 dirtyInBatch.insert(session)
-                lastChanged[session] = transaction
+                if watched.contains(session) { lastChanged[session] = transaction }
                 touched.insert(session)
                 markDirty.reset()
                 markDirty.bind(session, at: 1)

@@ -144,6 +144,18 @@ public final class ModelReader {
         return out
     }
 
+    /// The events and findings stored for `sessions` (their model's counts), in two passes
+    /// over the tables rather than a query per session.
+    public func storedCounts(of sessions: SessionSet) throws -> (events: Int, findings: Int) {
+        guard sessions.count > 0 else { return (0, 0) }
+        var events = 0, findings = 0
+        let rows = try db.prepare("SELECT id, events FROM sessions")
+        while try rows.step() { if sessions.contains(rows.int(0)) { events += Int(rows.int(1)) } }
+        let found = try db.prepare("SELECT session, count(*) FROM findings WHERE session IS NOT NULL GROUP BY session")
+        while try found.step() { if sessions.contains(found.int(0)) { findings += Int(found.int(1)) } }
+        return (events, findings)
+    }
+
     /// The settings the stored findings were built with.
     public func storedSettingsFingerprint() throws -> String? {
         try db.scalarText("SELECT value FROM meta WHERE key = 'rule_settings'")

@@ -54,7 +54,7 @@ enum IngestCommand: Command {
             var after = try analyzer.analyze(all: settingsChanged) { p in
                 progress.update { AnalyzeCommand.describe(p) }
             }
-            if let background = ingester.analysis { after.add(background) }
+            if let background = ingester.analysis { try after.add(background, reader: ModelReader(db: db)) }
             analysis = after
         }
         progress.clear()

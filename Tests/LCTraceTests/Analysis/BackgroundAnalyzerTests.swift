@@ -36,7 +36,7 @@ final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
         ingester.analysis = background
         _ = try ingester.ingest([.file(first)])
         XCTAssertEqual(background.sessions, 1)
-        XCTAssertEqual(background.stored.first?.value.events, 7)
+        XCTAssertEqual(background.storedSessions.ids, [try scalar(database, "SELECT id FROM sessions")])
         XCTAssertEqual(try scalar(database, "SELECT dirty FROM sessions"), 0)
         XCTAssertEqual(try scalar(database, "SELECT count(*) FROM instances"), 1)
         XCTAssertEqual(try scalar(database, "SELECT events FROM sessions"), 7)
@@ -65,7 +65,7 @@ final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
         _ = try Ingester(store: store).ingest([.file(first)])
         let session = try scalar(database, "SELECT id FROM sessions")
         let background = try BackgroundAnalyzer(db: database, settings: RuleSettings())
-        background.enqueue([session], stamp: store.stamp)
+        background.enqueue([session], from: store)
         return (database, store, background, second)
     }
 
@@ -105,5 +105,36 @@ final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(TestSupport.run(["analyze", "--db", apart]).status, 0)
         XCTAssertEqual(try TestSupport.logicalDump(together), try TestSupport.logicalDump(apart))
         XCTAssertEqual(try Database(path: together, mode: .readOnly).scalarInt("SELECT sum(dirty) FROM sessions"), 0)
+    }
+
+    /// Two requests of one session: the later one may end first (the writer builds from the
+    /// queue's front while the worker builds the older one); the older model must still be
+    /// found stale. Only watched sessions are tracked.
+    func testChangesAreTrackedUntilTheLastRequestOfASessionEnds() throws {
+        let (first, second) = writeHalves()
+        let database = try Schema.openForWriting(path: db)
+        let store = try IngestStore(db: database)
+        _ = try Ingester(store: store).ingest([.file(first)])
+        let session = try scalar(database, "SELECT id FROM sessions")
+        let older = store.stamp
+        store.watch([session])
+        _ = try Ingester(store: store).ingest([.file(second)])
+        store.watch([session])
+        try store.begin()
+        XCTAssertFalse(store.unchangedSince(older, session: session))
+        store.unwatch(session)   // the later request ended first
+        XCTAssertFalse(store.unchangedSince(older, session: session), "the older request is still open")
+        store.unwatch(session)
+        try store.commit()
+        // Not watched: a change is not tracked (nobody asks about it).
+        var b = TraceBuilder(sid: "S1", record: false)
+        b.seq = 50
+        b.add(50, "mark", "\"name\":\"late\"")
+        TestSupport.writeLines(b.lines, to: dir + "/third.jsonl")
+        let beforeThird = store.stamp
+        _ = try Ingester(store: store).ingest([.file(dir + "/third.jsonl")])
+        try store.begin()
+        XCTAssertTrue(store.unchangedSince(beforeThird, session: session), "no request was open: nothing tracked")
+        try store.commit()
     }
 }

@@ -151,7 +151,7 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
             background.maxEventsPerSession = maxEvents
             try store.begin()  // a stamp is taken after a batch of the store
             try store.commit()
-            background.enqueue(try ModelReader(db: database).sessions().map(\.id), stamp: store.stamp)
+            background.enqueue(try ModelReader(db: database).sessions().map(\.id), from: store)
             // The worker alone builds the models; the writer stores their parts as they come.
             repeat {
                 try store.begin()
@@ -194,7 +194,7 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
         background.factsPerBatch = 10
         try store.begin()  // a stamp is taken after a batch of the store
         try store.commit()
-        background.enqueue([try database.scalarInt("SELECT id FROM sessions")!], stamp: store.stamp)
+        background.enqueue([try database.scalarInt("SELECT id FROM sessions")!], from: store)
         for _ in 0..<1_000 where background.sessions == 0 {
             try store.begin()
             try background.storeFinished(store)
