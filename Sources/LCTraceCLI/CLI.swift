@@ -111,15 +111,15 @@ public enum CLI {
     static func report(_ error: Error, _ console: Console) -> Int32 {
         switch error {
         case let e as UsageError:
-            var text = "Error: \(e.message)\n"
-            if let hint = e.hint { text += "Hint: \(hint)\n" }
+            var text = "Error: \(shown(e.message))\n"
+            if let hint = e.hint { text += "Hint: \(shown(hint))\n" }
             console.writeError(text)
             return ExitStatus.usage
         case let e as Schema.VersionError:
-            console.writeError("Error: \(e.description)\n")
+            console.writeError("Error: \(shown(e.description))\n")
             return ExitStatus.ioError
         case let e as DatabaseError:
-            var text = "Error: database: \(e.message)\n"
+            var text = "Error: database: \(shown(e.message))\n"
             if e.isCorrupt {
                 text += "Hint: the database file is damaged: 'sqlite3 DB .recover' may save what is left, or ingest again into a new database\n"
             } else if e.isIOFailure {
@@ -128,13 +128,25 @@ public enum CLI {
             console.writeError(text)
             return ExitStatus.ioError
         case let e as QueryRefused:
-            console.writeError("Error: \(e.message)\n")
+            console.writeError("Error: \(shown(e.message))\n")
             return ExitStatus.usage
+        case let e as QueryStopped:
+            console.writeError("Error: \(e.message)\n")
+            return ExitStatus.ioError
         default:
-            console.writeError("Error: \(error)\n")
+            console.writeError("Error: \(shown(String(describing: error)))\n")
             return ExitStatus.ioError
         }
     }
+}
+
+/// Text from traces, file names or users, escaped for people's terminals (`TerminalText`): the
+/// form every message and summary shows it in.
+func shown(_ text: String) -> String { TerminalText.escaped(text) }
+
+extension OptionSpec {
+    /// `--safe-csv` of query, sessions and report.
+    static let safeCSV = OptionSpec("safe-csv", help: "CSV: put ' before cells starting with = + - @ so spreadsheets show them as text.")
 }
 
 /// Output formats shared by query, sessions and report.

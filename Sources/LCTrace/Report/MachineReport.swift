@@ -25,7 +25,9 @@ public enum MachineReport {
         return out
     }
 
-    public static func csv(_ data: ReportData) -> String {
+    /// With `neutralizeFormulas`, cells a spreadsheet would run as formulas start with `'`
+    /// (`--safe-csv`).
+    public static func csv(_ data: ReportData, neutralizeFormulas: Bool = false) -> String {
         var out = columns.joined(separator: ",") + "\n"
         for f in data.findings {
             let cells: [String] = [
@@ -33,7 +35,7 @@ public enum MachineReport {
                 f.cls ?? "", f.t.map(String.init) ?? "", f.message,
                 "[" + f.evidence.map(String.init).joined(separator: ",") + "]", f.confidence, f.file ?? "",
             ]
-            out += cells.map(RowFormatter.csvField).joined(separator: ",") + "\n"
+            out += cells.map { RowFormatter.csvField($0, neutralize: neutralizeFormulas) }.joined(separator: ",") + "\n"
         }
         return out
     }

@@ -7,8 +7,9 @@ public struct TextReport {
     public var color: Bool
     public var examples = 5
 
+    /// `data` is shown with every text from traces escaped for terminals (`TerminalText`).
     public init(data: ReportData, color: Bool) {
-        self.data = data
+        self.data = data.escapedForTerminal()
         self.color = color
     }
 

@@ -45,7 +45,7 @@ enum IngestCommand: Command {
         let summary = try ingester.ingest(inputs, missing: missing) { p in
             progress.update {
                 let share = p.rawSize.flatMap { $0 > 0 ? " \(Int(Double(p.rawBytes) * 100 / Double($0)))%" : nil } ?? ""
-                return "ingest [\(min(p.fileIndex + 1, p.fileCount))/\(p.fileCount)] \((p.path as NSString).lastPathComponent)\(share)  \(TextReport.group(p.lines)) lines  \(TextReport.group(p.events)) events"
+                return "ingest [\(min(p.fileIndex + 1, p.fileCount))/\(p.fileCount)] \(shown((p.path as NSString).lastPathComponent))\(share)  \(TextReport.group(p.lines)) lines  \(TextReport.group(p.events)) events"
             }
         }
         var analysis: AnalysisSummary?
@@ -71,28 +71,28 @@ enum IngestCommand: Command {
     static func reportProblems(_ summary: IngestSummary, _ console: Console) {
         for c in summary.recordConflicts {
             let records = c.count == 1 ? "1 session record disagrees" : "\(TextReport.group(c.count)) session records disagree"
-            console.writeError("Warning: session \(c.sid): \(records) with the one kept on \(c.fields.joined(separator: ", ")) (the earliest record is kept; see sessions.record_conflicts)\n")
+            console.writeError("Warning: session \(shown(c.sid)): \(records) with the one kept on \(c.fields.joined(separator: ", ")) (the earliest record is kept; see sessions.record_conflicts)\n")
         }
         for file in summary.files {
             switch file.status {
-            case .missing(let why): console.writeError("Error: \(file.path): \(why)\n")
+            case .missing(let why): console.writeError("Error: \(shown(file.path)): \(shown(why))\n")
             case .unreadable(let why):
-                console.writeError("Error: \(file.path): \(why)\n")
+                console.writeError("Error: \(shown(file.path)): \(shown(why))\n")
                 if why.hasPrefix("not a regular file") {
                     console.writeError("Hint: lctrace reads regular files; pipe anything else in as standard input: lctrace ingest - < PATH\n")
                 }
             case .damaged(let why):
-                console.writeError("Error: \(file.path): damaged: \(why); the \(TextReport.group(file.events)) events before it were kept\n")
+                console.writeError("Error: \(shown(file.path)): damaged: \(shown(why)); the \(TextReport.group(file.events)) events before it were kept\n")
             default: break
             }
             for example in file.rejectExamples {
-                console.writeError("Warning: \(file.path):\(example.line): \(example.reason)\n")
+                console.writeError("Warning: \(shown(file.path)):\(example.line): \(shown(example.reason))\n")
             }
             if file.rejects > file.rejectExamples.count {
-                console.writeError("Warning: \(file.path): \(TextReport.group(file.rejects - file.rejectExamples.count)) more rejected lines (lctrace query \"SELECT line, reason FROM rejects JOIN files ON files.id = rejects.file WHERE path = '\(file.path)'\")\n")
+                console.writeError("Warning: \(shown(file.path)): \(TextReport.group(file.rejects - file.rejectExamples.count)) more rejected lines (lctrace query \"SELECT line, reason FROM rejects JOIN files ON files.id = rejects.file WHERE path = '\(shown(file.path.replacingOccurrences(of: "'", with: "''")))'\")\n")
             }
             if file.conflicts > 0 {
-                console.writeError("Warning: \(file.path): \(TextReport.group(file.conflicts)) conflicting duplicates of stored events (first copy kept; see rejects, kind 'conflict')\n")
+                console.writeError("Warning: \(shown(file.path)): \(TextReport.group(file.conflicts)) conflicting duplicates of stored events (first copy kept; see rejects, kind 'conflict')\n")
             }
         }
     }
@@ -125,14 +125,14 @@ enum IngestCommand: Command {
         for file in s.files {
             switch file.status {
             case .alreadyLoaded(let path), .sameContent(let path):
-                out += path == file.path ? "  skipped   \(file.path): already loaded\n"
-                    : "  skipped   \(file.path): same content as \(path), already loaded\n"
+                out += path == file.path ? "  skipped   \(shown(file.path)): already loaded\n"
+                    : "  skipped   \(shown(file.path)): same content as \(shown(path)), already loaded\n"
             case .damaged(let why):
-                out += "  damaged   \(file.path): \(why)\n"
+                out += "  damaged   \(shown(file.path)): \(shown(why))\n"
             case .missing:
-                out += "  missing   \(file.path)\n"
+                out += "  missing   \(shown(file.path))\n"
             case .unreadable(let why):
-                out += "  unreadable \(file.path): \(why)\n"
+                out += "  unreadable \(shown(file.path)): \(shown(why))\n"
             case .loaded:
                 break
             }

@@ -28,6 +28,7 @@ enum ReportCommand: Command {
             + AnalyzeCommand.tuningOptions
             + [
                 OptionSpec("format", short: "f", value: "FORMAT", help: "text (default), json or csv."),
+                .safeCSV,
                 OptionSpec("fail-on", value: "LEVEL", help: "Exit 1 when a finding at or above it exists: error (default), warning, info, never."),
                 OptionSpec("examples", value: "N", help: "Examples per rule in text output, 0 to 1000000 (default 5)."),
             ],
@@ -58,7 +59,7 @@ enum ReportCommand: Command {
         }
         switch format {
         case .json: context.console.write(MachineReport.json(data))
-        case .csv: context.console.write(MachineReport.csv(data))
+        case .csv: context.console.write(MachineReport.csv(data, neutralizeFormulas: args.has("safe-csv")))
         default:
             var report = TextReport(data: data, color: context.console.outputIsTerminal)
             report.examples = examples

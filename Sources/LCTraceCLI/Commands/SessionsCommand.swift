@@ -11,6 +11,7 @@ enum SessionsCommand: Command {
             OptionSpec("app", value: "BUNDLE", help: "Only sessions of this app."),
             OptionSpec("build", value: "BUILD", help: "Only sessions of this build."),
             OptionSpec("format", short: "f", value: "FORMAT", help: "table (default), csv or json."),
+            .safeCSV,
         ])
 
     static let columns = ["session", "app", "version", "build", "device", "os", "sdk", "start", "duration_s",
@@ -21,7 +22,7 @@ enum SessionsCommand: Command {
         let db = try Schema.openForReading(path: context.databasePath(args))
         let sessions = try ModelReader(db: db).sessions(SessionFilter(app: args.value("app"), build: args.value("build")))
         let style: RowFormatter.Style = format == .csv ? .csv : format == .json ? .json : .table
-        let out = RowFormatter(style: style, columns: columns) { context.console.write($0) }
+        let out = RowFormatter(style: style, columns: columns, neutralizesFormulas: args.has("safe-csv")) { context.console.write($0) }
         for s in sessions {
             func text(_ v: String?) -> SQLValue { v.map { .text($0) } ?? .null }
             let os = [s.os, s.osVersion].compactMap { $0 }.joined(separator: " ")

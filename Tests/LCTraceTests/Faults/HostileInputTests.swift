@@ -282,4 +282,80 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.err, "Error: no database at \(missing) (run `lctrace ingest` first, or pass --db)\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: missing))
     }
+
+    // MARK: 9. Query costs
+
+    func testQueryCostsAreBoundedAndTheProcessRevealsNothing() throws {
+        let db = try sampleDatabase()
+        // 120,000 trailing spaces: quadratic before (about 30 s), now at once.
+        let spaces = try lctrace(["query", "--db", db, "SELECT 1 AS one" + String(repeating: " ", count: 120_000)], timeout: 15)
+        XCTAssertEqual(spaces.status, 0, spaces.err)
+        for sql in ["SELECT hex(fts3_tokenizer('simple'))", "SELECT load_extension('/lib/x86_64-linux-gnu/libc.so.6')"] {
+            let r = try lctrace(["query", "--db", db, sql])
+            XCTAssertEqual(r.status, 64, sql)
+            XCTAssertTrue(r.err.contains("not authorized to use function"), r.err)
+        }
+        let tooBig = try lctrace(["query", "--db", db, "SELECT zeroblob(100000000)"])
+        XCTAssertEqual(tooBig.status, 64)
+        XCTAssertTrue(tooBig.err.contains("string or blob too big"), tooBig.err)
+        // 16 MB printed in pieces: every byte there, the table shows the beginning.
+        let csv = try lctrace(["query", "--db", db, "-f", "csv", "SELECT zeroblob(16000000) AS z, 'after' AS a"])
+        XCTAssertEqual(csv.status, 0, csv.err)
+        XCTAssertEqual(csv.out.utf8.count, "z,a\n".utf8.count + 2 + 32_000_000 + 1 + ",after\n".utf8.count)
+        XCTAssertTrue(csv.out.hasPrefix("z,a\nx'0000") && csv.out.hasSuffix("00',after\n"))
+        let json = try lctrace(["query", "--db", db, "-f", "json", "SELECT printf('%.*c', 200000, 'q') || '\"' AS t"])
+        let rows = try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as! [[String: String]]
+        XCTAssertEqual(rows.first?["t"], String(repeating: "q", count: 200_000) + "\"")
+        let table = try lctrace(["query", "--db", db, "SELECT zeroblob(16000000) AS z"])
+        XCTAssertTrue(table.out.contains("x'000000"), table.out)
+        XCTAssertLessThan(table.out.utf8.count, 400)
+        // A query that never ends, stopped by --timeout.
+        let endless = "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT max(x) FROM r"
+        let stopped = try lctrace(["query", "--db", db, "--timeout", "300ms", endless], timeout: 20)
+        XCTAssertEqual(stopped.status, 74, stopped.err)
+        XCTAssertEqual(stopped.err, "Error: query stopped after 300ms (--timeout); what was printed before is incomplete\n")
+        XCTAssertEqual(try lctrace(["query", "--db", db, "--timeout", "5", "SELECT 1"]).status, 64, "a unit is needed")
+    }
+
+    // MARK: 11. Terminal injection
+
+    func testEscapeSequencesFromTracesAndFileNamesNeverReachATerminalRaw() throws {
+        var b = TraceBuilder(sid: "S\\u001b]0;TITLE\\u0007")
+        b.vc(2, "init", "0x\\u001b[2J", #""cls":"Evil\u001b[2JController""#)
+        b.vc(3, "viewAttached", "0x\\u001b[2J", #""host":"0xh""#)
+        b.vc(4, "init", "0xf", #""cls":"=HYPERLINK(\"http://x\")""#)
+        b.vc(5, "viewAttached", "0xf", #""host":"0xh""#)
+        var lines = b.lines
+        lines.append(#"{"v":1,"sid":"S","seq":9,"t":1,"ev":"mark","\u001b[31m":1,"\u001b[31m":2}"#)
+        let path = dir + "/dev\u{1B}[2J.jsonl"
+        TestSupport.writeLines(lines, to: path)
+        let ingest = try lctrace(["ingest", "--db", db, path])
+        XCTAssertEqual(ingest.status, 0, ingest.err)
+        XCTAssertTrue(ingest.err.contains("Warning: \(dir)/dev\\u001b[2J.jsonl:7: duplicate key '\\u001b[31m'"), ingest.err)
+        var outputs = ["ingest": ingest.out + ingest.err]
+        for (name, args) in [("report", ["report", "--db", db, "--fail-on", "never"]), ("sessions", ["sessions", "--db", db]),
+                             ("query", ["query", "--db", db, "SELECT class, vc, sid FROM events_v WHERE event = 'init'"]),
+                             ("error", ["report", "--db", db, "--session", "\u{1B}[2J"])] {
+            let r = try lctrace(args)
+            outputs[name] = r.out + r.err
+        }
+        for (name, text) in outputs {
+            XCTAssertFalse(text.utf8.contains(0x1B), "\(name) printed a raw escape: \(text)")
+            XCTAssertFalse(text.utf8.contains(0x07), "\(name) printed a raw bell")
+        }
+        XCTAssertTrue(outputs["report"]!.contains("Evil\\u001b[2JController"), outputs["report"]!)
+        XCTAssertTrue(outputs["query"]!.contains("S\\u001b]0;TITLE\\u0007"), outputs["query"]!)
+        XCTAssertTrue(outputs["error"]!.contains("no session matches '\\u001b[2J'"), outputs["error"]!)
+        // JSON escapes as JSON does; CSV keeps the data, and neutralises formulas on request.
+        let json = try lctrace(["report", "--db", db, "-f", "json", "--fail-on", "never"])
+        XCTAssertFalse(json.out.utf8.contains(0x1B))
+        XCTAssertTrue(json.out.contains("Evil\\u001b[2JController"), json.out)
+        let csv = try lctrace(["report", "--db", db, "-f", "csv", "--fail-on", "never"]).out
+        XCTAssertTrue(csv.contains("Evil\u{1B}[2JController"), "CSV is data")
+        XCTAssertTrue(csv.contains(",\"=HYPERLINK(\"\"http://x\"\")\","), csv)
+        let safe = try lctrace(["report", "--db", db, "-f", "csv", "--safe-csv", "--fail-on", "never"]).out
+        XCTAssertTrue(safe.contains(",\"'=HYPERLINK(\"\"http://x\"\")\","), safe)
+        let query = try lctrace(["query", "--db", db, "-f", "csv", "--safe-csv", "SELECT class, -1 AS n FROM events_v WHERE class LIKE '=%'"]).out
+        XCTAssertEqual(query, "class,n\n\"'=HYPERLINK(\"\"http://x\"\")\",-1\n", "numbers are left alone")
+    }
 }

@@ -1,0 +1,58 @@
+/// Text from traces and file names, made safe to show to people. A class name, a session id
+/// or a file name may hold control characters and escape sequences (`\e[2J` clears the
+/// screen, `\e]0;…\a` sets the window title, others hide or rewrite lines): shown raw they
+/// drive the terminal, or whatever later shows the piped text. Every text lctrace prints for
+/// people (tables, grouped reports, warnings) goes through `escaped`; JSON escapes them as
+/// JSON does, CSV keeps the data as it is.
+public enum TerminalText {
+    /// `text` with every control character (C0, DEL, C1), line and paragraph separator and
+    /// bidirectional override shown as `\u001b`.
+    public static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if needsEscape(scalar) {
+                let hex = String(scalar.value, radix: 16)
+                out.append(contentsOf: ("\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex).unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// True for the scalars a terminal may act on rather than show.
+    @inline(__always) static func needsEscape(_ s: Unicode.Scalar) -> Bool {
+        switch s.value {
+        case 0x00...0x1F, 0x7F...0x9F: return true            // C0, DEL, C1 (0x9B is CSI on its own)
+        case 0x2028, 0x2029: return true                      // line and paragraph separators
+        case 0x202A...0x202E, 0x2066...0x2069: return true    // bidirectional embeddings, overrides, isolates
+        default: return false
+        }
+    }
+}
+
+extension ReportData {
+    /// The same data with every text that came from a trace or a file name escaped for a
+    /// terminal (`TerminalText`): what the grouped text report shows.
+    public func escapedForTerminal() -> ReportData {
+        func e(_ s: String?) -> String? { s.map(TerminalText.escaped) }
+        var copy = self
+        copy.sessions = sessions.map { s in
+            var s = s
+            s.sid = TerminalText.escaped(s.sid)
+            s.app = e(s.app); s.appVersion = e(s.appVersion); s.build = e(s.build); s.device = e(s.device)
+            s.os = e(s.os); s.osVersion = e(s.osVersion); s.sdk = e(s.sdk); s.wall = e(s.wall); s.endReason = e(s.endReason)
+            return s
+        }
+        copy.findings = findings.map { f in
+            var f = f
+            f.session = e(f.session); f.vc = e(f.vc); f.cls = e(f.cls); f.file = e(f.file)
+            f.message = TerminalText.escaped(f.message)
+            f.detail = f.detail.mapValues(TerminalText.escaped)
+            return f
+        }
+        copy.gaps = Dictionary(gaps.map { (TerminalText.escaped($0.key), $0.value) }, uniquingKeysWith: +)
+        return copy
+    }
+}
