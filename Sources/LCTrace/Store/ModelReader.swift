@@ -51,21 +51,26 @@ public final class ModelReader {
     }
 
     public func sessions(_ filter: SessionFilter = SessionFilter()) throws -> [SessionInfo] {
+        var out: [SessionInfo] = []
+        try forEachSession(filter) { out.append($0) }
+        return out
+    }
+
+    /// The sessions the filter selects, in listing order, one at a time.
+    public func forEachSession(_ filter: SessionFilter = SessionFilter(), _ body: (SessionInfo) throws -> Void) throws {
         let q = try db.prepare("""
             SELECT id, sid, app, app_version, build, device, os, os_version, sdk, wall, events, lost_events,
                    first_t, last_t, end_reason, dirty, record_conflicts
             FROM sessions WHERE \(Self.filterClause) ORDER BY wall, sid
             """)
         bind(filter, q)
-        var out: [SessionInfo] = []
         while try q.step() {
-            out.append(SessionInfo(
+            try body(SessionInfo(
                 id: q.int(0), sid: q.text(1) ?? "", app: q.text(2), appVersion: q.text(3), build: q.text(4),
                 device: q.text(5), os: q.text(6), osVersion: q.text(7), sdk: q.text(8), wall: q.text(9),
                 events: Int(q.int(10)), lostEvents: Int(q.int(11)), firstT: q.optionalInt(12), lastT: q.optionalInt(13),
                 endReason: q.text(14), dirty: q.int(15) != 0, recordConflicts: Int(q.int(16))))
         }
-        return out
     }
 
     private lazy var selectMetadata = try? db.prepare(
@@ -121,11 +126,6 @@ public final class ModelReader {
             gaps[text, default: []] += values
         }
         return gaps
-    }
-
-    /// Stored file-level findings (LC904).
-    public func fileFindings() throws -> [Finding] {
-        try findings(where: "session_id IS NULL", [])
     }
 
     private func findings(where clause: String, _ bindings: [SQLValue]) throws -> [Finding] {

@@ -46,9 +46,11 @@ public enum ReportQuery {
             all = try reader.findings(request.sessions)
             if request.families.contains(.gaps) { data.gaps = try reader.gaps(request.sessions) }
         }
-        for s in data.sessions {
-            data.events += s.events
-            if useStored && !s.dirty { continue }
+        for (index, s) in data.sessions.enumerated() {
+            if useStored && !s.dirty {
+                data.events += s.events
+                continue
+            }
             let wantGaps = request.families.contains(.gaps)
             func addGaps(_ model: SessionModel) {
                 guard wantGaps else { return }
@@ -68,9 +70,14 @@ public enum ReportQuery {
             if let error = retired.error { throw error }
             all += model.findings
             addGaps(model)
+            // A dirty session's stored counts are stale too (0 events before its first analysis).
+            if s.dirty { data.sessions[index].update(from: model.stats) }
+            data.events += data.sessions[index].events
         }
         if request.sessions.session == nil && request.sessions.app == nil && request.sessions.build == nil {
-            all += try reader.fileFindings()
+            // From the files and rejects as they are now: stored LC904 findings are those of the
+            // last analysis, and `ingest --no-analyze` or a killed analyze leaves them behind.
+            all += try reader.fileProblems().compactMap { RejectedLinesRule.check($0.1) }
         }
         all = all.filter { f in
             guard let rule = RuleCatalog.info(f.rule), request.families.contains(rule.family),
@@ -88,5 +95,35 @@ public enum ReportQuery {
         }.map { all[$0] }
         if let cls = request.className { data.gaps = data.gaps.filter { $0.key == cls } }
         return data
+    }
+}
+
+extension ReportQuery {
+    /// Calls `body` with each session the filter selects, in listing order, as it is now: a
+    /// dirty session (events changed since its model was built: `ingest --no-analyze`, a killed
+    /// ingest or analyze) has its counts, times and end computed from its events, so no stale
+    /// number is shown. One session is held at a time.
+    public static func forEachCurrentSession(_ filter: SessionFilter, db: Database, _ body: (SessionInfo) throws -> Void) throws {
+        let events = try SessionEventReader(db: db)
+        try ModelReader(db: db).forEachSession(filter) { info in
+            var info = info
+            if info.dirty {
+                var stats = SessionStats()
+                try events.forEachEvent(session: info.id, sid: info.sid) { stats.add($0) }
+                info.update(from: stats)
+            }
+            try body(info)
+        }
+    }
+}
+
+extension SessionInfo {
+    /// The counts, times and end of `stats` (computed from the session's events).
+    mutating func update(from stats: SessionStats) {
+        events = stats.events
+        lostEvents = Int(stats.lostEvents)
+        firstT = stats.firstT
+        lastT = stats.lastT
+        endReason = stats.endReason
     }
 }

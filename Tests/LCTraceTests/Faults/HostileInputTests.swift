@@ -358,4 +358,75 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         let query = try lctrace(["query", "--db", db, "-f", "csv", "--safe-csv", "SELECT class, -1 AS n FROM events_v WHERE class LIKE '=%'"]).out
         XCTAssertEqual(query, "class,n\n\"'=HYPERLINK(\"\"http://x\"\")\",-1\n", "numbers are left alone")
     }
+
+    // MARK: 6. Reports on a database that is not analysed
+
+    /// What `report` (JSON, and its exit status at --fail-on warning) and `sessions` say of a database.
+    func answers(_ db: String) throws -> [String] {
+        let report = try lctrace(["report", "--db", db, "-f", "json", "--fail-on", "warning"])
+        let sessions = try lctrace(["sessions", "--db", db, "-f", "csv"])
+        return [report.out, "exit \(report.status)", sessions.out, sessions.err]
+    }
+
+    /// A copy of a database (with its log), analysed.
+    func analysedCopy(of db: String, _ name: String) throws -> String {
+        let copy = dir + "/" + name
+        try Database(path: db, mode: .readOnly).execute("VACUUM INTO '\(copy)'")
+        let r = try lctrace(["analyze", "--db", copy])
+        XCTAssertEqual(r.status, 0, r.err)
+        return copy
+    }
+
+    func testReportAndSessionsOnADatabaseNotAnalysedSayWhatAnAnalysedOneSays() throws {
+        let o = CorpusOptions.make(seed: 41, sessions: 16, scenarios: 80, rotateEvery: 500, linesPerMember: 400)
+        let corpus = dir + "/corpus"
+        try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: corpus, options: o)
+        try CorpusWriter.writeBadLinesFile(to: corpus + "/bad.jsonl", seed: 41)
+        let analysed = dir + "/analysed.db"
+        XCTAssertEqual(try lctrace(["ingest", "-q", "--db", analysed, corpus]).status, 0)
+        let expected = try answers(analysed)
+        XCTAssertEqual(expected[1], "exit 1", "LC904 and others are warnings")
+        XCTAssertTrue(expected[0].contains("\"LC904\""))
+
+        // ingest --no-analyze: nothing analysed at all.
+        let loaded = dir + "/loaded.db"
+        XCTAssertEqual(try lctrace(["ingest", "-q", "--no-analyze", "--db", loaded, corpus]).status, 0)
+        XCTAssertEqual(try answers(loaded), expected, "after ingest --no-analyze")
+
+        // A killed analyze: some sessions analysed, the others dirty, no file findings stored.
+        var killedMidway = 0
+        for (i, fraction) in [0.3, 0.6].enumerated() {
+            let db = dir + "/k\(i).db"
+            XCTAssertEqual(try lctrace(["ingest", "-q", "--no-analyze", "--db", db, corpus]).status, 0)
+            let started = Date()
+            XCTAssertEqual(try lctrace(["analyze", "--db", try analysedCopy(of: db, "timing\(i).db")]).status, 0)
+            let duration = Date().timeIntervalSince(started)
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: TestSupport.binary)
+            p.arguments = ["analyze", "--all", "--db", db]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            usleep(useconds_t(duration * fraction * 1_000_000))
+            if p.isRunning { kill(p.processIdentifier, SIGKILL); killedMidway += 1 }
+            p.waitUntilExit()
+            XCTAssertEqual(try answers(db), expected, "after analyze killed at \(fraction)")
+            XCTAssertEqual(try answers(try analysedCopy(of: db, "c\(i).db")), expected)
+        }
+        // A killed ingest: whatever was loaded is reported as an analysis of it would.
+        let partial = dir + "/partial.db"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: TestSupport.binary)
+        p.arguments = ["ingest", "-q", "--db", partial, corpus]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        usleep(300_000)
+        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+        if FileManager.default.fileExists(atPath: partial) {
+            XCTAssertEqual(try answers(partial), try answers(try analysedCopy(of: partial, "partial-analysed.db")), "after a killed ingest")
+        }
+        _ = killedMidway
+    }
 }
