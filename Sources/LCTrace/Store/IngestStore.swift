@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -73,6 +74,8 @@ public final class IngestStore {
     /// File rows this store is loading now (planned, not finished), with their raw sizes:
     /// never "a killed load".
     private var loadingHere: [Int64: Int64] = [:]
+    /// The locks that say which rows an ingest is loading (`LoaderLocks`).
+    private let loaders: LoaderLocks
 
     /// True when a file of `size` raw bytes is being loaded by this store: one of that size
     /// must wait for it to finish, so that a copy is recognised by its hash without reading.
@@ -135,6 +138,7 @@ public final class IngestStore {
 
     public init(db: Database) throws {
         self.db = db
+        loaders = try LoaderLocks(databasePath: db.path)
         strings = try StringPool(db: db)
         insertSession = try db.prepare("INSERT INTO sessions(sid) VALUES (?) ON CONFLICT(sid) DO NOTHING")
         selectSession = try db.prepare("SELECT id FROM sessions WHERE sid = ?")
@@ -507,23 +511,22 @@ public final class IngestStore {
         var reusable: Int64?
         var hashTaken = false
         if let hash {
-            let q = try db.prepare("SELECT id, path, status, loader_pid FROM files WHERE sha256 = ?")
+            let q = try db.prepare("SELECT id, path, status FROM files WHERE sha256 = ?")
             try q.bind([.text(hash)])
             if try q.step() {
                 if q.text(2) != "loading" { return .alreadyLoaded(path: q.text(1) ?? "?") }
                 hashTaken = true
-                if !Self.isAlive(q.optionalInt(3)) && loadingHere[q.int(0)] == nil { reusable = q.int(0) }
+                if isAbandoned(q.int(0)) { reusable = q.int(0) }
             }
         }
         if reusable == nil, let size, path != "-" {
-            let q = try db.prepare(
-                "SELECT id, loader_pid FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = ? AND size = ?")
+            let q = try db.prepare("SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = ? AND size = ?")
             try q.bind([.text(path), .int(size)])
             while try q.step() {
-                if !Self.isAlive(q.optionalInt(1)) && loadingHere[q.int(0)] == nil { reusable = q.int(0); break }
+                if isAbandoned(q.int(0)) { reusable = q.int(0); break }
             }
         }
-        if let id = reusable {
+        if let id = reusable, loaders.take(id) {
             try db.prepare("DELETE FROM rejects WHERE file = ?").run([.int(id)])
             try db.prepare("""
                 UPDATE files SET path = ?, lines = 0, events = 0, rejects = 0, conflicts = 0, ingested_at = ?,
@@ -537,14 +540,28 @@ public final class IngestStore {
         try db.prepare("INSERT INTO files(path, size, sha256, status, ingested_at, loader_pid) VALUES (?, ?, ?, 'loading', ?, ?)")
             .run([.text(path), .int(size ?? 0), hash.flatMap { hashTaken ? nil : .text($0) } ?? .null,
                   .text(Self.now()), .int(Int64(getpid()))])
-        loadingHere[db.lastInsertRowID] = size ?? -1
-        return .load(fileID: db.lastInsertRowID)
+        let id = db.lastInsertRowID
+        // A new row's byte is free: its id was never used, or its loader finished (and let go
+        // of the lock before it deleted the row).
+        guard loaders.take(id) else {
+            throw DatabaseError(code: SQLITE_BUSY, message: "another ingest holds the lock of new file row \(id) in \(loaders.path)", sql: nil)
+        }
+        loadingHere[id] = size ?? -1
+        return .load(fileID: id)
     }
 
-    /// True when `pid` names a running process other than this one (a concurrent ingest).
-    static func isAlive(_ pid: Int64?) -> Bool {
-        guard let pid, pid > 0, pid != Int64(getpid()) else { return false }
-        return kill(pid_t(pid), 0) == 0 || errno == EPERM
+    /// True when a `loading` row belongs to no running ingest: not this store's, and its lock
+    /// is held by nobody (its loader was killed). Call inside a write transaction, so that no
+    /// other ingest can take the row between this check and `LoaderLocks.take`.
+    private func isAbandoned(_ id: Int64) -> Bool {
+        loadingHere[id] == nil && !loaders.isHeld(id)
+    }
+
+    /// Lets go of every row this store was loading (after a failure or an interruption: the
+    /// rows stay `loading`, and the next ingest resumes them).
+    public func releaseLoads() {
+        for id in loadingHere.keys { loaders.release(id) }
+        loadingHere.removeAll()
     }
 
     /// True when a stored file has `size` raw bytes: only then is hashing before reading worth it.
@@ -568,6 +585,9 @@ public final class IngestStore {
     /// are dropped and the other row's path is returned.
     public func finishFile(id: Int64, hash: String, stats: FileStats) throws -> String? {
         loadingHere[id] = nil
+        // Let go inside this write transaction: until it commits, nobody else can plan the
+        // row, and if it never commits the row is a killed load, to be resumed.
+        loaders.release(id)
         if let other = try db.scalarText("SELECT path FROM files WHERE sha256 = ? AND id != ?", [.text(hash), .int(id)]) {
             try db.prepare("DELETE FROM rejects WHERE file = ?").run([.int(id)])
             try db.prepare("DELETE FROM files WHERE id = ?").run([.int(id)])

@@ -429,4 +429,63 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         }
         _ = killedMidway
     }
+
+    // MARK: 7. Loads killed in another pid namespace
+
+    /// Runs `launcher + lctrace ingest` and kills it with SIGKILL once a file row is being loaded;
+    /// true when it was killed midway (a row left `loading`).
+    func killIngestMidway(_ launcher: [String], db: String, input: String, after seconds: Double) throws -> Bool {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: launcher.first ?? TestSupport.binary)
+        p.arguments = Array(launcher.dropFirst()) + (launcher.isEmpty ? [] : [TestSupport.binary]) + ["ingest", "-q", "--db", db, input]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        usleep(useconds_t(seconds * 1_000_000))
+        let running = p.isRunning
+        if running { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+        guard running, FileManager.default.fileExists(atPath: db) else { return false }
+        return (try Database(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM files WHERE status = 'loading'") ?? 0) > 0
+    }
+
+    func testALoadKilledInAnotherPidNamespaceIsResumed() throws {
+        let o = CorpusOptions.make(seed: 23, sessions: 20, scenarios: 60, rotateEvery: 400, linesPerMember: 300)
+        let corpus = dir + "/corpus"
+        try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: corpus, options: o)
+        let reference = dir + "/ref.db"
+        let started = Date()
+        XCTAssertEqual(try lctrace(["ingest", "-q", "--db", reference, corpus]).status, 0)
+        let duration = Date().timeIntervalSince(started)
+        let expected = try TestSupport.logicalDump(reference)
+
+        // A kill whose process id means something else here: pid 1 is alive in every namespace.
+        var resumed = 0
+        for (i, fraction) in [0.3, 0.5, 0.7].enumerated() {
+            let db = dir + "/pid\(i).db"
+            guard try killIngestMidway([], db: db, input: corpus, after: duration * fraction) else { continue }
+            try Database(path: db).execute("UPDATE files SET loader_pid = 1 WHERE status = 'loading'")
+            XCTAssertEqual(try lctrace(["ingest", "-q", "--db", db, corpus]).status, 0)
+            XCTAssertEqual(try TestSupport.logicalDump(db), expected, "a load of 'pid 1', killed, then resumed")
+            resumed += 1
+        }
+        XCTAssertGreaterThan(resumed, 0, "a kill landed while a file was loading")
+
+        // A real ingest in a pid namespace of its own (as in a container), killed there.
+        let unshare = ["/usr/bin/unshare", "--pid", "--fork", "--kill-child"]
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: unshare[0]),
+              (try? TestSupport.process(unshare[0], Array(unshare.dropFirst()) + ["/bin/true"]).status) == 0 else {
+            throw XCTSkip("cannot make a pid namespace here (needs root and unshare)")
+        }
+        var inNamespace = 0
+        for (i, fraction) in [0.3, 0.5, 0.7].enumerated() {
+            let db = dir + "/ns\(i).db"
+            guard try killIngestMidway(unshare, db: db, input: corpus, after: duration * fraction + 0.05) else { continue }
+            let pids = try Database(path: db, mode: .readOnly).scalarText("SELECT group_concat(loader_pid) FROM files WHERE status = 'loading'")
+            XCTAssertEqual(try lctrace(["ingest", "-q", "--db", db, corpus]).status, 0)
+            XCTAssertEqual(try TestSupport.logicalDump(db), expected, "killed in its own pid namespace (loader_pid \(pids ?? "?")), then resumed")
+            inNamespace += 1
+        }
+        XCTAssertGreaterThan(inNamespace, 0, "a kill landed while a file was loading in the namespace")
+    }
 }
