@@ -13,6 +13,8 @@ public enum ExitStatus {
     public static let noInput: Int32 = 66
     /// The database could not be read or written: read-only, full disk, not a database.
     public static let ioError: Int32 = 74
+    /// Ended by a signal, cleanly (SIGINT, SIGTERM): 128 + its number, as shells report it.
+    public static func interrupted(by signal: Int32) -> Int32 { 128 + signal }
 }
 
 /// What every command gets: where to write and the environment.
@@ -57,7 +59,7 @@ public enum CLI {
         text += "  help       Show help for a command: lctrace help <command>\n"
         text += "\nThe database is --db PATH, else $LCTRACE_DB, else ./lctrace.db.\n"
         text += "Exit status: 0 ok, 1 findings at or above --fail-on, 64 usage, 65 damaged input,\n"
-        text += "66 missing input, 74 database or I/O failure.\n"
+        text += "66 missing input, 74 database or I/O failure, 130/143 interrupted (SIGINT/SIGTERM).\n"
         return text
     }
 

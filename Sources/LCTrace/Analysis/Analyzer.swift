@@ -31,6 +31,10 @@ public struct AnalysisProgress: Sendable {
     public var sessionsDone: Int
     public var sessions: Int
     public var eventsIntoNext: Int
+
+    public init(sessionsDone: Int, sessions: Int, eventsIntoNext: Int) {
+        self.sessionsDone = sessionsDone; self.sessions = sessions; self.eventsIntoNext = eventsIntoNext
+    }
 }
 
 /// Rebuilds the per-session model (session stats, instances, appearances, containment) and
@@ -54,7 +58,10 @@ public final class Analyzer {
     }
 
     /// Analyses every session marked dirty (or all of them with `all`).
-    public func analyze(all: Bool = false, progress: ((AnalysisProgress) -> Void)? = nil) throws -> AnalysisSummary {
+    /// With `stop`, a raised request rolls back the transaction in flight and throws
+    /// `Interrupted`: the sessions not analysed stay dirty for the next run.
+    public func analyze(all: Bool = false, stop: StopRequest? = nil,
+                        progress: ((AnalysisProgress) -> Void)? = nil) throws -> AnalysisSummary {
         let started = Date()
         var summary = AnalysisSummary()
         // The sessions to analyse are read a page at a time, so memory stays flat however many.
@@ -80,6 +87,7 @@ public final class Analyzer {
                 try db.writeTransaction {
                     var eventsInTransaction = 0
                     while index < targets.count && eventsInTransaction < 200_000 {
+                        try stop?.check()
                         let (id, sid) = targets[index]
                         let current = done
                         let result = try analyzeSession(id: id, sid: sid, metadata: try sessions.sessionMetadata(id),

@@ -157,13 +157,14 @@ public final class BackgroundAnalyzer {
     /// of its own (the write lock is not held while waiting). Loading is over, so this thread
     /// builds models too, from the queue's front, on the writer's connection: both cores work
     /// through what is left. The worker then ends.
-    public func finish(_ store: IngestStore) throws {
+    public func finish(_ store: IngestStore, stop: StopRequest? = nil) throws {
         condition.lock()
         closed = true
         condition.broadcast()
         condition.unlock()
         var own: (reader: SessionEventReader, metadata: ModelReader, retired: RetiredInstanceReader)?
         while true {
+            try stop?.check()
             condition.lock()
             let left = queued + (working ? 1 : 0)
             condition.unlock()

@@ -51,6 +51,9 @@ public struct FileReport: Sendable {
     public var rejects = 0
     /// (line, reason) of the first rejects.
     public var rejectExamples: [(line: Int, reason: String)] = []
+    /// Earlier reads of this path that were this file while it was still being written: their
+    /// rows (and warnings) were replaced by this one.
+    public var replacedEarlierReads = 0
 }
 
 /// Totals of one ingest run.
@@ -59,6 +62,8 @@ public struct IngestSummary: Sendable {
     public var seconds: Double = 0
     /// Sessions whose session records disagreed (the earliest record is kept).
     public var recordConflicts: [RecordConflict] = []
+
+    public init() {}
 
     public var newEvents: Int { files.reduce(0) { $0 + $1.newEvents } }
     public var duplicates: Int { files.reduce(0) { $0 + $1.duplicates } }
@@ -85,6 +90,10 @@ public final class Ingester {
     /// When set, the sessions of each loaded file are analysed on the second core while the
     /// next files load (see `BackgroundAnalyzer`).
     public var analysis: BackgroundAnalyzer?
+    /// When raised (SIGINT, SIGTERM), the ingest rolls back the batch in flight, lets go of
+    /// its locks and throws `Interrupted` with the files loaded so far: a file cut short stays
+    /// `loading`, and the same command run again completes it.
+    public var stop: StopRequest?
 
     public init(store: IngestStore, options: IngestOptions = IngestOptions()) {
         self.store = store
@@ -116,6 +125,7 @@ public final class Ingester {
         defer { next?.stop() }
         for index in inputs.indices {
             do {
+                try stop?.check()
                 // Not read ahead (first file, a pipe, or the size of the one before): now.
                 let current = try next ?? prepare(inputs[index], ahead: false)!  // nil only when ahead
                 next = nil
@@ -124,20 +134,31 @@ public final class Ingester {
                 let report = try load(current, index: index, count: inputs.count, progress: progress)
                 summary.files.append(report)
             } catch {
-                store.rollback()
-                analysis?.cancel()
-                throw error
+                throw abandon(error, summary, started)
             }
         }
         summary.seconds = Date().timeIntervalSince(started)
         do {
-            try analysis?.finish(store)
+            try analysis?.finish(store, stop: stop)
         } catch {
-            store.rollback()
-            throw error
+            throw abandon(error, summary, started)
         }
         summary.recordConflicts = try store.recordConflictSummary()
         return summary
+    }
+
+    /// Undoes the batch in flight after a failure or an interruption: rolled back, the analysis
+    /// ended (its connection closed), the locks of the files being loaded let go. Returns the
+    /// error to throw: an interruption carries the summary so far.
+    private func abandon(_ error: Error, _ summary: IngestSummary, _ started: Date) -> Error {
+        store.rollback()
+        analysis?.cancel()
+        analysis?.waitForWorker()
+        store.releaseLoads()
+        guard error is Interrupted else { return error }
+        var partial = summary
+        partial.seconds = Date().timeIntervalSince(started)
+        return Interrupted(summary: partial)
     }
 
     private func rawSize(_ location: InputLocation) -> Int64? {
@@ -170,6 +191,8 @@ public final class Ingester {
         let input: TraceInput?
         let size: Int64?
         let fileID: Int64
+        /// Files read before under this path with fewer bytes (see `IngestStore.earlierReads`).
+        var earlier: [IngestStore.EarlierRead] = []
         let filled = BatchQueue<EventBatch>(capacity: 2)
         let empty = BatchQueue<EventBatch>(capacity: 4)
 
@@ -232,6 +255,7 @@ public final class Ingester {
             }
         }
         let plan = try store.planFile(path: path, size: size, hash: preHash)
+        let earlier = try size.map { try store.earlierReads(of: path, smallerThan: $0) } ?? []
         try store.commit()
         guard case .load(let fileID) = plan else {
             var report = FileReport(path: path, status: .loaded)
@@ -239,6 +263,8 @@ public final class Ingester {
             return PreparedFile(report: report)
         }
         let file = PreparedFile(path: path, input: input, size: size, fileID: fileID)
+        file.earlier = earlier
+        input.recordPrefixDigests(at: earlier.map(\.size))
         // This thread writes to SQLite while a reader thread inflates, splits and decodes the
         // lines into batches (bounded queue, recycled batches).
         for _ in 0..<3 { file.empty.put(EventBatch()) }
@@ -260,7 +286,11 @@ public final class Ingester {
         try store.begin()
         var inBatch = 0
         var lastProgress = 0
+        // A stop wakes the writer where it waits for the reader (a pipe may send nothing for long).
+        stop?.onRequest { filled.close() }
+        defer { stop?.onRequest(nil) }
         while let batch = filled.take() {
+            try stop?.check()
             try batch.arena.withUnsafeBytes { arena in
                 for e in batch.events {
                     report.events += 1
@@ -299,6 +329,8 @@ public final class Ingester {
             batch.reset()
             empty.put(batch)
         }
+        // Stopped midway: the file is not finished (its row stays `loading`, to be resumed).
+        try stop?.check()
         if let damage = input.damage {
             report.status = .damaged(damage.reason)
             try store.reject(file: fileID, kind: .damage, line: report.lines, offset: damage.rawOffset,
@@ -318,6 +350,10 @@ public final class Ingester {
             report.rejects = 0
             report.rejectExamples = []
         }
+        // Earlier reads of this path whose bytes are the start of this file's.
+        let grown = file.earlier.filter { input.prefixDigests[$0.size] == $0.hash }.map(\.id)
+        try store.replaceEarlierReads(grown)
+        report.replacedEarlierReads = grown.count
         // Models finished meanwhile go in with the file's last batch (files are often
         // smaller than one batch).
         try analysis?.storeFinished(store)

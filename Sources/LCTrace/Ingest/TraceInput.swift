@@ -108,6 +108,33 @@ public final class TraceInput {
     private var memberOutStart: Int64 = 0
     private var hasher = SHA256()
     private var finished = false
+    /// Prefix lengths whose digest is wanted (`recordPrefixDigests`), ascending, and the
+    /// digests found so far, by length.
+    private var prefixLengths: [Int64] = []
+    public private(set) var prefixDigests: [Int64: String] = [:]
+
+    /// Asks for the SHA-256 of the first `lengths` raw bytes too (each length a file read
+    /// before under the same path had): when one equals that read's hash, the earlier read
+    /// was of this file while it was still being written.
+    public func recordPrefixDigests(at lengths: [Int64]) {
+        prefixLengths = Array(Set(lengths.filter { $0 > 0 })).sorted()
+    }
+
+    /// Hashes raw bytes as they arrive, taking the digest of every wanted prefix on the way.
+    private func hash(_ bytes: UnsafeRawBufferPointer) {
+        var rest = bytes
+        var offset = rawBytesRead
+        while let length = prefixLengths.first, length <= offset + Int64(rest.count) {
+            let take = Int(length - offset)
+            hasher.update(UnsafeRawBufferPointer(rebasing: rest[..<take]))
+            var copy = hasher
+            prefixDigests[length] = copy.finalizeHex()
+            prefixLengths.removeFirst()
+            rest = UnsafeRawBufferPointer(rebasing: rest[take...])
+            offset = length
+        }
+        hasher.update(rest)
+    }
 
     /// Opens `location`: standard input as it is, a path only when it is a regular file (a FIFO
     /// or a device would block, or never end). Throws `InputOpenError`.
@@ -174,7 +201,7 @@ public final class TraceInput {
                 break
             }
             if n == 0 { rawEOF = true; break }
-            hasher.update(UnsafeRawBufferPointer(start: raw.baseAddress! + rawEnd, count: n))
+            hash(UnsafeRawBufferPointer(start: raw.baseAddress! + rawEnd, count: n))
             rawEnd += n
             rawBytesRead += Int64(n)
             break

@@ -564,6 +564,37 @@ public final class IngestStore {
         loadingHere.removeAll()
     }
 
+    /// A file read before: its row, raw size and content hash.
+    public struct EarlierRead: Sendable {
+        public var id: Int64
+        public var size: Int64
+        public var hash: String
+    }
+
+    /// Files loaded before under `path` with fewer than `size` raw bytes: maybe the same file
+    /// read while it was still being written (checked by hashing that many bytes of it).
+    public func earlierReads(of path: String, smallerThan size: Int64) throws -> [EarlierRead] {
+        let q = try db.prepare("""
+            SELECT id, size, sha256 FROM files
+            WHERE path = ? AND size < ? AND sha256 IS NOT NULL AND status IN ('complete', 'damaged')
+            """)
+        try q.bind([.text(path), .int(size)])
+        var out: [EarlierRead] = []
+        while try q.step() { out.append(EarlierRead(id: q.int(0), size: q.int(1), hash: q.text(2) ?? "")) }
+        return out
+    }
+
+    /// Drops the rows (with their rejects and file findings) of earlier reads that were a
+    /// prefix of a file now loaded whole: their events are in it, and their damage (a stream
+    /// cut where the writer was) or cut last line must not warn forever.
+    public func replaceEarlierReads(_ ids: [Int64]) throws {
+        for id in ids {
+            try db.prepare("DELETE FROM rejects WHERE file = ?").run([.int(id)])
+            try db.prepare("DELETE FROM findings WHERE file = ?").run([.int(id)])
+            try db.prepare("DELETE FROM files WHERE id = ?").run([.int(id)])
+        }
+    }
+
     /// True when a stored file has `size` raw bytes: only then is hashing before reading worth it.
     public func hasFile(ofSize size: Int64) throws -> Bool {
         (try db.scalarInt("SELECT count(*) FROM files WHERE size = ?", [.int(size)]) ?? 0) > 0

@@ -22,11 +22,26 @@ enum AnalyzeCommand: Command {
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let settings = try self.settings(args)
+        // Before opening: waiting for another writer's lock is interruptible too.
+        let signals = SignalWatch()
+        defer { signals.end() }
         let db = try Schema.openForWriting(path: context.databasePath(args), create: false)
         let all = try args.has("all") || settingsChanged(db, settings)
         let progress = ProgressLine(console: context.console)
-        let summary = try Analyzer(db: db, settings: settings).analyze(all: all) { p in
-            progress.update { AnalyzeCommand.describe(p) }
+        let summary: AnalysisSummary
+        var last = AnalysisProgress(sessionsDone: 0, sessions: 0, eventsIntoNext: 0)
+        do {
+            summary = try Analyzer(db: db, settings: settings).analyze(all: all, stop: signals.stop) { p in
+                last = p
+                progress.update { AnalyzeCommand.describe(p) }
+            }
+        } catch is Interrupted {
+            progress.clear()
+            let done = last.sessions > 0 ? "\(TextReport.group(last.sessionsDone)) of \(TextReport.group(last.sessions)) sessions analysed"
+                : "before any session was analysed"
+            context.console.writeError("interrupted: \(done); run the same command again to finish\n")
+            try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            return SignalWatch.exitStatus(signals.stop.signal)
         }
         progress.clear()
         context.console.write("Analysed \(TextReport.group(summary.sessions)) session\(summary.sessions == 1 ? "" : "s") (\(TextReport.group(summary.events)) events) in \(Num.seconds(summary.seconds)): \(TextReport.group(summary.findings)) findings\n")

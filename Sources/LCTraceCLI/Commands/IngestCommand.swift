@@ -20,17 +20,21 @@ enum IngestCommand: Command {
         Idempotent: loading the same file again (under any name) adds nothing; overlapping files
         de-duplicate on (sid, seq). Bad lines are stored in `rejects` and never stop a file.
         Exit status: 0 ok, 65 a file was damaged (the rest still loaded), 66 a path does not
-        exist (the others still loaded), 74 the database could not be written.
+        exist or cannot be read (the others still loaded), 74 the database could not be
+        written, 130/143 interrupted (run the same command again to finish).
         """)
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try OutputFormat.parse(args.value("format"), allowed: [.text, .json], default: .text)
         let settings = try AnalyzeCommand.settings(args)
         let console = context.console
+        let signals = SignalWatch()
+        defer { signals.end() }
         let (inputs, missing) = Ingester.expand(args.positionals)
         let db = try Schema.openForWriting(path: context.databasePath(args))
         let store = try IngestStore(db: db)
         let ingester = Ingester(store: store)
+        ingester.stop = signals.stop
         let analyze = !args.has("no-analyze")
         let settingsChanged = try AnalyzeCommand.settingsChanged(db, settings)
         // Sessions are analysed while later files load, unless new tuning means every
@@ -42,20 +46,29 @@ enum IngestCommand: Command {
         ingester.analysis?.progress = { left in
             progress.update { "analyse: \(TextReport.group(left)) session\(left == 1 ? "" : "s") of the last files left" }
         }
-        let summary = try ingester.ingest(inputs, missing: missing) { p in
-            progress.update {
-                let share = p.rawSize.flatMap { $0 > 0 ? " \(Int(Double(p.rawBytes) * 100 / Double($0)))%" : nil } ?? ""
-                return "ingest [\(min(p.fileIndex + 1, p.fileCount))/\(p.fileCount)] \(shown((p.path as NSString).lastPathComponent))\(share)  \(TextReport.group(p.lines)) lines  \(TextReport.group(p.events)) events"
+        let summary: IngestSummary
+        do {
+            summary = try ingester.ingest(inputs, missing: missing) { p in
+                progress.update {
+                    let share = p.rawSize.flatMap { $0 > 0 ? " \(Int(Double(p.rawBytes) * 100 / Double($0)))%" : nil } ?? ""
+                    return "ingest [\(min(p.fileIndex + 1, p.fileCount))/\(p.fileCount)] \(shown((p.path as NSString).lastPathComponent))\(share)  \(TextReport.group(p.lines)) lines  \(TextReport.group(p.events)) events"
+                }
             }
+        } catch let stopped as Interrupted {
+            return interrupted(stopped.summary ?? IngestSummary(), db, console, progress, signals.stop.signal)
         }
         var analysis: AnalysisSummary?
         if analyze {
             let analyzer = Analyzer(db: db, settings: settings)
-            var after = try analyzer.analyze(all: settingsChanged) { p in
-                progress.update { AnalyzeCommand.describe(p) }
+            do {
+                var after = try analyzer.analyze(all: settingsChanged, stop: signals.stop) { p in
+                    progress.update { AnalyzeCommand.describe(p) }
+                }
+                if let background = ingester.analysis { try after.add(background, reader: ModelReader(db: db)) }
+                analysis = after
+            } catch is Interrupted {
+                return interrupted(summary, db, console, progress, signals.stop.signal)
             }
-            if let background = ingester.analysis { try after.add(background, reader: ModelReader(db: db)) }
-            analysis = after
         }
         progress.clear()
         reportProblems(summary, console)
@@ -65,6 +78,25 @@ enum IngestCommand: Command {
         if !summary.missingFiles.isEmpty { return ExitStatus.noInput }
         if !summary.damagedFiles.isEmpty { return ExitStatus.dataError }
         return ExitStatus.ok
+    }
+
+    /// The end of an interrupted ingest: the problems of the files loaded, then one line; the
+    /// write-ahead log is copied back into the database file (https://sqlite.org/pragma.html#pragma_wal_checkpoint).
+    static func interrupted(_ summary: IngestSummary, _ db: Database, _ console: Console, _ progress: ProgressLine,
+                            _ signal: Int32) -> Int32 {
+        progress.clear()
+        reportProblems(summary, console)
+        let loaded = loadedCount(summary)
+        console.writeError("interrupted: \(TextReport.group(loaded)) file\(loaded == 1 ? "" : "s") loaded; run the same command again to finish\n")
+        try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return SignalWatch.exitStatus(signal)
+    }
+
+    /// Files read into the database in this run (whole or up to their damage).
+    static func loadedCount(_ s: IngestSummary) -> Int {
+        s.files.filter {
+            switch $0.status { case .loaded, .damaged: return true; default: return false }
+        }.count
     }
 
     /// Problems go to stderr, one line each, naming file, line and reason.
@@ -98,9 +130,7 @@ enum IngestCommand: Command {
     }
 
     static func text(_ s: IngestSummary, _ a: AnalysisSummary?) -> String {
-        let loaded = s.files.filter {
-            switch $0.status { case .loaded, .damaged: return true; default: return false }
-        }.count
+        let loaded = loadedCount(s)
         let skipped = s.files.filter {
             switch $0.status { case .alreadyLoaded, .sameContent: return true; default: return false }
         }.count
@@ -135,6 +165,9 @@ enum IngestCommand: Command {
                 out += "  unreadable \(shown(file.path)): \(shown(why))\n"
             case .loaded:
                 break
+            }
+            if file.replacedEarlierReads > 0 {
+                out += "  replaced  \(shown(file.path)): \(file.replacedEarlierReads == 1 ? "an earlier read" : "\(file.replacedEarlierReads) earlier reads") of it while it was being written (the warnings of those reads are gone)\n"
             }
         }
         return out

@@ -137,4 +137,28 @@ final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(store.unchangedSince(beforeThird, session: session), "no request was open: nothing tracked")
         try store.commit()
     }
+
+    /// A stop raised midway rolls back the transaction in flight: what was analysed before it
+    /// stays, the rest stays dirty, and the next analysis finishes the work.
+    func testAnAnalysisStoppedMidwayLeavesTheRestDirty() throws {
+        var lines: [String] = []
+        for i in 0..<6 {
+            var b = TraceBuilder(sid: "S\(i)")
+            b.vc(2, "init", "0xa", #""cls":"A""#)
+            lines += b.lines
+        }
+        TestSupport.writeLines(lines, to: dir + "/six.jsonl")
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", db, dir + "/six.jsonl"]).status, 0)
+        let database = try Schema.openForWriting(path: db)
+        let analyzer = Analyzer(db: database)
+        analyzer.progressEvery = 1   // heard inside the first session: the stop comes before the second
+        let stop = StopRequest()
+        XCTAssertThrowsError(try analyzer.analyze(stop: stop) { p in if p.sessionsDone >= 0 { stop.request() } }) { error in
+            XCTAssertTrue(error is Interrupted, "\(error)")
+        }
+        XCTAssertEqual(try scalar(database, "SELECT count(*) FROM sessions WHERE dirty = 1"), 6, "the transaction in flight was rolled back")
+        XCTAssertTrue(database.isAutocommit)
+        XCTAssertEqual(try analyzer.analyze().sessions, 6)
+        XCTAssertEqual(try scalar(database, "SELECT count(*) FROM sessions WHERE dirty = 1"), 0)
+    }
 }

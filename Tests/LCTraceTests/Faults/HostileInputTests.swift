@@ -432,32 +432,28 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
 
     // MARK: 7. Loads killed in another pid namespace
 
-    /// Runs `launcher + lctrace ingest` and kills it with SIGKILL once a file row is being loaded;
-    /// true when it was killed midway (a row left `loading`).
-    func killIngestMidway(_ launcher: [String], db: String, input: String, after seconds: Double) throws -> Bool {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: launcher.first ?? TestSupport.binary)
-        p.arguments = Array(launcher.dropFirst()) + (launcher.isEmpty ? [] : [TestSupport.binary]) + ["ingest", "-q", "--db", db, input]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        usleep(useconds_t(seconds * 1_000_000))
-        let running = p.isRunning
-        if running { kill(p.processIdentifier, SIGKILL) }
-        p.waitUntilExit()
-        guard running, FileManager.default.fileExists(atPath: db) else { return false }
-        return (try Database(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM files WHERE status = 'loading'") ?? 0) > 0
-    }
-
-    func testALoadKilledInAnotherPidNamespaceIsResumed() throws {
-        let o = CorpusOptions.make(seed: 23, sessions: 20, scenarios: 60, rotateEvery: 400, linesPerMember: 300)
+    /// A generated corpus of rotated, multi-member files, how long an ingest of it takes, and the
+    /// logical dump of the database it makes.
+    func corpusAndReference(seed: UInt64, sessions: Int) throws -> (corpus: String, seconds: Double, dump: String) {
+        let o = CorpusOptions.make(seed: seed, sessions: sessions, scenarios: 60, rotateEvery: 400, linesPerMember: 300)
         let corpus = dir + "/corpus"
         try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: corpus, options: o)
         let reference = dir + "/ref.db"
         let started = Date()
         XCTAssertEqual(try lctrace(["ingest", "-q", "--db", reference, corpus]).status, 0)
-        let duration = Date().timeIntervalSince(started)
-        let expected = try TestSupport.logicalDump(reference)
+        return (corpus, Date().timeIntervalSince(started), try TestSupport.logicalDump(reference))
+    }
+
+    /// Runs `launcher + lctrace ingest` and kills it with SIGKILL after `seconds`; true when it
+    /// was killed midway (a row left `loading`).
+    func killIngestMidway(_ launcher: [String], db: String, input: String, after seconds: Double) throws -> Bool {
+        let r = try signal(SIGKILL, after: seconds, ["ingest", "-q", "--db", db, input], launcher: launcher)
+        guard r.wasRunning, FileManager.default.fileExists(atPath: db) else { return false }
+        return (try Database(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM files WHERE status = 'loading'") ?? 0) > 0
+    }
+
+    func testALoadKilledInAnotherPidNamespaceIsResumed() throws {
+        let (corpus, duration, expected) = try corpusAndReference(seed: 23, sessions: 20)
 
         // A kill whose process id means something else here: pid 1 is alive in every namespace.
         var resumed = 0
@@ -487,5 +483,116 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
             inNamespace += 1
         }
         XCTAssertGreaterThan(inNamespace, 0, "a kill landed while a file was loading in the namespace")
+    }
+
+    // MARK: 12. Signals, and files that grew
+
+    /// Starts `launcher + lctrace args` (a launcher such as unshare runs lctrace inside it), once
+    /// `ready` holds waits `seconds` more, sends `signo`, and returns what it did.
+    func signal(_ signo: Int32, after seconds: Double, _ args: [String], launcher: [String] = [], stdin: Pipe? = nil,
+                once ready: (() -> Bool)? = nil) throws -> (status: Int32, err: String, wasRunning: Bool) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: launcher.first ?? TestSupport.binary)
+        p.arguments = Array(launcher.dropFirst()) + (launcher.isEmpty ? [] : [TestSupport.binary]) + args
+        let err = Pipe()
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = err
+        if let stdin { p.standardInput = stdin }
+        try p.run()
+        if let ready {
+            let deadline = Date().addingTimeInterval(20)
+            while !ready() && Date() < deadline { usleep(10_000) }
+        }
+        usleep(useconds_t(seconds * 1_000_000))
+        let running = p.isRunning
+        kill(p.processIdentifier, signo)
+        let watchdog = DispatchWorkItem { kill(p.processIdentifier, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        watchdog.cancel()
+        let status = p.terminationReason == .uncaughtSignal ? 128 + p.terminationStatus : p.terminationStatus
+        return (status, text, running)
+    }
+
+    func testSIGINTAndSIGTERMEndAnIngestCleanlyAndTheSameCommandFinishesIt() throws {
+        let (corpus, duration, expected) = try corpusAndReference(seed: 29, sessions: 40)
+        var landed = 0
+        for (i, (signo, fraction)) in [(SIGINT, 0.3), (SIGTERM, 0.6), (SIGINT, 0.9)].enumerated() {
+            let db = dir + "/s\(i).db"
+            let r = try signal(signo, after: duration * fraction, ["ingest", "-q", "--db", db, corpus])
+            guard r.wasRunning else { continue }
+            landed += 1
+            XCTAssertEqual(r.status, 128 + signo, r.err)
+            let last = r.err.split(separator: "\n").last.map(String.init) ?? ""
+            XCTAssertTrue(last.hasPrefix("interrupted: ") && last.hasSuffix(" loaded; run the same command again to finish"), r.err)
+            // The log was copied back, no lock is held, and the same command finishes the work.
+            XCTAssertEqual((try? FileManager.default.attributesOfItem(atPath: db + "-wal")[.size] as? Int) ?? 0, 0, "the log is empty")
+            XCTAssertEqual(try Database(path: db, mode: .readOnly).scalarText("PRAGMA integrity_check"), "ok")
+            XCTAssertEqual(try lctrace(["ingest", "-q", "--db", db, corpus]).status, 0)
+            XCTAssertEqual(try TestSupport.logicalDump(db), expected, "signal \(signo) at \(fraction), then the same command")
+        }
+        XCTAssertGreaterThan(landed, 1, "the signals landed while the ingest ran")
+
+        // Waiting on a pipe that sends nothing: the signal still ends it.
+        let silent = Pipe()
+        let waiting = try signal(SIGTERM, after: 0.3, ["ingest", "--db", dir + "/pipe.db", "-"], stdin: silent,
+                                 once: { FileManager.default.fileExists(atPath: self.dir + "/pipe.db-loaders") })
+        XCTAssertEqual(waiting.status, 143, waiting.err)
+        XCTAssertTrue(waiting.err.hasSuffix("interrupted: 0 files loaded; run the same command again to finish\n"), waiting.err)
+        silent.fileHandleForWriting.closeFile()
+
+        // analyze, stopped while it waits for another writer's lock: it stops before any work.
+        let big = dir + "/s-analyze.db"
+        XCTAssertEqual(try lctrace(["ingest", "-q", "--no-analyze", "--db", big, corpus]).status, 0)
+        let holder = try Database(path: big)
+        try holder.execute("BEGIN IMMEDIATE")
+        let release = DispatchWorkItem { try? holder.execute("ROLLBACK") }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1.0, execute: release)
+        let a = try signal(SIGINT, after: 0.6, ["analyze", "--all", "--db", big])
+        release.wait()
+        XCTAssertEqual(a.status, 130, a.err)
+        XCTAssertEqual(a.err, "interrupted: before any session was analysed; run the same command again to finish\n")
+        XCTAssertEqual(try Database(path: big, mode: .readOnly).scalarInt("SELECT count(*) FROM sessions WHERE dirty = 0"), 0)
+        XCTAssertEqual(try lctrace(["analyze", "--db", big]).status, 0)
+        XCTAssertEqual(try TestSupport.logicalDump(big), expected)
+    }
+
+    func testAFileReadWhileGrowingIsReplacedByItsWholeRead() throws {
+        var b = TraceBuilder()
+        for i in 0..<3000 { b.add(Double(10 + i), "mark", "\"name\":\"m\(i % 13)\"") }
+        let whole = dir + "/whole.jsonl.gz"
+        let w = try TraceFileWriter(path: whole, gzip: true)
+        w.write(b.lines.joined(separator: "\n") + "\n")
+        w.close()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        // The recorder is still writing: a reader sees the first part of the stream.
+        let growing = dir + "/device.jsonl.gz"
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: growing))
+        let first = try lctrace(["ingest", "--db", db, growing])
+        XCTAssertEqual(first.status, 65, first.err)
+        XCTAssertTrue(first.err.contains("damaged: gzip stream truncated"), first.err)
+        // It finished growing; the same path is loaded again.
+        try bytes.write(to: URL(fileURLWithPath: growing))
+        let second = try lctrace(["ingest", "--db", db, growing])
+        XCTAssertEqual(second.status, 0, second.err)
+        XCTAssertEqual(second.err, "")
+        XCTAssertTrue(second.out.contains("replaced  \(growing): an earlier read of it while it was being written"), second.out)
+        let d = try Database(path: db, mode: .readOnly)
+        XCTAssertEqual(try d.scalarText("SELECT group_concat(status) FROM files"), "complete")
+        XCTAssertEqual(try d.scalarInt("SELECT count(*) FROM rejects"), 0)
+        XCTAssertEqual(try d.scalarInt("SELECT count(*) FROM events"), 3002)
+        let report = try lctrace(["report", "--db", db, "--quality", "--fail-on", "warning"])
+        XCTAssertFalse(report.out.contains("LC904"), report.out)
+        // A different file under the same path is not taken for a grown one.
+        var other = TraceBuilder(sid: "OTHER")
+        for i in 0..<5000 { other.add(Double(10 + i), "mark", "\"name\":\"n\(i % 7)\"") }
+        TestSupport.writeLines(other.lines, to: dir + "/p.jsonl")
+        try Data("{\"v\":1,\"sid\":\"X\",\"seq\":0,\"t\":0,\"ev\":\"mark\"}\n{\"cut".utf8).write(to: URL(fileURLWithPath: dir + "/q.jsonl"))
+        XCTAssertEqual(try lctrace(["ingest", "-q", "--db", db, dir + "/q.jsonl"]).status, 0)
+        try FileManager.default.removeItem(atPath: dir + "/q.jsonl")
+        try FileManager.default.moveItem(atPath: dir + "/p.jsonl", toPath: dir + "/q.jsonl")
+        XCTAssertEqual(try lctrace(["ingest", "-q", "--db", db, dir + "/q.jsonl"]).status, 0)
+        XCTAssertEqual(try d.scalarInt("SELECT count(*) FROM files WHERE path = '\(dir)/q.jsonl'"), 2, "not a prefix: both reads stay")
     }
 }
