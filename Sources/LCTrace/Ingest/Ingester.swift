@@ -392,7 +392,9 @@ public final class Ingester {
                 }
             }
             batch.linesRead = line.number
-            if batch.events.count + batch.rejects.count >= limit {
+            // A batch is also handed over at `maxBatchBytes` of text: 4,096 lines near the 1 MiB
+            // limit would hold 4 GiB (and overflow the arena's 32-bit spans).
+            if batch.events.count + batch.rejects.count >= limit || batch.arena.count >= Self.maxBatchBytes {
                 batch.rawBytesRead = input.rawBytesRead
                 guard filled.put(batch), let next = empty.take() else { stopped = true; return false }
                 batch = next
@@ -406,6 +408,9 @@ public final class Ingester {
         }
         filled.close()
     }
+
+    /// Text a batch holds before it is handed over, whatever its number of lines.
+    static let maxBatchBytes = 8 << 20
 
     private static func isBlank(_ bytes: UnsafeRawBufferPointer) -> Bool {
         for b in bytes where !(b == 0x20 || b == 0x09 || b == 0x0d) { return false }

@@ -1,8 +1,12 @@
 /// A set of session ids (`sessions.id`, dense from 1) as one bit each: what a run must remember
-/// about every session it met costs 50 KB at 400,000 sessions, where a Set took 10 MB.
+/// about every session it met costs 50 KB at 400,000 sessions, where a Set took 10 MB. Ids
+/// past `denseLimit` (a database whose rows were given ids by hand) go to a plain set, so no
+/// id can ask for a huge bitmap.
 public struct SessionSet: Sendable, Equatable {
     private var words: [UInt64] = []
+    private var sparse = Set<Int64>()
     public private(set) var count = 0
+    static let denseLimit: Int64 = 1 << 32
 
     public init() {}
 
@@ -12,6 +16,7 @@ public struct SessionSet: Sendable, Equatable {
 
     public func contains(_ id: Int64) -> Bool {
         guard id >= 0 else { return false }
+        if id >= Self.denseLimit { return sparse.contains(id) }
         let word = Int(id >> 6)
         return word < words.count && words[word] & (1 << UInt64(id & 63)) != 0
     }
@@ -20,6 +25,11 @@ public struct SessionSet: Sendable, Equatable {
     @discardableResult
     public mutating func insert(_ id: Int64) -> Bool {
         guard id >= 0 else { return false }
+        if id >= Self.denseLimit {
+            guard sparse.insert(id).inserted else { return false }
+            count += 1
+            return true
+        }
         let word = Int(id >> 6)
         if word >= words.count { words.append(contentsOf: repeatElement(0, count: word + 1 - words.count)) }
         let bit: UInt64 = 1 << UInt64(id & 63)
@@ -32,13 +42,14 @@ public struct SessionSet: Sendable, Equatable {
     @discardableResult
     public mutating func remove(_ id: Int64) -> Bool {
         guard contains(id) else { return false }
-        words[Int(id >> 6)] &= ~(1 << UInt64(id & 63))
+        if id >= Self.denseLimit { sparse.remove(id) } else { words[Int(id >> 6)] &= ~(1 << UInt64(id & 63)) }
         count -= 1
         return true
     }
 
     public mutating func removeAll() {
         words.removeAll()
+        sparse.removeAll()
         count = 0
     }
 
@@ -46,7 +57,8 @@ public struct SessionSet: Sendable, Equatable {
     public func subtracting(_ other: SessionSet) -> SessionSet {
         var out = SessionSet()
         out.words = words.enumerated().map { i, w in i < other.words.count ? w & ~other.words[i] : w }
-        out.count = out.words.reduce(0) { $0 + $1.nonzeroBitCount }
+        out.sparse = sparse.subtracting(other.sparse)
+        out.count = out.words.reduce(0) { $0 + $1.nonzeroBitCount } + out.sparse.count
         return out
     }
 
@@ -61,7 +73,7 @@ public struct SessionSet: Sendable, Equatable {
                 bits &= bits - 1
             }
         }
-        return out
+        return out + sparse.sorted()
     }
 
     public static func == (a: SessionSet, b: SessionSet) -> Bool { a.ids == b.ids }
