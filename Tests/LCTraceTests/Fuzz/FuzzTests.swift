@@ -16,6 +16,17 @@ final class FuzzTests: XCTestCase {
         XCTAssertEqual(stats.files, 300)
     }
 
+    /// Option values through the whole command line: refused or accepted, never a trap, and
+    /// what the parsers accept is in range and reads back the same.
+    func testShortOptionFuzzRunKeepsEveryInvariant() throws {
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let stats = OptionFuzzer(seed: 20261201, scratchDirectory: dir).run(iterations: 20_000)
+        XCTAssertEqual(stats.violations.map { "\($0.0): \($0.1)" }, [])
+        XCTAssertGreaterThan(stats.accepted, 1_000, "mutations still produce valid values")
+        XCTAssertGreaterThan(stats.refused, 5_000)
+    }
+
     func testRegressionInputs() throws {
         let folder = TestSupport.root.appendingPathComponent("Tests/LCTraceTests/Fuzz/regressions")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "README.md" }.sorted()
