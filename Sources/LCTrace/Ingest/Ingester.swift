@@ -358,7 +358,9 @@ public final class Ingester {
         // smaller than one batch).
         try analysis?.storeFinished(store)
         try store.commit()
-        analysis?.enqueue(store.takeTouchedSessions(), captured: store.takeCapturedRows(), from: store)
+        // Taken whether or not an analysis wants them: left to pile up, they grew with every session.
+        let touched = store.takeTouchedSessions()
+        analysis?.enqueue(touched, captured: store.takeCapturedRows(), from: store)
         progress?(IngestProgress(fileIndex: index + 1, fileCount: count, path: path, lines: report.lines,
                                  events: report.events, rawBytes: input.rawBytesRead, rawSize: size))
         return report
