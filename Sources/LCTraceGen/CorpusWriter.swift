@@ -19,7 +19,7 @@ public struct CorpusOptions: Sendable {
 }
 
 /// Writes corpora: the fixed `SampleTraces/` set, or random ones of any size for tests and
-/// benchmarks, each with its answer key (`expected.json`).
+/// benchmarks, each with its answer key (written beside the folder, `DIR.expected.json`).
 public enum CorpusWriter {
     static let apps = ["com.example.shop", "com.example.news", "com.example.mail"]
     static let devices = ["iPhone16,2", "iPhone15,3", "iPhone17,1", "iPad14,5"]
@@ -201,7 +201,7 @@ public enum CorpusWriter {
         return (sim.labels, bad.count + 1)
     }
 
-    /// The answer key as JSON (the shape of shared/examples/expected.json).
+    /// The answer key as JSON: expected findings, acceptable extras, look-alikes (scripts/score-findings.py reads it).
     public static func expectedJSON(_ labels: Labels) -> String {
         func item(_ i: Labels.Item) -> String {
             "{\"rule\":\"\(i.rule)\",\"session\":\"\(i.session)\",\"vc\":\(i.vc.map { "\"\($0)\"" } ?? "null"),\"since\":\(i.since.map(String.init) ?? "null")}"
