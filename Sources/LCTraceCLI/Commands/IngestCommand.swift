@@ -13,7 +13,7 @@ enum IngestCommand: Command {
         options: [
             OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
             OptionSpec("no-analyze", help: "Load only; the model and findings are built by the next analyze or report."),
-            OptionSpec("format", short: "f", value: "FORMAT", help: "Summary as text (default) or json."),
+            OptionSpec("format", short: "f", value: "FORMAT", help: "Summary as text (default) or json.", choices: ["text", "json"]),
             OptionSpec("quiet", short: "q", help: "Print no summary (problems still go to stderr)."),
         ] + AnalyzeCommand.tuningOptions,
         discussion: """

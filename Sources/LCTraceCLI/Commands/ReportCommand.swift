@@ -23,12 +23,13 @@ enum ReportCommand: Command {
                 OptionSpec("app", value: "BUNDLE", help: "Only sessions of this app."),
                 OptionSpec("build", value: "BUILD", help: "Only sessions of this build."),
                 OptionSpec("class", value: "CLASS", help: "Only findings about this class."),
-                OptionSpec("min-severity", value: "LEVEL", help: "info (default), warning or error."),
+                OptionSpec("min-severity", value: "LEVEL", help: "info (default), warning or error.", choices: ["info", "warning", "error"]),
             ]
             + AnalyzeCommand.tuningOptions
             + [
-                OptionSpec("format", short: "f", value: "FORMAT", help: "text (default), json or csv."),
-                OptionSpec("fail-on", value: "LEVEL", help: "Exit 1 when a finding at or above it exists: error (default), warning, info, never."),
+                OptionSpec("format", short: "f", value: "FORMAT", help: "text (default), json or csv.", choices: ["text", "json", "csv"]),
+                OptionSpec("fail-on", value: "LEVEL", help: "Exit 1 when a finding at or above it exists: error (default), warning, info, never.",
+                           choices: ["error", "warning", "info", "never"]),
                 OptionSpec("examples", value: "N", help: "Examples per rule in text output (default 5)."),
             ],
         discussion: """
