@@ -99,7 +99,7 @@ CREATE TABLE instances (
     end_how     TEXT,                         -- 'deinit', 'reused' (id init'ed again with no deinit seen), NULL: alive at the end
     parent      INTEGER,                      -- last container (addChild) → strings
     presenter   INTEGER,                      -- controller that presented it → strings
-    release_seq INTEGER,                      -- seq of the release that was not cancelled (see rules.md, LC301)
+    release_seq INTEGER,                      -- seq of the release that was not cancelled (docs/rule-reference.md, LC301)
     release_t   INTEGER,
     release_how TEXT,                         -- 'pop', 'dismiss', 'removeFromParent', 'ancestor', 'chain' (1.1: taken along by a dismissal below it)
     appearances INTEGER NOT NULL DEFAULT 0,   -- appearance cycles started
