@@ -98,6 +98,24 @@ public enum TimelineReport {
         }
     }
 
+    /// Adds the whole of `session` to an export: every instance a lane, every event an instant,
+    /// and the findings `request` chooses (stored, or recomputed as `report` would).
+    public static func export(db: Database, session: SessionInfo, findings request: ReportRequest,
+                              to writer: ChromeTraceWriter) throws {
+        guard let first = session.firstT, let last = session.lastT else { return }
+        let span = TimeWindow(start: first, end: max(first, last))
+        var findingsRequest = request
+        findingsRequest.sessions = SessionFilter(session: session.sid)
+        let findings = try ReportQuery.collect(findingsRequest, db: db).findings.filter { $0.session == session.sid }
+        let source = try TimelineSource(db: db, session: session, settings: request.settings)
+        let rows = try source.rows(window: nil)
+        var options = TimelineOptions()
+        options.maxLanes = nil
+        options.showIdle = true
+        let timeline = TimelineBuilder.build(session: session, rows: rows, findings: findings, window: span, options: options)
+        try writer.add(timeline, rows: rows) { body in try source.forEachEvent(body) }
+    }
+
     /// `0x6000…` or `0x6000…#125`.
     static func parseInstance(_ text: String) -> (String, Int64?) {
         guard let hash = text.lastIndex(of: "#"), let since = Int64(text[text.index(after: hash)...]) else { return (text, nil) }
