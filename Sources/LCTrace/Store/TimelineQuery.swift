@@ -84,9 +84,10 @@ public final class TimelineQuery {
         .sceneDidEnterBackground, .appDidEnterBackground,
         .sceneWillEnterForeground, .appWillEnterForeground, .sceneDidBecomeActive, .appDidBecomeActive,
     ]
-    /// Events that draw arrows and marks on a timeline: presentations, navigation, and what
-    /// the background periods are made of.
-    public static let markedKinds: [EventKind] = [.present, .dismiss, .push, .pop] + backgroundKinds
+    /// Events that draw arrows and marks on a timeline: presentations, navigation, views
+    /// moving between hierarchies, and what the background periods are made of.
+    public static let markedKinds: [EventKind] = [.present, .dismiss, .push, .pop, .viewAttached, .viewDetached]
+        + backgroundKinds
 
     public init(db: Database, session: Int64, sid: String) {
         self.db = db

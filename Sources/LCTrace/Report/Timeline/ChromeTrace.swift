@@ -77,8 +77,9 @@ public final class ChromeTraceWriter {
                                                               args: "{\"seq\":\(r.seq),\"how\":\(jsonString(r.how))}"))
             }
         }
-        for f in timeline.findings {
-            guard let t = f.t else { continue }
+        // A finding with no decisive event (lost events: a hole has no time) sits at the start.
+        for f in timeline.findings + timeline.omitted.findings {
+            let t = f.t ?? timeline.sessionSpan.start
             let tid = timeline.lane(f.lane).map { $0 + 2 } ?? 1
             var args = "{\"severity\":\(jsonString(f.finding.severity.rawValue)),\"message\":\(jsonString(f.finding.message))"
             args += ",\"evidence\":[\(f.finding.evidence.map(String.init).joined(separator: ","))],\"confidence\":\(jsonString(f.finding.confidence))}"

@@ -173,7 +173,7 @@ public struct SVGTimeline {
             ("<path class=\"release\" d=\"M6,-2 l5,7 l-5,7 l-5,-7 z\"/>", "release"),
             ("<path class=\"end\" d=\"M2,1 l8,8 m0,-8 l-8,8\"/>", "deinit"),
             ("<circle class=\"finding error\" cx=\"6\" cy=\"5\" r=\"5\"/>", "finding"),
-            ("<line class=\"arrow\" x1=\"6\" y1=\"-2\" x2=\"6\" y2=\"10\" marker-end=\"url(#\(idPrefix)-head)\"/>", "present, dismiss, push, pop"),
+            ("<line class=\"arrow\" x1=\"6\" y1=\"-2\" x2=\"6\" y2=\"10\" marker-end=\"url(#\(idPrefix)-head)\"/>", "present, dismiss, push, pop, view outside containment"),
             ("<text x=\"0\" y=\"9\">↳</text>", "presented"),
         ]
         var out = ""

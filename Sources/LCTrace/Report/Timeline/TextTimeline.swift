@@ -21,8 +21,9 @@ public struct TextTimeline {
     /// The narrowest timeline drawn: below it, lines wrap.
     public static let minimumWidth = 60
 
-    static let legend = "/ appearing  # visible  \\ disappearing  . hidden  : released, not deallocated  R release  "
-        + "X deinit  x id reused  o-v o-^ present, dismiss, push, pop  ! finding  ~ background  > presented"
+    static let legend = ["/ appearing", "# visible", "\\ disappearing", ". hidden", ": released, not deallocated",
+                         "R release", "X deinit", "x id reused", "o-v o-^ present, dismiss, push, pop, view outside containment", "! finding",
+                         "~ background", "> presented"]
 
     public func render() -> String {
         let t = timeline
@@ -43,13 +44,21 @@ public struct TextTimeline {
             out += pad(labels[i].fitted(labelWidth), labelWidth) + " " + paint(row) + "\n"
         }
         if t.lanes.isEmpty { out += "(no controller instance in this window)\n" }
-        out += dim("legend: " + Self.legend) + "\n"
+        for line in Self.wrap(Self.legend, separator: "  ", width: max(width, Self.minimumWidth), first: "legend: ") {
+            out += dim(line) + "\n"
+        }
         out += eventList()
         out += findingList()
         out += omissions()
-        // Cells after a lane's end are blanks: no line ends in spaces.
-        return out.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { String($0).trimmingTrailingSpaces() }.joined(separator: "\n")
+        // Cells after a lane's end are blanks: no line ends in spaces. On a terminal a long
+        // line is cut to the width rather than wrapped across the chart; in a pipe it stays
+        // whole (a log is searched, not looked at).
+        let total = max(width, Self.minimumWidth)
+        return out.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            let text = String(line).trimmingTrailingSpaces()
+            guard color, !text.contains("\u{1B}"), text.count > total else { return text }
+            return String(text.prefix(total - 1)) + "…"
+        }.joined(separator: "\n")
     }
 
     // MARK: Header
@@ -63,13 +72,16 @@ public struct TextTimeline {
         let os = [s.os, s.osVersion].compactMap { $0 }.joined(separator: " ")
         if !os.isEmpty { parts.append(os) }
         parts.append("\(TextReport.group(s.events)) events")
-        var text = bold("timeline") + " " + parts.joined(separator: " · ") + "\n"
+        let lines = Self.wrap(parts, separator: " · ", width: max(width, Self.minimumWidth), first: "timeline ")
+        var text = bold("timeline") + lines[0].dropFirst("timeline".count) + "\n"
+        for line in lines.dropFirst() { text += line + "\n" }
         if t.window == t.sessionSpan {
             text += "window \(Self.span(t.window)): the whole session\n"
         } else {
-            text += "window \(Self.span(t.window)) of \(Self.span(t.sessionSpan))"
-            if let focus = t.focus { text += ", around \(focus)" }
-            text += "\n"
+            let parts = ["\(Self.span(t.window)) of \(Self.span(t.sessionSpan))"] + (t.focus.map { ["around \($0)"] } ?? [])
+            for line in Self.wrap(parts, separator: ", ", width: max(width, Self.minimumWidth), first: "window ") {
+                text += line + "\n"
+            }
         }
         return text + "\n"
     }
@@ -217,9 +229,9 @@ public struct TextTimeline {
         return (String(labels).trimmingTrailingSpaces(), String(ruler))
     }
 
-    /// A round tick interval (1, 2 or 5 times a power of ten, in ns) about every 12 columns.
+    /// A round tick interval (1, 2 or 5 times a power of ten, in ns) every 8 columns or more.
     static func tickStep(duration: Int64, columns: Int) -> Int64 {
-        let target = Double(max(duration, 1)) * 12 / Double(max(columns, 1))
+        let target = Double(max(duration, 1)) * 8 / Double(max(columns, 1))
         var unit: Double = 1_000_000  // 1 ms
         while true {
             for m in [1.0, 2.0, 5.0] where unit * m >= target { return Int64(unit * m) }
@@ -240,7 +252,9 @@ public struct TextTimeline {
     private func eventList() -> String {
         var lines: [(Int64, Int64, String)] = []
         for a in timeline.arrows {
-            var text = "\(pad(a.kind.rawValue, 8)) \(name(a.from)) -> \(name(a.to))"
+            var text = a.kind == .viewAttached || a.kind == .viewDetached
+                ? "\(pad(a.kind.rawValue, 12)) \(name(a.to))'s view \(a.kind == .viewAttached ? "into" : "out of") \(name(a.from)), not its container"
+                : "\(pad(a.kind.rawValue, 12)) \(name(a.from)) -> \(name(a.to))"
             var notes: [String] = []
             if let style = a.style { notes.append(style) }
             if a.interactive { notes.append("interactive") }
@@ -249,10 +263,10 @@ public struct TextTimeline {
         }
         for lane in timeline.lanes {
             if let r = lane.release, timeline.window.contains(r.t) {
-                lines.append((r.t, r.seq, "\(pad("release", 8)) \(lane.label) (\(r.how))"))
+                lines.append((r.t, r.seq, "\(pad("release", 12)) \(lane.label) (\(r.how))"))
             }
             if let e = lane.end, timeline.window.contains(e) {
-                lines.append((e, lane.endSeq ?? -1, "\(pad(lane.endHow ?? "end", 8)) \(lane.label)"))
+                lines.append((e, lane.endSeq ?? -1, "\(pad(lane.endHow ?? "end", 12)) \(lane.label)"))
             }
         }
         guard !lines.isEmpty else { return "" }
@@ -273,7 +287,7 @@ public struct TextTimeline {
         for f in timeline.findings {
             let who = f.finding.vc.map { InstanceKey(vc: $0, since: f.finding.since ?? -1).description } ?? "session"
             let evidence = f.finding.evidence.map(String.init).joined(separator: ", ")
-            out += "  " + paint([Cell(char: "!", style: .finding)]) + " \(pad(f.t.map(Self.seconds) ?? "-", 10, right: true))  "
+            out += "  ! \(pad(f.t.map(Self.seconds) ?? "-", 10, right: true))  "
                 + "\(f.finding.rule) \(f.finding.severity.rawValue)  \(who): \(f.finding.message) [seq \(evidence)]\n"
         }
         return out
@@ -304,6 +318,27 @@ public struct TextTimeline {
     }
 
     // MARK: Formatting
+
+    /// `items` joined by `separator` in lines of at most `width` columns (an item longer than
+    /// a line gets a line of its own); the first line begins with `first`, the others are
+    /// indented as far.
+    static func wrap(_ items: [String], separator: String, width: Int, first: String) -> [String] {
+        var lines: [String] = []
+        var line = first
+        var empty = true
+        let indent = String(repeating: " ", count: first.count)
+        for item in items {
+            if !empty && line.count + separator.count + item.count > width {
+                lines.append(line)
+                line = indent
+                empty = true
+            }
+            line += (empty ? "" : separator) + item
+            empty = false
+        }
+        lines.append(line)
+        return lines
+    }
 
     private func name(_ key: InstanceKey?) -> String {
         guard let key else { return "?" }

@@ -11,7 +11,7 @@ public struct Timeline: Sendable {
     public var sessionSpan: TimeWindow
     /// Lanes in display order: containment tree, depth first, each parent above its children.
     public var lanes: [TimelineLane]
-    /// Presentations, dismissals, pushes and pops in the window, in time order.
+    /// Presentations, dismissals, pushes, pops and views outside containment, in time order.
     public var arrows: [TimelineArrow]
     /// Containment edges between two lanes (container → child), in time order.
     public var edges: [TimelineEdge]
@@ -75,15 +75,17 @@ public struct TimelineSpan: Sendable, Equatable {
     public var interactive: Bool
 }
 
-/// A presentation or navigation call, from the controller that made it to the one it moved.
+/// A presentation or navigation call, from the controller that made it to the one it moved;
+/// or a view put into (or taken out of) a controller's hierarchy that does not contain it.
 public struct TimelineArrow: Sendable, Equatable {
-    /// present, dismiss, push or pop.
+    /// present, dismiss, push, pop, viewAttached or viewDetached.
     public var kind: EventKind
     public var seq: Int64
     public var t: Int64
-    /// The presenter or navigation controller; for a dismissal, the presenter when known.
+    /// The presenter or navigation controller (for a dismissal, the presenter when known), or
+    /// the view's host.
     public var from: InstanceKey?
-    /// The presented, dismissed, pushed or popped controller.
+    /// The presented, dismissed, pushed or popped controller, or the one whose view moved.
     public var to: InstanceKey?
     public var interactive: Bool
     /// The presentation style, for `present`.

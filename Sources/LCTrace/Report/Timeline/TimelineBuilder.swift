@@ -47,7 +47,12 @@ public enum TimelineBuilder {
         var omitted = TimelineOmissions()
         omitted.outside = max(0, max(rows.totalInstances, rows.instances.count) - candidates.count)
 
-        let arrows = self.arrows(rows, window: window, ids: ids)
+        // A view put into a hierarchy is worth an arrow only outside containment (an orphan's
+        // view in its host): inside it, the indentation already says so.
+        let arrows = self.arrows(rows, window: window, ids: ids).filter { a in
+            guard a.kind == .viewAttached || a.kind == .viewDetached else { return true }
+            return a.from != nil && a.to.flatMap { candidates[$0]?.parent } != a.from
+        }
         let placed = findings.compactMap { f -> TimelineFinding? in
             guard let t = f.t, window.contains(t) else { return nil }
             return TimelineFinding(finding: f, lane: f.vc.map { InstanceKey(vc: $0, since: f.since ?? -1) }, t: t,
@@ -112,7 +117,10 @@ public enum TimelineBuilder {
             omitted: omitted, focus: options.focusDescription)
         timeline.laneIndex = Dictionary(uniqueKeysWithValues: lanes.enumerated().map { ($1.key, $0) })
         let drawn = Set(lanes.map(\.key))
-        timeline.arrows = arrows.filter { a in (a.from.map(drawn.contains) ?? false) || (a.to.map(drawn.contains) ?? false) }
+        // An arrow is drawn when its known ends are lanes (a dismissal's presenter may be unknown).
+        timeline.arrows = arrows.filter { a in
+            (a.from.map(drawn.contains) ?? true) && (a.to.map(drawn.contains) ?? true) && (a.from ?? a.to) != nil
+        }
         timeline.edges = rows.edges.compactMap { e -> TimelineEdge? in
             guard drawn.contains(e.child), let parent = ids.resolve(e.parent, since: e.parentSince, at: e.addSeq),
                   drawn.contains(parent), window.overlaps(e.addT, e.removeT) else { return nil }
@@ -244,6 +252,9 @@ public enum TimelineBuilder {
             case .dismiss:
                 arrow.to = ids.resolve(vc, at: e.seq)
                 arrow.from = arrow.to.flatMap { ids.presenter(of: $0) }.flatMap { ids.resolve($0, at: e.seq) }
+            case .viewAttached, .viewDetached:
+                arrow.from = e.other.flatMap { ids.resolve($0, at: e.seq) }
+                arrow.to = ids.resolve(vc, at: e.seq)
             default:
                 continue
             }

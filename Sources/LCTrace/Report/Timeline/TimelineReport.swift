@@ -129,9 +129,11 @@ public enum TimelineReport {
         return timed.filter { $0.severity == top }.min { ($0.t!, $0.rule) < ($1.t!, $1.rule) }
     }
 
-    /// A window `width` wide centred on `focus`, moved to stay inside `span` where it fits.
+    /// A window `width` wide centred on `focus`, moved to stay inside `span`; the whole span
+    /// when it is no wider.
     static func centred(on focus: TimeWindow, width: Int64, within span: TimeWindow) -> TimeWindow {
         let width = max(width, focus.duration, 1)
+        if width >= span.duration { return span }
         var start = focus.start + focus.duration / 2 - width / 2
         start = min(start, span.end - width)
         start = max(start, span.start)
