@@ -16,6 +16,7 @@ final class ChromeTraceTests: SampleDatabaseTestCase {
         var out: [String] = []
         var named = Set<String>(), lastTs: [String: Double] = [:], open: [String: [String]] = [:]
         var slices: [String: [(Double, Double)]] = [:], flows: [String: [Event]] = [:], asyncOwner: [String: Int] = [:]
+        var bound = Set<String>(), pendingEnds: [String: [String]] = [:]
         for e in events where e["ph"] as? String == "M" {
             let name = e["name"] as? String ?? "", pid = e["pid"] as? Int ?? -1
             guard ((e["args"] as? [String: Any])?.isEmpty == false) else { out.append("metadata without args: \(e)"); continue }
@@ -48,11 +49,22 @@ final class ChromeTraceTests: SampleDatabaseTestCase {
             case "X":
                 guard let dur = e["dur"] as? Double, dur >= 0 else { out.append("X without dur: \(e)"); break }
                 slices[track, default: []].append((ts, ts + dur))
+                // A flow end waiting for the next slice on this thread binds to this one.
+                if let waiting = pendingEnds[track] { for key in waiting { bound.insert(key) }; pendingEnds[track] = nil }
             case "i":
                 if e["s"] as? String != "t" { out.append("instant not thread-scoped: \(e)") }
             case "s", "f":
                 guard let id = e["id"] as? Int else { out.append("flow without id: \(e)"); break }
-                flows["\(cat) \(name) \(id)", default: []].append(e)
+                let key = "\(cat) \(name) \(id)"
+                flows[key, default: []].append(e)
+                // Bound as the importer binds, reading in order: to a slice already begun and
+                // still open, or (an `f` without `bp`) to the next slice begun on the thread.
+                let open = (slices[track] ?? []).contains { $0.0 <= ts && (ph == "s" ? ts < $0.1 : ts <= $0.1) }
+                if ph == "s" || e["bp"] as? String == "e" {
+                    if open { bound.insert(key + " " + ph) }
+                } else {
+                    pendingEnds[track, default: []].append(key + " f")
+                }
             default:
                 out.append("unexpected phase \(ph)")
             }
@@ -61,15 +73,12 @@ final class ChromeTraceTests: SampleDatabaseTestCase {
         for (key, list) in flows {
             guard list.map({ $0["ph"] as! String }) == ["s", "f"] else { out.append("flow \(key) is not one s then one f"); continue }
             let (s, f) = (list[0], list[1])
-            let sTrack = "thread \(s["pid"]!).\(s["tid"]!)", fTrack = "thread \(f["pid"]!).\(f["tid"]!)"
-            let sts = s["ts"] as! Double, fts = f["ts"] as! Double
-            if !(slices[sTrack] ?? []).contains(where: { $0.0 <= sts && sts < $0.1 }) { out.append("flow \(key) starts outside a slice of \(sTrack)") }
-            if f["bp"] as? String == "e" {
-                if !(slices[fTrack] ?? []).contains(where: { $0.0 <= fts && fts <= $0.1 }) { out.append("flow \(key) ends outside a slice of \(fTrack)") }
-            } else if !(slices[fTrack] ?? []).contains(where: { $0.0 >= fts }) {
-                out.append("flow \(key) has no next slice on \(fTrack)")
+            if !bound.contains(key + " s") { out.append("flow \(key) starts where no slice of its thread is open") }
+            if !bound.contains(key + " f") {
+                out.append(f["bp"] as? String == "e" ? "flow \(key) ends where no slice of its thread is open"
+                                                     : "flow \(key) has no next slice on its thread")
             }
-            if sts > fts { out.append("flow \(key) goes back in time") }
+            if (s["ts"] as! Double) > (f["ts"] as! Double) { out.append("flow \(key) goes back in time") }
         }
         return out
     }
@@ -148,6 +157,8 @@ final class ChromeTraceTests: SampleDatabaseTestCase {
         XCTAssertFalse(try check(#"{"ph":"i","s":"t","cat":"c","name":"n","pid":1,"tid":3,"ts":3.0}"#).isEmpty, "thread not named")
         XCTAssertFalse(try check(#"{"ph":"X","cat":"c","name":"n","pid":1,"tid":2,"ts":1.0,"dur":1.0},{"ph":"s","cat":"f","name":"n","id":1,"pid":1,"tid":2,"ts":5.0},{"ph":"f","cat":"f","name":"n","id":1,"pid":1,"tid":2,"ts":5.0,"bp":"e"}"#).isEmpty, "flow bound to nothing")
         XCTAssertFalse(try check(#"{"ph":"s","cat":"f","name":"n","id":1,"pid":1,"tid":2,"ts":5.0}"#).isEmpty, "flow never finished")
+        XCTAssertFalse(try check(#"{"ph":"s","cat":"f","name":"n","id":1,"pid":1,"tid":2,"ts":1.0},{"ph":"X","cat":"c","name":"n","pid":1,"tid":2,"ts":1.0,"dur":1.0},{"ph":"f","cat":"f","name":"n","id":1,"pid":1,"tid":2,"ts":1.5,"bp":"e"}"#).isEmpty, "a flow read before the slice it means to start from")
+        XCTAssertEqual(try check(#"{"ph":"X","cat":"c","name":"n","pid":1,"tid":2,"ts":1.0,"dur":1.0},{"ph":"s","cat":"f","name":"n","id":1,"pid":1,"tid":2,"ts":1.0},{"ph":"f","cat":"f","name":"n","id":1,"pid":1,"tid":2,"ts":2.5},{"ph":"X","cat":"c","name":"n","pid":1,"tid":2,"ts":3.0,"dur":1.0}"#), [], "an f without bp binds to the next slice")
         XCTAssertThrowsError(try Self.violations("{\"traceEvents\":["))
     }
 }

@@ -69,11 +69,11 @@ public final class ChromeTraceWriter {
             args += ",\"end\":\(jsonString(lane.endHow ?? "alive at the end"))"
             if let r = lane.release { args += ",\"release\":\(jsonString(r.how)),\"release_seq\":\(r.seq)" }
             args += "}"
-            tracks.thread(tid, at: lane.start, rank: 0,
+            tracks.thread(at: lane.start, rank: 0,
                           "{\"ph\":\"X\",\"cat\":\"lifetime\",\"name\":\(jsonString(lane.label)),\"pid\":\(pid),\"tid\":\(tid),\"ts\":\(micro(lane.start)),\"dur\":\(micro(laneEnd - lane.start)),\"args\":\(args)}")
             appearance(lane, pid: pid, tid: tid, into: &tracks)
             if let r = lane.release {
-                tracks.thread(tid, at: r.t, rank: 2, instant("release (\(r.how))", cat: "leak", pid: pid, tid: tid, t: r.t,
+                tracks.thread(at: r.t, rank: 2, instant("release (\(r.how))", cat: "leak", pid: pid, tid: tid, t: r.t,
                                                               args: "{\"seq\":\(r.seq),\"how\":\(jsonString(r.how))}"))
             }
         }
@@ -83,14 +83,14 @@ public final class ChromeTraceWriter {
             let tid = timeline.lane(f.lane).map { $0 + 2 } ?? 1
             var args = "{\"severity\":\(jsonString(f.finding.severity.rawValue)),\"message\":\(jsonString(f.finding.message))"
             args += ",\"evidence\":[\(f.finding.evidence.map(String.init).joined(separator: ","))],\"confidence\":\(jsonString(f.finding.confidence))}"
-            tracks.thread(tid, at: t, rank: 2, instant("\(f.finding.rule) \(f.finding.name)", cat: "finding", pid: pid, tid: tid, t: t, args: args))
+            tracks.thread(at: t, rank: 2, instant("\(f.finding.rule) \(f.finding.name)", cat: "finding", pid: pid, tid: tid, t: t, args: args))
         }
         flows(timeline, pid: pid, into: &tracks)
 
         let ids = InstanceResolver(rows.instances)
         try events { e in
             let tid = e.vc.flatMap { ids.resolve($0, at: e.seq) }.flatMap(timeline.lane).map { $0 + 2 } ?? 1
-            tracks.thread(tid, at: e.t, rank: 2, instant(e.name, cat: "lifecycle", pid: pid, tid: tid, t: e.t, args: Self.args(e)))
+            tracks.thread(at: e.t, rank: 2, instant(e.name, cat: "lifecycle", pid: pid, tid: tid, t: e.t, args: Self.args(e)))
         }
         for record in tracks.ordered() { try write(record) }
     }
@@ -139,9 +139,9 @@ public final class ChromeTraceWriter {
             let id = nextFlow
             nextFlow += 1
             let common = "\"cat\":\"\(cat)\",\"name\":\"\(name)\",\"id\":\(id),\"pid\":\(pid)"
-            tracks.thread(from + 2, at: t, rank: 1, "{\"ph\":\"s\",\(common),\"tid\":\(from + 2),\"ts\":\(micro(t)),\"args\":{\"seq\":\(seq)}}")
+            tracks.thread(at: t, rank: 1, "{\"ph\":\"s\",\(common),\"tid\":\(from + 2),\"ts\":\(micro(t)),\"args\":{\"seq\":\(seq)}}")
             let bind = t >= toStart ? ",\"bp\":\"e\"" : ""
-            tracks.thread(to + 2, at: t, rank: 1, "{\"ph\":\"f\",\(common),\"tid\":\(to + 2),\"ts\":\(micro(t))\(bind)}")
+            tracks.thread(at: t, rank: 1, "{\"ph\":\"f\",\(common),\"tid\":\(to + 2),\"ts\":\(micro(t))\(bind)}")
         }
         for a in timeline.arrows where a.kind == .present {
             guard let from = timeline.lane(a.from), let to = timeline.lane(a.to), from != to else { continue }
@@ -192,38 +192,24 @@ public final class ChromeTraceWriter {
     }
 }
 
-/// The records of one session by track, put in time order per track and then merged.
+/// The records of one session, put in time order: on every track, since each track's
+/// records are either given in order (an async track's, whose `e` must follow its `b`) or
+/// ordered here by time, then rank (a thread's: its lifetime slice, then flows, then
+/// instants at one time, so that a flow finds its slice open).
 private struct Tracks {
-    private struct Record { var t: Int64; var rank: Int; var index: Int; var json: String }
-    private var threads: [Int: [Record]] = [:]
-    private var asyncLists: [[Record]] = []
-    private var count = 0
+    private var records: [(t: Int64, rank: Int, index: Int, json: String)] = []
 
-    /// A thread record; at one t, slices (rank 0) come before flows (1) and instants (2).
-    mutating func thread(_ tid: Int, at t: Int64, rank: Int, _ json: String) {
-        threads[tid, default: []].append(Record(t: t, rank: rank, index: count, json: json))
-        count += 1
+    /// A thread record; rank 0 a slice, 1 a flow, 2 an instant.
+    mutating func thread(at t: Int64, rank: Int, _ json: String) {
+        records.append((t, rank, records.count, json))
     }
 
     /// An async track's records, in nesting order and time order.
     mutating func async(_ list: [(Int64, String)]) {
-        asyncLists.append(list.map { t, json in
-            defer { count += 1 }
-            return Record(t: t, rank: 0, index: count, json: json)
-        })
+        for (t, json) in list { records.append((t, 0, records.count, json)) }
     }
 
-    /// Every record, in time order overall and so on every track: a thread's records sorted by
-    /// time and rank, an async track's as given, merged keeping the order of equal times
-    /// within a track.
     func ordered() -> [String] {
-        var all: [(Int64, Int, String)] = []
-        for tid in threads.keys.sorted() {
-            for r in threads[tid]!.sorted(by: { ($0.t, $0.rank, $0.index) < ($1.t, $1.rank, $1.index) }) {
-                all.append((r.t, all.count, r.json))
-            }
-        }
-        for list in asyncLists { for r in list { all.append((r.t, all.count, r.json)) } }
-        return all.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
+        records.sorted { ($0.t, $0.rank, $0.index) < ($1.t, $1.rank, $1.index) }.map(\.json)
     }
 }
