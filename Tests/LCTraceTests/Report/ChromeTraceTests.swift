@@ -3,8 +3,9 @@ import XCTest
 
 /// `lctrace export` against the Trace Event Format's rules and what Perfetto's importer does
 /// with them: valid JSON, metadata naming every process and thread, every `b` closed by an
-/// `e` of the same id, category and name, `ts` in order on every track, async ids owned by
-/// one process, flows starting and ending on a slice they bind to.
+/// `e` of the same id, category and name, `ts` in order on every track, async ids and thread
+/// ids owned by one process (Perfetto reads a tid met in another process as a new thread),
+/// flows starting and ending on a slice they bind to.
 final class ChromeTraceTests: SampleDatabaseTestCase {
 
     typealias Event = [String: Any]
@@ -16,7 +17,7 @@ final class ChromeTraceTests: SampleDatabaseTestCase {
         var out: [String] = []
         var named = Set<String>(), lastTs: [String: Double] = [:], open: [String: [String]] = [:]
         var slices: [String: [(Double, Double)]] = [:], flows: [String: [Event]] = [:], asyncOwner: [String: Int] = [:]
-        var bound = Set<String>(), pendingEnds: [String: [String]] = [:]
+        var bound = Set<String>(), pendingEnds: [String: [String]] = [:], threadOwner: [Int: Int] = [:]
         for e in events where e["ph"] as? String == "M" {
             let name = e["name"] as? String ?? "", pid = e["pid"] as? Int ?? -1
             guard ((e["args"] as? [String: Any])?.isEmpty == false) else { out.append("metadata without args: \(e)"); continue }
@@ -30,6 +31,8 @@ final class ChromeTraceTests: SampleDatabaseTestCase {
             guard let ts = e["ts"] as? Double, let tid, let cat = e["cat"] as? String, let name = e["name"] as? String else {
                 out.append("no ts, tid, cat or name: \(e)"); continue
             }
+            if let owner = threadOwner[tid], owner != pid { out.append("tid \(tid) in processes \(owner) and \(pid)") }
+            threadOwner[tid] = pid
             if !named.contains("p\(pid)") { out.append("process \(pid) not named") }
             if !named.contains("t\(pid).\(tid)") { out.append("thread \(pid).\(tid) not named") }
             let isAsync = ph == "b" || ph == "e"

@@ -2,8 +2,8 @@
 /// chrome://tracing open. The shape follows the format's rules and what Perfetto's JSON
 /// importer does with them:
 /// - a process per session (`pid`), named by `process_name` metadata; a thread per controller
-///   instance (`tid`), named "Class vc#since" by `thread_name` metadata, in containment order;
-///   thread 1 holds the session's own events and findings;
+///   instance (`tid`, unique over the file), named "Class vc#since" by `thread_name`
+///   metadata, in containment order, after a thread for the session's own events and findings;
 /// - each instance's lifetime is one complete slice (`X`) on its thread: it nests nothing but
 ///   instants, and it is what flows bind to (Perfetto binds flows to thread slices only);
 /// - its appearance cycles are nestable async slices (`b`/`e`) keyed by the instance (one `id`
@@ -27,6 +27,9 @@ public final class ChromeTraceWriter {
     private var wroteEvent = false
     private var nextFlow = 1
     private var nextProcess = 1
+    /// Thread ids are unique over the file, not per process: Perfetto reads a tid met again
+    /// in another process as a new thread, which would split a track at every session switch.
+    private var nextThread = 1
 
     /// `emit` receives the document piece by piece, in order.
     public init(emit: @escaping (String) throws -> Void) { self.emit = emit }
@@ -45,25 +48,29 @@ public final class ChromeTraceWriter {
                     events: ((TraceEvent) throws -> Void) throws -> Void) throws {
         let pid = nextProcess
         nextProcess += 1
+        // The session's own thread, then one per lane.
+        let base = nextThread
+        nextThread += timeline.lanes.count + 1
+        func tid(_ lane: Int?) -> Int { lane.map { base + 1 + $0 } ?? base }
         let s = timeline.session
         var meta: [String] = []
         let title = ["session \(s.sid)", [s.app, s.appVersion, s.build.map { "(\($0))" }].compactMap { $0 }.joined(separator: " "),
                      s.device ?? ""].filter { !$0.isEmpty }.joined(separator: " · ")
         meta.append(metadata("process_name", pid: pid, tid: nil, args: "{\"name\":\(jsonString(title))}"))
         meta.append(metadata("process_sort_index", pid: pid, tid: nil, args: "{\"sort_index\":\(pid)}"))
-        meta.append(metadata("thread_name", pid: pid, tid: 1, args: "{\"name\":\"session\"}"))
-        meta.append(metadata("thread_sort_index", pid: pid, tid: 1, args: "{\"sort_index\":1}"))
+        meta.append(metadata("thread_name", pid: pid, tid: tid(nil), args: "{\"name\":\"session\"}"))
+        meta.append(metadata("thread_sort_index", pid: pid, tid: tid(nil), args: "{\"sort_index\":0}"))
         for (i, lane) in timeline.lanes.enumerated() {
             let name = String(repeating: "› ", count: min(lane.depth, 8)) + lane.label
-            meta.append(metadata("thread_name", pid: pid, tid: i + 2, args: "{\"name\":\(jsonString(name))}"))
-            meta.append(metadata("thread_sort_index", pid: pid, tid: i + 2, args: "{\"sort_index\":\(i + 2)}"))
+            meta.append(metadata("thread_name", pid: pid, tid: tid(i), args: "{\"name\":\(jsonString(name))}"))
+            meta.append(metadata("thread_sort_index", pid: pid, tid: tid(i), args: "{\"sort_index\":\(i + 1)}"))
         }
         for m in meta { try write(m) }
 
         var tracks = Tracks()
         let end = timeline.sessionSpan.end
         for (i, lane) in timeline.lanes.enumerated() {
-            let tid = i + 2
+            let tid = tid(i)
             let laneEnd = max(lane.end ?? end, lane.start)
             var args = "{\"vc\":\(jsonString(lane.key.vc)),\"since\":\(lane.key.since),\"class\":\(lane.cls.map(jsonString) ?? "null")"
             args += ",\"end\":\(jsonString(lane.endHow ?? "alive at the end"))"
@@ -80,16 +87,16 @@ public final class ChromeTraceWriter {
         // A finding with no decisive event (lost events: a hole has no time) sits at the start.
         for f in timeline.findings + timeline.omitted.findings {
             let t = f.t ?? timeline.sessionSpan.start
-            let tid = timeline.lane(f.lane).map { $0 + 2 } ?? 1
+            let tid = tid(timeline.lane(f.lane))
             var args = "{\"severity\":\(jsonString(f.finding.severity.rawValue)),\"message\":\(jsonString(f.finding.message))"
             args += ",\"evidence\":[\(f.finding.evidence.map(String.init).joined(separator: ","))],\"confidence\":\(jsonString(f.finding.confidence))}"
             tracks.thread(at: t, rank: 2, instant("\(f.finding.rule) \(f.finding.name)", cat: "finding", pid: pid, tid: tid, t: t, args: args))
         }
-        flows(timeline, pid: pid, into: &tracks)
+        flows(timeline, pid: pid, tid: tid, into: &tracks)
 
         let ids = InstanceResolver(rows.instances)
         try events { e in
-            let tid = e.vc.flatMap { ids.resolve($0, at: e.seq) }.flatMap(timeline.lane).map { $0 + 2 } ?? 1
+            let tid = tid(e.vc.flatMap { ids.resolve($0, at: e.seq) }.flatMap(timeline.lane))
             tracks.thread(at: e.t, rank: 2, instant(e.name, cat: "lifecycle", pid: pid, tid: tid, t: e.t, args: Self.args(e)))
         }
         for record in tracks.ordered() { try write(record) }
@@ -128,7 +135,7 @@ public final class ChromeTraceWriter {
     /// Presenter → presented at `present`, container → child at `addChild`, each bound to the
     /// lifetime slices of both ends (a flow whose start has no enclosing slice is left out:
     /// Perfetto would drop it).
-    private func flows(_ timeline: Timeline, pid: Int, into tracks: inout Tracks) {
+    private func flows(_ timeline: Timeline, pid: Int, tid: (Int?) -> Int, into tracks: inout Tracks) {
         func lifetime(_ i: Int) -> (Int64, Int64) {
             let lane = timeline.lanes[i]
             return (lane.start, max(lane.end ?? timeline.sessionSpan.end, lane.start))
@@ -139,9 +146,9 @@ public final class ChromeTraceWriter {
             let id = nextFlow
             nextFlow += 1
             let common = "\"cat\":\"\(cat)\",\"name\":\"\(name)\",\"id\":\(id),\"pid\":\(pid)"
-            tracks.thread(at: t, rank: 1, "{\"ph\":\"s\",\(common),\"tid\":\(from + 2),\"ts\":\(micro(t)),\"args\":{\"seq\":\(seq)}}")
+            tracks.thread(at: t, rank: 1, "{\"ph\":\"s\",\(common),\"tid\":\(tid(from)),\"ts\":\(micro(t)),\"args\":{\"seq\":\(seq)}}")
             let bind = t >= toStart ? ",\"bp\":\"e\"" : ""
-            tracks.thread(at: t, rank: 1, "{\"ph\":\"f\",\(common),\"tid\":\(to + 2),\"ts\":\(micro(t))\(bind)}")
+            tracks.thread(at: t, rank: 1, "{\"ph\":\"f\",\(common),\"tid\":\(tid(to)),\"ts\":\(micro(t))\(bind)}")
         }
         for a in timeline.arrows where a.kind == .present {
             guard let from = timeline.lane(a.from), let to = timeline.lane(a.to), from != to else { continue }
