@@ -29,13 +29,12 @@ public enum TimelineReport {
     /// A session this short is drawn whole when nothing else is asked for.
     public static let wholeSessionLimit: Int64 = 120_000_000_000
 
-    public static func make(db: Database, session: SessionInfo, _ request: TimelineRequest) throws -> Timeline {
+    public static func make(db: Database, session listed: SessionInfo, _ request: TimelineRequest) throws -> Timeline {
+        let source = try TimelineSource(db: db, session: listed, settings: request.findings.settings)
+        let session = source.session
         guard let first = session.firstT, let last = session.lastT else { throw TimelineError.emptySession(sid: session.sid) }
         let span = TimeWindow(start: first, end: max(first, last))
-        var findingsRequest = request.findings
-        findingsRequest.sessions = SessionFilter(session: session.sid)
-        let findings = try ReportQuery.collect(findingsRequest, db: db).findings.filter { $0.session == session.sid }
-        let source = try TimelineSource(db: db, session: session, settings: request.findings.settings)
+        let findings = try self.findings(db: db, session: session, request.findings)
 
         var options = TimelineOptions()
         options.maxLanes = request.maxLanes
@@ -53,6 +52,9 @@ public enum TimelineReport {
             focus = TimeWindow(start: instances.map(\.firstT).min()!, end: instances.map { $0.endT ?? span.end }.max()!)
             options.focusDescription = instances.count == 1
                 ? "\(instances[0].cls ?? "?") \(instances[0].key)" : "\(instances.count) instances of \(id)"
+            // A window narrower than their lives is centred on their worst finding, if any.
+            let theirs = findings.filter { f in f.vc.map { options.focus.contains(InstanceKey(vc: $0, since: f.since ?? -1)) } ?? false }
+            if request.width != nil, let t = worstFinding(theirs)?.t { focus = TimeWindow(start: t, end: t) }
         }
         if let seq = request.around {
             guard let t = try source.eventTime(seq: seq) else { throw TimelineError.noSuchEvent(seq: seq, sid: session.sid) }
@@ -100,20 +102,26 @@ public enum TimelineReport {
 
     /// Adds the whole of `session` to an export: every instance a lane, every event an instant,
     /// and the findings `request` chooses (stored, or recomputed as `report` would).
-    public static func export(db: Database, session: SessionInfo, findings request: ReportRequest,
+    public static func export(db: Database, session listed: SessionInfo, findings request: ReportRequest,
                               to writer: ChromeTraceWriter) throws {
+        let source = try TimelineSource(db: db, session: listed, settings: request.settings)
+        let session = source.session
         guard let first = session.firstT, let last = session.lastT else { return }
         let span = TimeWindow(start: first, end: max(first, last))
-        var findingsRequest = request
-        findingsRequest.sessions = SessionFilter(session: session.sid)
-        let findings = try ReportQuery.collect(findingsRequest, db: db).findings.filter { $0.session == session.sid }
-        let source = try TimelineSource(db: db, session: session, settings: request.settings)
+        let findings = try self.findings(db: db, session: session, request)
         let rows = try source.rows(window: nil)
         var options = TimelineOptions()
         options.maxLanes = nil
         options.showIdle = true
         let timeline = TimelineBuilder.build(session: session, rows: rows, findings: findings, window: span, options: options)
         try writer.add(timeline, rows: rows) { body in try source.forEachEvent(body) }
+    }
+
+    /// The session's findings that `request` chooses: stored, or recomputed as `report` would.
+    static func findings(db: Database, session: SessionInfo, _ request: ReportRequest) throws -> [Finding] {
+        var request = request
+        request.sessions = SessionFilter(session: session.sid)
+        return try ReportQuery.collect(request, db: db).findings.filter { $0.session == session.sid }
     }
 
     /// `0x6000…` or `0x6000…#125`.

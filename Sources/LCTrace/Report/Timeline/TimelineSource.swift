@@ -3,7 +3,9 @@
 /// partial), its model rebuilt in memory from its events. The events themselves always come
 /// from the table.
 public final class TimelineSource {
-    public let session: SessionInfo
+    /// The session; for a rebuilt one, with the counts and times of its events (a session
+    /// loaded with `--no-analyze` has none stored yet).
+    public private(set) var session: SessionInfo
     let query: TimelineQuery
     /// The rebuilt model of a dirty session, whole (rows of every batch).
     private var rebuilt: TimelineRows?
@@ -21,6 +23,10 @@ public final class TimelineSource {
             }
             rows.append(model)
             rows.sortByKey()
+            self.session.events = model.stats.events
+            self.session.firstT = model.stats.firstT
+            self.session.lastT = model.stats.lastT
+            self.session.lostEvents = Int(model.stats.lostEvents)
             rows.totalInstances = rows.instances.count
             rebuilt = rows
         }
