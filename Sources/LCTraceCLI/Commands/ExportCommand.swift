@@ -36,7 +36,11 @@ enum ExportCommand: Command {
         try writer.begin()
         for (i, session) in sessions.enumerated() {
             progress.update { "export \(TextReport.group(i))/\(TextReport.group(sessions.count)) sessions" }
-            try TimelineReport.export(db: db, session: session, findings: findings, to: writer)
+            try TimelineReport.export(db: db, session: session, findings: findings, to: writer) { events in
+                progress.update {
+                    "export \(TextReport.group(i))/\(TextReport.group(sessions.count)) sessions (rebuilding the next: \(TextReport.group(events)) events)"
+                }
+            }
         }
         try writer.finish()
         progress.clear()

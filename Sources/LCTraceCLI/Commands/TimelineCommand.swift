@@ -47,11 +47,16 @@ enum TimelineCommand: Command {
         let db = try Schema.openForReading(path: context.databasePath(args))
         let session = try SessionChoice.one(sid, db: db)
         let timeline: Timeline
+        let progress = ProgressLine(console: context.console)
         do {
-            timeline = try TimelineReport.make(db: db, session: session, request)
+            timeline = try TimelineReport.make(db: db, session: session, request) { events in
+                progress.update { "rebuild the model of \(session.sid.prefix(8)): \(TextReport.group(events)) events" }
+            }
         } catch let e as TimelineError {
+            progress.clear()
             throw usage(e)
         }
+        progress.clear()
         let output = try OutputFile(path: args.value("output"), console: context.console)
         switch format {
         case .svg:

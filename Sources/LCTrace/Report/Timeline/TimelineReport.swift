@@ -29,8 +29,10 @@ public enum TimelineReport {
     /// A session this short is drawn whole when nothing else is asked for.
     public static let wholeSessionLimit: Int64 = 120_000_000_000
 
-    public static func make(db: Database, session listed: SessionInfo, _ request: TimelineRequest) throws -> Timeline {
-        let source = try TimelineSource(db: db, session: listed, settings: request.findings.settings)
+    /// `progress` hears how far the rebuild of a session changed since its analysis is (events read).
+    public static func make(db: Database, session listed: SessionInfo, _ request: TimelineRequest,
+                            progress: ((Int) -> Void)? = nil) throws -> Timeline {
+        let source = try TimelineSource(db: db, session: listed, settings: request.findings.settings, progress: progress)
         let session = source.session
         guard let first = session.firstT, let last = session.lastT else { throw TimelineError.emptySession(sid: session.sid) }
         let span = TimeWindow(start: first, end: max(first, last))
@@ -103,8 +105,8 @@ public enum TimelineReport {
     /// Adds the whole of `session` to an export: every instance a lane, every event an instant,
     /// and the findings `request` chooses (stored, or recomputed as `report` would).
     public static func export(db: Database, session listed: SessionInfo, findings request: ReportRequest,
-                              to writer: ChromeTraceWriter) throws {
-        let source = try TimelineSource(db: db, session: listed, settings: request.settings)
+                              to writer: ChromeTraceWriter, progress: ((Int) -> Void)? = nil) throws {
+        let source = try TimelineSource(db: db, session: listed, settings: request.settings, progress: progress)
         let session = source.session
         guard let first = session.firstT, let last = session.lastT else { return }
         let span = TimeWindow(start: first, end: max(first, last))

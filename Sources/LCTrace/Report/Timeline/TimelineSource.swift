@@ -10,15 +10,18 @@ public final class TimelineSource {
     /// The rebuilt model of a dirty session, whole (rows of every batch).
     private var rebuilt: TimelineRows?
 
-    public init(db: Database, session: SessionInfo, settings: RuleSettings = RuleSettings()) throws {
+    /// `progress` hears how many events of a rebuilt session have been read (every 65,536).
+    public init(db: Database, session: SessionInfo, settings: RuleSettings = RuleSettings(),
+                progress: ((Int) -> Void)? = nil) throws {
         self.session = session
         query = TimelineQuery(db: db, session: session.id, sid: session.sid)
         if session.dirty {
             let metadata = try ModelReader(db: db).sessionMetadata(session.id)
             let reader = try SessionEventReader(db: db)
             var rows = TimelineRows()
-            let model = try Analyzer.buildModel(sid: session.sid, metadata: metadata, settings: settings,
-                                                batches: { rows.append($0) }) { consume in
+            let model = try Analyzer.build(sid: session.sid, metadata: metadata, settings: settings,
+                                           factsPerBatch: Analyzer.factsPerBatch, batches: { rows.append($0) },
+                                           retired: nil, tombstones: 0, progress: progress) { consume in
                 try reader.forEachEvent(session: session.id, sid: session.sid, consume)
             }
             rows.append(model)
