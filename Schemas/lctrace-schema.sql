@@ -101,7 +101,7 @@ CREATE TABLE instances (
     presenter   INTEGER,                      -- controller that presented it → strings
     release_seq INTEGER,                      -- seq of the release that was not cancelled (see rules.md, LC301)
     release_t   INTEGER,
-    release_how TEXT,                         -- 'pop', 'dismiss', 'removeFromParent', 'ancestor'
+    release_how TEXT,                         -- 'pop', 'dismiss', 'removeFromParent', 'ancestor', 'chain' (1.1: taken along by a dismissal below it)
     appearances INTEGER NOT NULL DEFAULT 0,   -- appearance cycles started
     final_state TEXT NOT NULL,                -- appearance state at its end: hidden, appearing, visible, disappearing
     PRIMARY KEY (session, vc, since)

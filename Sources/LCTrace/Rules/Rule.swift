@@ -126,7 +126,29 @@ public enum RuleCatalog {
 
     /// Runs every session rule over `model`; findings ordered by t, then rule.
     public static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
-        sorted(findings(model, settings, factsOnly: false))
+        sorted(settle(findings(model, settings, factsOnly: false), lossy: model.isLossy))
+    }
+
+    /// The containment rules (LC101–LC105) that an instance without a recorded `init` never
+    /// gets in a session with lost events (1.1): its containment history is incomplete.
+    static let containmentRules: Set<String> = ["LC101", "LC102", "LC103", "LC104", "LC105"]
+
+    /// What only the session's end decides, applied to all of a session's findings (those of
+    /// its batches too, which were judged before anyone knew whether events would be lost):
+    /// in a lossy session every finding is low confidence, and the instances LC902 names (no
+    /// `init` recorded) get no containment finding.
+    static func settle(_ findings: [Finding], lossy: Bool) -> [Finding] {
+        guard lossy else { return findings.map { var f = $0; f.confidence = "high"; return f } }
+        let uninitialised = Set(findings.filter { $0.rule == UnknownInstanceRule.info.id }.compactMap { f in
+            f.vc.map { InstanceKey(vc: $0, since: f.since ?? -1) }
+        })
+        return findings.compactMap { f in
+            if containmentRules.contains(f.rule), let vc = f.vc,
+               uninitialised.contains(InstanceKey(vc: vc, since: f.since ?? -1)) { return nil }
+            var f = f
+            f.confidence = "low"
+            return f
+        }
     }
 
     /// The findings of the rules that judge facts one by one (a batch), or of all of them.

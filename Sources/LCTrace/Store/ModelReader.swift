@@ -68,8 +68,14 @@ public final class ModelReader {
         return out
     }
 
-    private lazy var selectMetadata = try? db.prepare(
-        "SELECT sid, app, app_version, build, os, os_version, sdk, device, record_seq FROM sessions WHERE id = ?")
+    /// The extension point is the kept session record's `extension` key, which the events
+    /// table keeps in that record's `attrs` (one primary-key look-up).
+    private lazy var selectMetadata = try? db.prepare("""
+        SELECT s.sid, s.app, s.app_version, s.build, s.os, s.os_version, s.sdk, s.device, s.record_seq,
+               (SELECT json_extract(e.attrs, '$.extension') FROM events e
+                WHERE e.session = s.id AND e.seq = s.record_seq AND e.attrs IS NOT NULL)
+        FROM sessions s WHERE s.id = ?
+        """)
 
     /// What the session record of session `id` said (the rules need the SDK and OS versions).
     public func sessionMetadata(_ id: Int64) throws -> SessionMetadata {
@@ -82,6 +88,7 @@ public final class ModelReader {
         var m = SessionMetadata(sid: q.text(0) ?? "")
         m.app = q.text(1); m.appVersion = q.text(2); m.build = q.text(3); m.osName = q.text(4)
         m.osVersion = q.text(5); m.sdk = q.text(6); m.device = q.text(7); m.recordSeq = q.optionalInt(8)
+        m.extensionPoint = q.text(9)
         return m
     }
 

@@ -150,7 +150,13 @@ struct TraceBuilder {
             var bytes = Array(line.utf8)
             let result = bytes.withUnsafeMutableBytes { decoder.decode(UnsafeRawBufferPointer($0)) }
             guard case .success(let e) = result else { XCTFail("bad test line \(line)"); continue }
-            if let r = e.session { meta.osVersion = r.osVersion; meta.sdk = r.sdk; meta.osName = r.os; meta.recordSeq = e.seq }
+            if let r = e.session, meta.recordSeq == nil {
+                meta.osVersion = r.osVersion; meta.sdk = r.sdk; meta.osName = r.os; meta.recordSeq = e.seq
+                // The store reads `extension` from the kept record's attrs (ModelReader.sessionMetadata).
+                if let attrs = e.attrs, let object = try? JSONSerialization.jsonObject(with: Data(attrs.utf8)) as? [String: Any] {
+                    meta.extensionPoint = object["extension"] as? String
+                }
+            }
             events.append(e)
         }
         let ordered = events.sorted(by: { $0.seq < $1.seq })

@@ -1,16 +1,19 @@
 /// LC301 leaked-controller (error).
 ///
 /// Finds: a controller released (rules.md: `viewDidDisappear` with isMovingFromParent or
-/// isBeingDismissed, `removeFromParent`, or the release of a controller that contained it)
-/// with no `deinit` within the grace period (default 5 s, `--grace`), in a session that went
-/// on past release + grace, and never shown again. A deinit that comes after the grace
-/// period is reported too (held too long), with the delay.
+/// isBeingDismissed, `removeFromParent`, the release of a controller that contained it, or
+/// (1.1) the end of a dismissal that took it along up a presentation chain, `how` = `chain`)
+/// with no `deinit` within the grace period (default 5 s, `--grace`) of foreground time, in a
+/// session that went on past release + grace, and never shown again. A deinit that comes
+/// after the grace period is reported too (held too long), with the delay.
 ///
 /// Does not flag: a deinit inside the grace period; a released controller shown again (a
-/// `viewWillAppear` cancels the release: a kept, reused controller); a cancelled interactive
-/// pop or sheet swipe (no release happens); background time (the grace clock only runs in the
-/// foreground); a controller whose id was reused (it must have been freed); sessions that end
-/// inside the grace period (LC302).
+/// `viewWillAppear` cancels the release: a kept, reused controller) or (1.1) adopted again
+/// (an `addChild` after its removal, a `present` naming it); a cancelled interactive pop or
+/// sheet swipe (no release happens); background time (the grace clock only runs in the
+/// foreground; a session that ends in the background inside the grace is LC302); a
+/// controller whose id was reused (it must have been freed); sessions that end inside the
+/// grace period (LC302).
 enum LeakedControllerRule: Rule {
     static let info = RuleInfo(id: "LC301", name: "leaked-controller", severity: .error, family: .leaks,
                                summary: "released controller not deallocated")
@@ -49,6 +52,9 @@ enum LeakedControllerRule: Rule {
         case .ancestor:
             let parent = release.ancestor.map { model.cls(of: $0) ?? $0.vc } ?? "its container"
             return "its container \(parent) was released"
+        case .chain:
+            let root = release.ancestor.map { model.cls(of: $0) ?? $0.vc } ?? "a controller below it"
+            return "the dismissal of \(root) took it along"
         }
     }
 
