@@ -21,8 +21,9 @@ enum TimelineCommand: Command {
         discussion: """
         The window: --window wide around --around SEQ, the --vc controller's worst finding (or
         the middle of its life) or the session's worst finding; without --window, 10 s around a
-        seq or a finding, a controller's whole life, and a session of up to 2 minutes whole. Family flags, --class and --min-severity choose the
-        findings marked (--class also keeps only that class's lanes and their containers).
+        seq or a finding, a controller's whole life, and a session of up to 2 minutes whole.
+        Family flags, --class and --min-severity choose the findings marked (--class also keeps
+        only that class's lanes and their containers).
         """)
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
