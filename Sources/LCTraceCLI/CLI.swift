@@ -44,8 +44,8 @@ protocol Command {
 
 public enum CLI {
     static let commands: [any Command.Type] = [
-        IngestCommand.self, AnalyzeCommand.self, ReportCommand.self, SessionsCommand.self,
-        QueryCommand.self, SchemaCommand.self,
+        IngestCommand.self, AnalyzeCommand.self, ReportCommand.self, TimelineCommand.self, ExportCommand.self,
+        SessionsCommand.self, QueryCommand.self, SchemaCommand.self,
         HelpCommand.self, CompletionsCommand.self,
     ]
 
@@ -190,7 +190,8 @@ public enum CLI {
 
 /// Output formats shared by query, sessions and report.
 enum OutputFormat: String, CaseIterable {
-    case table, text, csv, json
+    case table, text, csv, json, svg
+    case chromeTrace = "chrome-trace"
 
     static func parse(_ value: String?, allowed: [OutputFormat], default def: OutputFormat) throws -> OutputFormat {
         guard let value else { return def }

@@ -12,19 +12,25 @@ enum ReportCommand: Command {
         ("quality", .quality, "Trace quality: lost events, unknown ids, clock, rejected lines (LC901–LC904)."),
     ]
 
+    /// The options that choose findings, shared by the commands that show them (timeline, export).
+    static let findingOptions: [OptionSpec] = familyFlags.map { OptionSpec($0.0, help: $0.2) }
+        + [OptionSpec("all", help: "Every family (the default when none is named).")]
+    static let classOptions: [OptionSpec] = [
+        OptionSpec("class", value: "CLASS", help: "Only findings about this class."),
+        OptionSpec("min-severity", value: "LEVEL", help: "info (default), warning or error.", choices: ["info", "warning", "error"]),
+    ]
+
     static let spec = CommandSpec(
         name: "report",
         summary: "Print findings: grouped for people, or as JSON/CSV; exit 1 on findings at --fail-on.",
         options: [OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db).")]
-            + familyFlags.map { OptionSpec($0.0, help: $0.2) }
+            + findingOptions
             + [
-                OptionSpec("all", help: "Every family (the default when none is named)."),
                 OptionSpec("session", value: "SID", help: "Only this session (a unique prefix is enough)."),
                 OptionSpec("app", value: "BUNDLE", help: "Only sessions of this app."),
                 OptionSpec("build", value: "BUILD", help: "Only sessions of this build."),
-                OptionSpec("class", value: "CLASS", help: "Only findings about this class."),
-                OptionSpec("min-severity", value: "LEVEL", help: "info (default), warning or error.", choices: ["info", "warning", "error"]),
             ]
+            + classOptions
             + AnalyzeCommand.tuningOptions
             + [
                 OptionSpec("format", short: "f", value: "FORMAT", help: "text (default), json or csv.", choices: ["text", "json", "csv"]),
@@ -40,13 +46,8 @@ enum ReportCommand: Command {
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try OutputFormat.parse(args.value("format"), allowed: [.text, .json, .csv], default: .text)
-        var request = ReportRequest()
-        request.settings = try AnalyzeCommand.settings(args)
-        let named = Set(familyFlags.filter { args.has($0.0) }.map { $0.1 })
-        request.families = named.isEmpty || args.has("all") ? Set(RuleFamily.allCases) : named
+        var request = try findingsRequest(args)
         request.sessions = SessionFilter(session: args.value("session"), app: args.value("app"), build: args.value("build"))
-        request.className = args.value("class")
-        request.minSeverity = try severity(args.value("min-severity"), option: "min-severity") ?? .info
         let failOn: Severity?
         if args.value("fail-on") == "never" { failOn = nil } else {
             failOn = try severity(args.value("fail-on"), option: "fail-on", extra: ["never"]) ?? .error
@@ -71,6 +72,18 @@ enum ReportCommand: Command {
         }
         if let failOn, data.findings.contains(where: { $0.severity >= failOn }) { return ExitStatus.findings }
         return ExitStatus.ok
+    }
+
+    /// Families, class, severity and tuning from the options (`findingOptions`, `classOptions`,
+    /// the tuning options); the sessions are the caller's.
+    static func findingsRequest(_ args: ParsedArguments) throws -> ReportRequest {
+        var request = ReportRequest()
+        request.settings = try AnalyzeCommand.settings(args)
+        let named = Set(familyFlags.filter { args.has($0.0) }.map { $0.1 })
+        request.families = named.isEmpty || args.has("all") ? Set(RuleFamily.allCases) : named
+        request.className = args.value("class")
+        request.minSeverity = try severity(args.value("min-severity"), option: "min-severity") ?? .info
+        return request
     }
 
     static func severity(_ text: String?, option: String, extra: [String] = []) throws -> Severity? {

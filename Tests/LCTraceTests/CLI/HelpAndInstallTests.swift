@@ -98,7 +98,9 @@ final class HelpAndInstallTests: TemporaryDirectoryTestCase {
         var tried = 0
         for command in CLI.commands {
             for option in command.spec.options where !option.choices.isEmpty {
-                let tail = ["query": ["SELECT 1"], "ingest": [dir + "/none"]][command.spec.name] ?? []
+                // What else each command needs to get as far as reading the option.
+                let tail = ["query": ["SELECT 1"], "ingest": [dir + "/none"], "timeline": ["--session", "db9c"],
+                            "export": ["--session", "db9c", "-o", dir + "/export.json"]][command.spec.name] ?? []
                 for choice in option.choices {
                     let r = TestSupport.run([command.spec.name, "--db", db, "--\(option.name)", choice] + tail)
                     XCTAssertNotEqual(r.status, 64, "\(command.spec.name) --\(option.name) \(choice): \(r.err)")
