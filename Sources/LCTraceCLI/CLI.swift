@@ -9,7 +9,8 @@ public enum ExitStatus {
     public static let usage: Int32 = 64
     /// Damaged input: a file ended early or was corrupt (the rest still loaded).
     public static let dataError: Int32 = 65
-    /// An input path does not exist or cannot be opened (the others still loaded).
+    /// An input path does not exist or cannot be opened (the others still loaded); `report`,
+    /// `baseline`, `compare`: the selection holds no session (without `--allow-empty`).
     public static let noInput: Int32 = 66
     /// The database could not be read or written: read-only, full disk, not a database.
     public static let ioError: Int32 = 74
@@ -34,11 +35,11 @@ protocol Command {
 
 public enum CLI {
     static let commands: [any Command.Type] = [
-        IngestCommand.self, AnalyzeCommand.self, ReportCommand.self, SessionsCommand.self,
-        QueryCommand.self, SchemaCommand.self,
+        IngestCommand.self, AnalyzeCommand.self, ReportCommand.self, BaselineCommand.self, CompareCommand.self,
+        SessionsCommand.self, QueryCommand.self, SchemaCommand.self,
     ]
 
-    public static let version = "0.1.0"
+    public static let version = ToolInfo.version
 
     public static var commandNames: [String] { commands.map { $0.spec.name } }
 
@@ -57,7 +58,7 @@ public enum CLI {
         text += "  help       Show help for a command: lctrace help <command>\n"
         text += "\nThe database is --db PATH, else $LCTRACE_DB, else ./lctrace.db.\n"
         text += "Exit status: 0 ok, 1 findings at or above --fail-on, 64 usage, 65 damaged input,\n"
-        text += "66 missing input, 74 database or I/O failure.\n"
+        text += "66 missing input or no session selected, 74 database or I/O failure.\n"
         return text
     }
 
@@ -115,9 +116,9 @@ public enum CLI {
             if let hint = e.hint { text += "Hint: \(hint)\n" }
             console.writeError(text)
             return ExitStatus.usage
-        case let e as Schema.VersionError:
-            console.writeError("Error: \(e.description)\n")
-            return ExitStatus.ioError
+        case let e as OneLineError:
+            console.writeError("Error: \(e.line)\n")
+            return e.status
         case let e as DatabaseError:
             var text = "Error: database: \(e.message)\n"
             if e.isIOFailure { text += "Hint: check that the database and its folder are writable and the disk has room\n" }
@@ -131,6 +132,32 @@ public enum CLI {
             return ExitStatus.ioError
         }
     }
+}
+
+/// An error told in one `Error:` line, with the exit status of its kind.
+protocol OneLineError: Error {
+    var line: String { get }
+    var status: Int32 { get }
+}
+
+extension Schema.VersionError: OneLineError {
+    var line: String { description }
+    var status: Int32 { ExitStatus.ioError }
+}
+
+extension BaselineError: OneLineError {
+    var line: String { description }
+    var status: Int32 { ExitStatus.usage }
+}
+
+extension EmptySelection: OneLineError {
+    var line: String { message }
+    var status: Int32 { ExitStatus.noInput }
+}
+
+extension FileError: OneLineError {
+    var line: String { message }
+    var status: Int32 { ExitStatus.ioError }
 }
 
 /// Output formats shared by query, sessions and report.

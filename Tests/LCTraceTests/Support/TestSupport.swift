@@ -152,6 +152,7 @@ struct TraceBuilder {
             guard case .success(let e) = result else { XCTFail("bad test line \(line)"); continue }
             if let r = e.session, meta.recordSeq == nil {
                 meta.osVersion = r.osVersion; meta.sdk = r.sdk; meta.osName = r.os; meta.recordSeq = e.seq
+                meta.app = r.app; meta.appVersion = r.appVersion; meta.build = r.build; meta.device = r.device
                 // The store reads `extension` from the kept record's attrs (ModelReader.sessionMetadata).
                 if let attrs = e.attrs, let object = try? JSONSerialization.jsonObject(with: Data(attrs.utf8)) as? [String: Any] {
                     meta.extensionPoint = object["extension"] as? String
