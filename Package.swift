@@ -22,7 +22,7 @@ let package = Package(
         .executableTarget(name: "lctrace-gen", dependencies: ["LCTraceGen"]),
         .executableTarget(name: "lctrace-fuzz", dependencies: ["LCTraceGen", "LCTrace"]),
         .testTarget(name: "LCTraceTests", dependencies: ["LCTrace", "LCTraceCLI", "LCTraceGen"],
-                    exclude: ["Fuzz/regressions"]),
+                    exclude: ["Fuzz/regressions", "Fixtures"]),
     ],
     swiftLanguageModes: [.v5]
 )
