@@ -106,7 +106,16 @@ public struct ReportView: Sendable {
         var groups: [IdentityGroup] = []
         var groupIndex: [String: Int] = [:]
         var ofFinding: [Int] = []
-        var sessionSets: [Set<String>] = [], deviceSets: [Set<String>] = [], buildSets: [[String: SessionInfo]] = []
+        var sessionSets: [Set<String>] = [], deviceSets: [Set<Int>] = [], buildSets: [Set<Int>] = []
+        // Per session once: its build's place in build order and its device, as small numbers.
+        let builds = BuildOrder.ranks(data.sessions)
+        var deviceIDs: [String: Int] = [:]
+        var deviceOf: [Int?] = []
+        for s in data.sessions {
+            guard let d = s.device else { deviceOf.append(nil); continue }
+            if deviceIDs[d] == nil { deviceIDs[d] = deviceIDs.count }
+            deviceOf.append(deviceIDs[d])
+        }
         for (i, f) in data.findings.enumerated() {
             var g = groupIndex[f.identity] ?? -1
             if g < 0 {
@@ -115,25 +124,25 @@ public struct ReportView: Sendable {
                 groups.append(IdentityGroup(identity: f.identity, identityKey: f.identityKey, rule: rule, cls: f.cls, app: f.app,
                                             findings: [], sessions: 0, devices: 0, builds: [], state: state,
                                             failing: options.failOn.map { f.severity >= $0 && state != .known } ?? false))
-                sessionSets.append([]); deviceSets.append([]); buildSets.append([:])
+                sessionSets.append([]); deviceSets.append([]); buildSets.append([])
                 g = groups.count - 1
                 groupIndex[f.identity] = g
             }
             groups[g].findings.append(i)
             ofFinding.append(g)
-            if let sid = f.session {
+            if let sid = f.session, let s = sessionIndex[sid] {
                 sessionSets[g].insert(sid)
-                if let device = f.device { deviceSets[g].insert(device) }
-                if let s = sessionIndex[sid].map({ data.sessions[$0] }) { buildSets[g][BuildOrder.name(s)] = s }
+                if let device = deviceOf[s] { deviceSets[g].insert(device) }
+                buildSets[g].insert(builds.rank[s])
             }
         }
         for g in groups.indices {
             groups[g].sessions = sessionSets[g].count
             groups[g].devices = deviceSets[g].count
-            let builds = buildSets[g].values.sorted { BuildOrder.precedes($0, $1) }
-            groups[g].builds = builds.map(BuildOrder.name)
-            groups[g].firstBuild = builds.first?.build
-            groups[g].lastBuild = builds.last?.build
+            let ranks = buildSets[g].sorted()
+            groups[g].builds = ranks.map { builds.names[$0] }
+            groups[g].firstBuild = ranks.first.map { builds.values[$0] } ?? nil
+            groups[g].lastBuild = ranks.last.map { builds.values[$0] } ?? nil
         }
         // Report order of identities: new before known, worst severity, most occurrences, key.
         let order = groups.indices.sorted { a, b in
@@ -209,6 +218,18 @@ public enum BuildOrder {
 
     /// "5.2.1 (812)".
     public static func name(_ s: SessionInfo) -> String { "\(s.appVersion ?? "?") (\(s.build ?? "?"))" }
+
+    /// The distinct builds of `sessions` in build order: per session its build's rank, and per
+    /// rank the build's name ("5.2.1 (812)") and `build` value.
+    static func ranks(_ sessions: [SessionInfo]) -> (rank: [Int], names: [String], values: [String?]) {
+        var first: [String: SessionInfo] = [:]
+        for s in sessions where first[name(s)] == nil { first[name(s)] = s }
+        let ordered = first.values.map { (key($0), $0) }.sorted { a, b in
+            a.0 != b.0 ? a.0.lexicographicallyPrecedes(b.0) : (a.1.build ?? "") < (b.1.build ?? "")
+        }.map(\.1)
+        let rankOf = Dictionary(ordered.enumerated().map { (name($1), $0) }, uniquingKeysWith: { a, _ in a })
+        return (sessions.map { rankOf[name($0)]! }, ordered.map(name), ordered.map(\.build))
+    }
 }
 
 /// The tool's name and version, as reports and baseline files print it.

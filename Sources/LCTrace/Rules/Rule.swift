@@ -180,9 +180,12 @@ public enum RuleCatalog {
         LostEventsRule.self, UnknownInstanceRule.self, ClockBackwardsRule.self,
     ]
 
-    public static var all: [RuleInfo] { sessionRules.map { $0.info } + [RejectedLinesRule.info] }
+    /// Every rule, in report order (made once: reports look rules up per finding).
+    public static let all: [RuleInfo] = sessionRules.map { $0.info } + [RejectedLinesRule.info]
 
-    public static func info(_ id: String) -> RuleInfo? { all.first { $0.id == id } }
+    private static let byID = Dictionary(all.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+
+    public static func info(_ id: String) -> RuleInfo? { byID[id] }
 
     /// Runs every session rule over `model`; findings ordered by t, then rule.
     public static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
