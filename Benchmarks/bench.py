@@ -11,7 +11,8 @@ events/s, MB/s of JSON, bytes per event in the database, peak RSS, and the ratio
 tool's time to lctrace's. Peers: gzip -dc; a C floor of our own (Benchmarks/cfloor.c, scan
 only, and scan + SQLite with and without the raw line); the sqlite3 CLI loading raw lines
 then INSERT … SELECT json_extract; DuckDB read_ndjson on 2 threads (from PyPI, in a private
-virtualenv; skipped when it cannot be installed). This is a measurement, never a test.
+virtualenv; skipped when it cannot be installed). Then `timeline` and `export` on one long
+session beside `report` on it. This is a measurement, never a test.
 """
 import argparse, glob, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -172,6 +173,7 @@ def main():
         print(f"\nlctrace analyze --all alone: {out}")
         print(f"lctrace report on it: {time.perf_counter() - t0:.2f} s")
         gate_commands(lctrace, db("lctrace"), work, runs, f"the analysed corpus ({events:,} events)")
+    long_session(lctrace, gen, work, db, runs, quick=a.quick)
     if a.scaling and not a.quick:
         print("\n| events | files | lctrace ingest s | events/s | s per M events | peak RSS MB | bytes/event |")
         print("|---|---|---|---|---|---|---|")
@@ -185,6 +187,49 @@ def main():
                 gate_commands(lctrace, path, work, max(runs, 3), f"the analysed {ev:,}-event database")
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def long_session(lctrace, gen, work, db, runs, quick):
+    """timeline and export on one long session (about 50,000 events; 5,000 with --quick), beside
+    `report` on the same session: medians, peak RSS, output size."""
+    fs, ev, _, _ = corpus(gen, work, 1, 400 if quick else 4200, "long-quick" if quick else "long")
+    path = db("long")
+    for p in glob.glob(path + "*"):
+        os.unlink(p)
+    sh([lctrace, "ingest", "-q", "--db", path] + fs)
+    sid = subprocess.run([lctrace, "query", "--db", path, "-f", "csv", "SELECT sid FROM sessions"],
+                         capture_output=True, text=True).stdout.split()[1]
+    dirty = db("long-dirty")
+    for p in glob.glob(dirty + "*"):
+        os.unlink(p)
+    # A copy through SQLite (its write-ahead log included), then marked as changed since its analysis.
+    sh(["sqlite3", path, ".backup '%s'" % dirty])
+    sh(["sqlite3", dirty, "UPDATE sessions SET dirty = 1"])
+    out = os.path.join(work, "long.out")
+    cases = [
+        ("report --session (for scale)", [lctrace, "report", "--db", path, "--session", sid, "--fail-on", "never"]),
+        ("timeline (10 s around the worst finding)", [lctrace, "timeline", "--db", path, "--session", sid]),
+        ("timeline --window 600s --lanes 0 --idle", [lctrace, "timeline", "--db", path, "--session", sid, "--window", "600s", "--lanes", "0", "--idle"]),
+        ("timeline -f svg", [lctrace, "timeline", "--db", path, "--session", sid, "-f", "svg"]),
+        ("timeline, model rebuilt (dirty session)", [lctrace, "timeline", "--db", dirty, "--session", sid]),
+        ("export (Chrome trace, whole session)", [lctrace, "export", "--db", path, "--session", sid]),
+    ]
+    results = {name: [] for name, _ in cases}
+    sizes = {}
+    for _ in range(runs):
+        for name, cmd in cases:
+            results[name].append(timed(cmd + ["-o", out] if not name.startswith("report") else cmd))
+            sizes[name] = os.path.getsize(out) if not name.startswith("report") and os.path.exists(out) else None
+    base = statistics.median(s for s, _ in results[cases[0][0]])
+    print(f"\nOne long session: {ev:,} events\n")
+    print("| command | wall s | peak RSS MB | output | time ÷ report |")
+    print("|---|---|---|---|---|")
+    for name, _ in cases:
+        secs = statistics.median(s for s, _ in results[name])
+        rss = max(m for _, m in results[name])
+        size = sizes[name]
+        shown = "–" if size is None else (f"{size / 1e6:.1f} MB" if size >= 1e5 else f"{size / 1e3:.0f} kB")
+        print(f"| {name} | {secs:.2f} | {rss:.0f} | {shown} | {secs / base:.2f} |")
 
 
 if __name__ == "__main__":

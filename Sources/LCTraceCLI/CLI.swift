@@ -36,6 +36,7 @@ protocol Command {
 public enum CLI {
     static let commands: [any Command.Type] = [
         IngestCommand.self, AnalyzeCommand.self, ReportCommand.self, BaselineCommand.self, CompareCommand.self,
+        TimelineCommand.self, ExportCommand.self,
         SessionsCommand.self, QueryCommand.self, SchemaCommand.self,
     ]
 
@@ -162,7 +163,8 @@ extension FileError: OneLineError {
 
 /// Output formats shared by query, sessions and report.
 enum OutputFormat: String, CaseIterable {
-    case table, text, csv, json
+    case table, text, csv, json, svg
+    case chromeTrace = "chrome-trace"
 
     static func parse(_ value: String?, allowed: [OutputFormat], default def: OutputFormat) throws -> OutputFormat {
         guard let value else { return def }

@@ -22,15 +22,15 @@ enum Selection {
     static func filter(_ args: ParsedArguments, _ db: Database, path: String) throws -> SessionFilter {
         var filter = SessionFilter(app: args.value("app"), build: args.value("build"))
         if let prefix = args.value("session") {
-            filter.session = try resolve(prefix, ModelReader(db: db), path: path)
+            filter.session = try resolve(prefix, db, path: path)
         }
         return filter
     }
 
     /// One whole session id for `prefix`: an id equal to it (ignoring case), else the only one
     /// starting with it. Several: a usage error listing them; none: an empty selection.
-    static func resolve(_ prefix: String, _ reader: ModelReader, path: String) throws -> String {
-        let candidates = try reader.sessions(matching: prefix, limit: candidatesShown + 1)
+    static func resolve(_ prefix: String, _ db: Database, path: String) throws -> String {
+        let candidates = try SessionChoice.candidates(prefix, db: db, limit: candidatesShown + 1).map(\.sid)
         if let exact = candidates.first(where: { $0.lowercased() == prefix.lowercased() }) { return exact }
         if candidates.count == 1 { return candidates[0] }
         if candidates.isEmpty { throw EmptySelection(message: "no session matches --session '\(prefix)' in \(path)") }

@@ -10,9 +10,7 @@ enum BaselineCommand: Command {
         options: [
             OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
             OptionSpec("output", short: "o", value: "FILE", help: "The baseline file to write ('-' for standard output)."),
-        ] + ReportCommand.familyFlags.map { OptionSpec($0.0, help: $0.2) }
-            + [OptionSpec("all", help: "Every family (the default when none is named).")]
-            + ReportCommand.filterOptions + AnalyzeCommand.tuningOptions + [Selection.allowEmpty],
+        ] + ReportCommand.findingOptions + ReportCommand.filterOptions + AnalyzeCommand.tuningOptions + [Selection.allowEmpty],
         discussion: """
         One entry per identity, sorted by identity_key, with rule, severity, class, occurrences,
         sessions, first and last build and a `note` for people; no timestamps, so the same

@@ -13,11 +13,15 @@ enum ReportCommand: Command {
         ("quality", .quality, "Trace quality: lost events, unknown ids, clock, rejected lines (LC901–LC904)."),
     ]
 
-    /// The finding filters `report` and `baseline` share.
-    static let filterOptions: [OptionSpec] = Selection.sessionOptions + [
+    /// The options that choose findings, shared by the commands that show them (baseline, timeline, export).
+    static let findingOptions: [OptionSpec] = familyFlags.map { OptionSpec($0.0, help: $0.2) }
+        + [OptionSpec("all", help: "Every family (the default when none is named).")]
+    static let classOptions: [OptionSpec] = [
         OptionSpec("class", value: "CLASS", help: "Only findings about this class."),
         OptionSpec("min-severity", value: "LEVEL", help: "info (default), warning or error."),
     ]
+    /// The session and finding filters `report` and `baseline` share.
+    static let filterOptions: [OptionSpec] = Selection.sessionOptions + classOptions
 
     static let failOnOption = OptionSpec("fail-on", value: "LEVEL",
                                          help: "Exit 1 when a finding at or above it exists: error (default), warning, info, never.")
@@ -26,8 +30,7 @@ enum ReportCommand: Command {
         name: "report",
         summary: "Print findings: grouped for people, or as JSON/CSV/SARIF/JUnit; exit 1 on findings at --fail-on.",
         options: [OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db).")]
-            + familyFlags.map { OptionSpec($0.0, help: $0.2) }
-            + [OptionSpec("all", help: "Every family (the default when none is named).")]
+            + findingOptions
             + filterOptions
             + AnalyzeCommand.tuningOptions
             + [
@@ -74,12 +77,9 @@ enum ReportCommand: Command {
     /// The findings `report` and `baseline` select, after the empty-selection check.
     static func collect(_ args: ParsedArguments, path: String, families: Set<RuleFamily>,
                         gapStatistics: Bool = true) throws -> (ReportData, SessionFilter) {
-        var request = ReportRequest()
-        request.settings = try AnalyzeCommand.settings(args)
+        var request = try findingsRequest(args)
         request.families = families
         request.gapStatistics = gapStatistics
-        request.className = args.value("class")
-        request.minSeverity = try severity(args.value("min-severity"), option: "min-severity") ?? .info
         let db = try Schema.openForReading(path: path)
         request.sessions = try Selection.filter(args, db, path: path)
         let data = try ReportQuery.collect(request, db: db)
@@ -92,6 +92,17 @@ enum ReportCommand: Command {
         if let reporter = Reporters.named(value) { return reporter }
         throw UsageError("unknown format '\(value)' (expected \(Reporters.ids.joined(separator: ", ")))",
                          hint: ArgumentParser.closest(value, in: Reporters.ids).map { "did you mean '\($0)'?" })
+    }
+
+    /// Families, class, severity and tuning from the options (`findingOptions`, `classOptions`,
+    /// the tuning options); the sessions are the caller's.
+    static func findingsRequest(_ args: ParsedArguments) throws -> ReportRequest {
+        var request = ReportRequest()
+        request.settings = try AnalyzeCommand.settings(args)
+        request.families = families(args)
+        request.className = args.value("class")
+        request.minSeverity = try severity(args.value("min-severity"), option: "min-severity") ?? .info
+        return request
     }
 
     static func families(_ args: ParsedArguments) -> Set<RuleFamily> {

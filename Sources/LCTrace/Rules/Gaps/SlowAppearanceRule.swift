@@ -5,9 +5,11 @@
 /// transition after the view was laid out; a long one is main-thread work or a stalled
 /// animation. The viewWillAppear → viewIsAppearing time is reported beside it.
 ///
-/// Does not flag: appearances inside an interactive push/pop (the finger decides how long
-/// they take); appearances during which the app went to the background; cancelled
-/// appearances (no viewDidAppear); appearances without viewIsAppearing (LC402).
+/// Does not flag: appearances inside an interactive push/pop or (1.1) an interactive
+/// `present`/`dismiss` still in progress (the finger decides how long they take; the
+/// transition ends when a controller it moves completes or cancels its appearance);
+/// appearances during which the app went to the background; cancelled appearances (no
+/// viewDidAppear); appearances without viewIsAppearing (LC402).
 enum SlowAppearanceRule: Rule {
     static let info = RuleInfo(id: "LC401", name: "slow-appearance", severity: .warning, family: .gaps,
                                summary: "slow viewIsAppearing → viewDidAppear",

@@ -1,7 +1,9 @@
 /// LC302 leak-unconfirmed (info).
 ///
 /// Finds: a released controller with no `deinit` when the session ended before release +
-/// grace: it may have been on its way out, or leaked; the trace cannot tell.
+/// grace of foreground time: it may have been on its way out, or leaked; the trace cannot
+/// tell. (1.1) That includes a session that ended in the background (suspended or killed
+/// there) before the grace had run in the foreground: a suspended app runs no deinit.
 ///
 /// Does not flag: anything LC301 reports; controllers shown again after their release.
 enum LeakUnconfirmedRule: Rule {

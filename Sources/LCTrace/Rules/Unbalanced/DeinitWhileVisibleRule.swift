@@ -4,7 +4,9 @@
 /// deallocated without the disappearance UIKit owes every shown controller.
 ///
 /// Does not flag: an instance still visible when the session ends (no deinit), app
-/// backgrounding (which sends no disappear callbacks), an id reused with no deinit recorded.
+/// backgrounding (which sends no disappear callbacks), an id reused with no deinit recorded;
+/// (1.1) a controller a dismissal took along up its presentation chain (UIKit removes the
+/// intermediate ones without callbacks, so they still look visible when they deinit).
 enum DeinitWhileVisibleRule: Rule {
     static let info = RuleInfo(id: "LC201", name: "deinit-while-visible", severity: .error, family: .unbalanced,
                                summary: "deallocated while on screen",

@@ -1,0 +1,92 @@
+import LCTrace
+
+/// `lctrace timeline`: what happened in one session, lane by lane, around a seq, an instance
+/// or its worst finding; text for a terminal, or SVG.
+enum TimelineCommand: Command {
+    static let spec = CommandSpec(
+        name: "timeline",
+        summary: "Draw one session: a lane per controller, appearances, containment, presentations, findings.",
+        options: [
+            OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
+            OptionSpec("session", value: "SID", help: "The session (required; a unique prefix is enough)."),
+            OptionSpec("vc", value: "ID[#SINCE]", help: "Centre on this controller and draw what relates to it."),
+            OptionSpec("around", value: "SEQ", help: "Centre on this event."),
+            OptionSpec("window", value: "DURATION", help: "Width of the window, e.g. 10s (default: see below)."),
+            OptionSpec("lanes", value: "N", help: "Lanes drawn at most (default 40; 0: no limit)."),
+            OptionSpec("idle", help: "Also draw controllers alive but hidden throughout the window."),
+            OptionSpec("width", value: "COLUMNS", help: "Text width (default: the terminal's, else 100)."),
+        ]
+            + ReportCommand.findingOptions + ReportCommand.classOptions + AnalyzeCommand.tuningOptions
+            + [OptionSpec("format", short: "f", value: "FORMAT", help: "text (default) or svg."), OutputFile.option],
+        discussion: """
+        The window: --window wide around --around SEQ, the --vc controller's worst finding (or
+        the middle of its life) or the session's worst finding; without --window, 10 s around a
+        seq or a finding, a controller's whole life, and a session of up to 2 minutes whole.
+        Family flags, --class and --min-severity choose the findings marked (--class also keeps
+        only that class's lanes and their containers).
+        """)
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let format = try OutputFormat.parse(args.value("format"), allowed: [.text, .svg], default: .text)
+        guard let sid = args.value("session") else {
+            throw UsageError("missing --session SID for 'lctrace timeline'", hint: "list the sessions with 'lctrace sessions'")
+        }
+        var request = TimelineRequest()
+        request.findings = try ReportCommand.findingsRequest(args)
+        request.vc = args.value("vc")
+        request.around = try integer(args.value("around"), option: "around", what: "a seq")
+        if let text = args.value("window") {
+            guard let ns = Duration.parse(text), ns > 0 else {
+                throw UsageError("invalid --window '\(text)' (expected a duration such as 10s or 500ms)")
+            }
+            request.width = ns
+        }
+        if let lanes = try integer(args.value("lanes"), option: "lanes", what: "a number") { request.maxLanes = lanes == 0 ? nil : Int(lanes) }
+        request.showIdle = args.has("idle")
+        let width = try integer(args.value("width"), option: "width", what: "a number of columns").map(Int.init)
+
+        let db = try Schema.openForReading(path: context.databasePath(args))
+        let session = try SessionChoice.one(sid, db: db)
+        let timeline: Timeline
+        let progress = ProgressLine(console: context.console)
+        do {
+            timeline = try TimelineReport.make(db: db, session: session, request) { events in
+                progress.update { "rebuild the model of \(session.sid.prefix(8)): \(TextReport.group(events)) events" }
+            }
+        } catch let e as TimelineError {
+            progress.clear()
+            throw usage(e)
+        }
+        progress.clear()
+        let output = try OutputFile(path: args.value("output"), console: context.console)
+        switch format {
+        case .svg:
+            try output.write(SVGTimeline(timeline).render())
+        default:
+            let columns = width ?? (output.isTerminal ? context.console.outputWidth : nil) ?? 100
+            try output.write(TextTimeline(timeline, width: columns, color: output.isTerminal).render())
+        }
+        try output.finish()
+        return ExitStatus.ok
+    }
+
+    /// A non-negative integer option.
+    static func integer(_ text: String?, option: String, what: String) throws -> Int64? {
+        guard let text else { return nil }
+        guard let n = Int64(text), n >= 0 else { throw UsageError("invalid --\(option) '\(text)' (expected \(what))") }
+        return n
+    }
+
+    static func usage(_ e: TimelineError) -> UsageError {
+        switch e {
+        case .noSuchEvent(let seq, let sid):
+            return UsageError("session \(sid) has no event with seq \(seq)",
+                              hint: "its seqs: lctrace query \"SELECT seq, event, vc FROM events_v WHERE sid = '\(sid)'\"")
+        case .noSuchInstance(let vc, let sid):
+            return UsageError("session \(sid) has no controller '\(vc)'",
+                              hint: "its controllers: lctrace query \"SELECT vc, since, class FROM instances_v WHERE sid = '\(sid)'\"")
+        case .emptySession(let sid):
+            return UsageError("session \(sid) has no events to draw")
+        }
+    }
+}
