@@ -10,7 +10,7 @@ enum SessionChoice {
         if matches.count == 1 { return matches[0] }
         if let exact = matches.first(where: { $0.sid.lowercased() == text.lowercased() }) { return exact }
         if matches.isEmpty {
-            throw UsageError("no session matches '\(text)'", hint: "list them with 'lctrace sessions'")
+            throw UsageError("no session matches '\(text)'", hint: "list them with 'lctrace sessions --db \(Selection.shell(db.path))'")
         }
         let listed = matches.prefix(8).map { s in
             "\(s.sid) (\([s.app, s.appVersion, s.build.map { "(\($0))" }, s.wall].compactMap { $0 }.joined(separator: " ")))"
@@ -28,7 +28,7 @@ enum SessionChoice {
             chosen += try ModelReader(db: db).sessions(SessionFilter(app: app, build: build))
             if chosen.isEmpty {
                 let what = [app.map { "app '\($0)'" }, build.map { "build '\($0)'" }].compactMap { $0 }.joined(separator: " and ")
-                throw UsageError("no session of \(what)", hint: "list them with 'lctrace sessions'")
+                throw UsageError("no session of \(what)", hint: "list them with 'lctrace sessions --db \(Selection.shell(db.path))'")
             }
         }
         var seen = Set<String>()

@@ -67,6 +67,11 @@ final class SelectionTests: TemporaryDirectoryTestCase {
         let sql = try XCTUnwrap(expected.components(separatedBy: "\"").dropFirst().first)
         let rows = TestSupport.run(["query", "--db", db, "-f", "csv", sql.replacingOccurrences(of: "SELECT *", with: "SELECT session")])
         XCTAssertEqual(rows.out.split(separator: "\n").count, 4, rows.out)
+        // The timeline's hints name the database too.
+        let timeline = TestSupport.run(["timeline", "--db", db, "--session", "zz"])
+        XCTAssertTrue(timeline.err.contains("lctrace sessions --db \(db)"), timeline.err)
+        let seq = TestSupport.run(["timeline", "--db", db, "--session", "cd00", "--around", "999"])
+        XCTAssertTrue(seq.err.contains("lctrace query --db \(db) \"SELECT seq, event, vc FROM events_v WHERE sid = 'cd00-0000'\""), seq.err)
         // A path with a space is quoted for the shell.
         let spaced = dir + "/my db.db"
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", spaced, dir]).status, 0)
