@@ -8,7 +8,7 @@ public protocol ComparisonReporter {
 
 public enum ComparisonReporters {
     public static let all: [any ComparisonReporter.Type] = [
-        CompareTextReporter.self, CompareJSONReporter.self, CompareMarkdownReporter.self,
+        CompareTextReporter.self, CompareJSONReporter.self, CompareMarkdownReporter.self, CompareJUnitReporter.self,
     ]
     public static var ids: [String] { all.map { $0.id } }
     public static func named(_ id: String) -> (any ComparisonReporter.Type)? { all.first { $0.id == id } }

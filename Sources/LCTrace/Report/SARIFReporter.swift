@@ -16,7 +16,7 @@ public enum SARIFReporter: Reporter {
         let ruleIndex = Dictionary(rules.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
         var out = "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\",\"runs\":[{\n"
         out += " \"tool\":{\"driver\":{\"name\":\"lctrace\",\"version\":\(jsonString(ToolInfo.version)),"
-        out += "\"informationUri\":\"https://github.com/lctrace/lctrace\",\"rules\":["
+        out += "\"rules\":["
         out += rules.map { "\n  " + descriptor($0) }.joined(separator: ",") + "\n ]}},\n"
         if let root = view.options.sourceRoot {
             out += " \"originalUriBaseIds\":{\"SRCROOT\":{\"uri\":\(jsonString(directoryURI(root)))}},\n"

@@ -128,6 +128,24 @@ final class BuildGateEndToEndTests: TemporaryDirectoryTestCase {
         XCTAssertLessThan(slow["p_value"] as? Double ?? 1, 0.01)
         XCTAssertGreaterThan(slow["head_p50_ms"] as? Double ?? 0, 400)
 
+        // JUnit: the new leak and the regression are the two failures.
+        let junit = TestSupport.run(["compare", "--db", db, "--base-build", Self.base, "--head-build", Self.head, "--format", "junit"]).out
+        XCTAssertEqual(junit.components(separatedBy: "<failure ").count - 1, 2, junit)
+        XCTAssertTrue(junit.contains("name=\"LC301|com.example.shop|ReviewsViewController|pop\" time=\"0\">\n      <failure"), junit)
+        XCTAssertTrue(junit.contains("<testcase classname=\"GalleryViewController\" name=\"animated\" time=\"0\">\n      <failure type=\"timing-regression\""), junit)
+        try? junit.write(toFile: dir + "/compare-junit.xml", atomically: true, encoding: .utf8)
+
+        // The same comparison with each build in its own database.
+        let (baseDB, headDB) = (dir + "/base.db", dir + "/head.db")
+        let baseFiles = (0..<10).map { dir + "/base-\($0).jsonl" }, headFiles = (0..<12).map { dir + "/head-\($0).jsonl" }
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", baseDB] + baseFiles).status, 0)
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", headDB] + headFiles).status, 0)
+        let split = TestSupport.run(["compare", "--db", headDB, "--base-db", baseDB, "--base-build", Self.base,
+                                     "--head-build", Self.head, "--format", "json"])
+        XCTAssertEqual(split.out, r.out, "two databases compare like one")
+        XCTAssertEqual(TestSupport.run(["compare", "--db", headDB, "--base-build", Self.base, "--head-build", Self.head]).status, 66,
+                       "the base build is not in the head's database")
+
         let muted = TestSupport.run(["compare", "--db", db, "--base-build", Self.base, "--head-build", Self.head, "--fail-on", "never"])
         XCTAssertEqual(muted.status, 0, "--fail-on never mutes both reasons")
         XCTAssertTrue(muted.out.contains("REGRESSION"), muted.out)

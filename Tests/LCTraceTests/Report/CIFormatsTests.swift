@@ -140,6 +140,9 @@ final class CIFormatsTests: TemporaryDirectoryTestCase {
         let plainSarif = TestSupport.run(["report", "--db", db, "--format", "sarif"]).out
         let junit = TestSupport.run(["report", "--db", db, "--format", "junit", "--baseline", baseline]).out
         let emptyJunit = TestSupport.run(["report", "--db", db, "--format", "junit", "--class", "Nothing"]).out
+        let compareJunit = TestSupport.run(["compare", "--db", db, "--base-build", "812", "--head-build", "816", "--format", "junit"]).out
+        XCTAssertTrue(compareJunit.contains("<failure type=\"LC301\""), compareJunit)
+        try validate("junit", schema: "junit-10.xsd", document: compareJunit, file: "c.xml")
         try validate("sarif", schema: "sarif-schema-2.1.0.json", document: sarif, file: "a.sarif")
         try validate("sarif", schema: "sarif-schema-2.1.0.json", document: plainSarif, file: "b.sarif")
         try validate("junit", schema: "junit-10.xsd", document: junit, file: "a.xml")
