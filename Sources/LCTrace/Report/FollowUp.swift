@@ -14,12 +14,7 @@ public struct FollowUp: Sendable {
 
     /// `lctrace query --db DB "SELECT * FROM findings_v WHERE rule = 'LC301' AND build = '812'"`.
     public func findingsQuery(rule: String) -> String {
-        var terms = ["rule = \(Self.sqlLiteral(rule))"] + conditions.map { "\($0.0) = \(Self.sqlLiteral($0.1))" }
-        if let minSeverity, minSeverity > .info {
-            let allowed = Severity.allCases.filter { $0 >= minSeverity }.map { Self.sqlLiteral($0.rawValue) }
-            terms.append("severity IN (\(allowed.joined(separator: ", ")))")
-        }
-        return command("SELECT * FROM findings_v WHERE " + terms.joined(separator: " AND "))
+        command(HintQueries.findings(rule: rule, conditions: conditions, minSeverity: minSeverity))
     }
 
     /// `lctrace query --db DB SQL`, quoted for a POSIX shell.
@@ -28,9 +23,6 @@ public struct FollowUp: Sendable {
         if let database { parts += ["--db", Self.shellWord(database)] }
         return (parts + [Self.shellWord(sql, preferDouble: true)]).joined(separator: " ")
     }
-
-    /// A SQL string literal.
-    public static func sqlLiteral(_ value: String) -> String { "'" + value.replacingOccurrences(of: "'", with: "''") + "'" }
 
     /// `text` as one shell word: as is when it is plain, in double quotes when nothing in it
     /// is special there, else in single quotes.

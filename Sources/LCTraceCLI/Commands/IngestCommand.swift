@@ -115,7 +115,7 @@ enum IngestCommand: Command {
                 console.writeError("Warning: \(file.path):\(example.line): \(example.reason)\n")
             }
             if file.rejects > file.rejectExamples.count {
-                let query = FollowUp(database: database).command("SELECT line, reason FROM rejects JOIN files ON files.id = rejects.file WHERE path = \(FollowUp.sqlLiteral(file.path))")
+                let query = FollowUp(database: database).command(HintQueries.rejectedLines(path: file.path))
                 console.writeError("Warning: \(file.path): \(TextReport.group(file.rejects - file.rejectExamples.count)) more rejected lines (\(query))\n")
             }
             if file.conflicts > 0 {

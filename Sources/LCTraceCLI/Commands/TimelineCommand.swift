@@ -83,10 +83,10 @@ enum TimelineCommand: Command {
         switch e {
         case .noSuchEvent(let seq, let sid):
             return UsageError("session \(sid) has no event with seq \(seq)",
-                              hint: "its seqs: " + followUp.command("SELECT seq, event, vc FROM events_v WHERE sid = \(FollowUp.sqlLiteral(sid))"))
+                              hint: "its seqs: " + followUp.command(HintQueries.events(sid: sid)))
         case .noSuchInstance(let vc, let sid):
             return UsageError("session \(sid) has no controller '\(vc)'",
-                              hint: "its controllers: " + followUp.command("SELECT vc, since, class FROM instances_v WHERE sid = \(FollowUp.sqlLiteral(sid))"))
+                              hint: "its controllers: " + followUp.command(HintQueries.instances(sid: sid)))
         case .emptySession(let sid):
             return UsageError("session \(sid) has no events to draw")
         }
