@@ -27,7 +27,7 @@ let package = Package(
         .executableTarget(name: "lctrace-gen", dependencies: ["LCTraceGen"]),
         .executableTarget(name: "lctrace-fuzz", dependencies: ["LCTraceGen", "LCTrace"]),
         .testTarget(name: "LCTraceTests", dependencies: ["LCTrace", "LCTraceCLI", "LCTraceGen"],
-                    exclude: ["Fuzz/regressions", "Report/Golden"]),
+                    exclude: ["Fuzz/regressions", "Report/Golden", "Fixtures"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -3,6 +3,8 @@
 
     Benchmarks/run [--quick] [--runs N] [--scaling] [--keep DIR]
 
+The CI gate (report, report --format sarif, baseline, compare, report --baseline) is timed on
+the analysed corpus, and with --scaling on the analysed 10 M-event database.
 The corpus is generated deterministically by lctrace-gen (never committed). Every tool runs
 on the same files, runs alternate between tools, and the table shows medians: wall time,
 events/s, MB/s of JSON, bytes per event in the database, peak RSS, and the ratio of each
@@ -74,11 +76,34 @@ def db_size(path):
     return sum(os.path.getsize(p) for p in glob.glob(path + "*")) if path else None
 
 
+def gate_commands(lctrace, db, work, runs, label):
+    """Times report, baseline and compare (the CI gate) on an analysed database, side by side."""
+    builds = subprocess.run(["sqlite3", db, "SELECT build FROM sessions GROUP BY build ORDER BY count(*) DESC, build LIMIT 2"],
+                            capture_output=True, text=True).stdout.split()
+    baseline = os.path.join(work, "gate-baseline.json")
+    commands = [("report", [lctrace, "report", "--db", db, "--fail-on", "never"]),
+                ("report --format sarif", [lctrace, "report", "--db", db, "--fail-on", "never", "--format", "sarif"]),
+                ("baseline -o FILE", [lctrace, "baseline", "--db", db, "-o", baseline])]
+    if len(builds) == 2:
+        commands.append((f"compare --base-build {builds[1]} --head-build {builds[0]}",
+                         [lctrace, "compare", "--db", db, "--base-build", builds[1], "--head-build", builds[0], "--fail-on", "never"]))
+    commands.append(("report --baseline FILE", [lctrace, "report", "--db", db, "--fail-on", "never", "--baseline", baseline]))
+    results = {name: [] for name, _ in commands}
+    for _ in range(runs):
+        for name, command in commands:  # alternate within each round
+            results[name].append(timed(command))
+    print(f"\n| CI gate on {label} | wall s (median of {runs}) | peak RSS MB |")
+    print("|---|---|---|")
+    for name, _ in commands:
+        print(f"| lctrace {name} | {statistics.median(s for s, _ in results[name]):.2f} | {max(m for _, m in results[name]):.0f} |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="a tiny corpus, one run (CI)")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--scaling", action="store_true", help="also time lctrace on 1 M, 3 M and 10 M events")
+    ap.add_argument("--scaling", action="store_true", help="also time lctrace on 1 M, 3 M and 10 M events, and the CI gate "
+                    "(report, baseline, compare) on the 10 M-event database")
     ap.add_argument("--keep", help="work folder to keep (corpora are reused)")
     a = ap.parse_args()
     work = a.keep or tempfile.mkdtemp(prefix="lctrace-bench-")
@@ -147,6 +172,7 @@ def main():
         subprocess.run([lctrace, "report", "--db", db("lctrace"), "--fail-on", "never"], stdout=subprocess.DEVNULL)
         print(f"\nlctrace analyze --all alone: {out}")
         print(f"lctrace report on it: {time.perf_counter() - t0:.2f} s")
+        gate_commands(lctrace, db("lctrace"), work, runs, f"the analysed corpus ({events:,} events)")
     long_session(lctrace, gen, work, db, runs, quick=a.quick)
     if a.scaling and not a.quick:
         print("\n| events | files | lctrace ingest s | events/s | s per M events | peak RSS MB | bytes/event |")
@@ -158,9 +184,7 @@ def main():
             secs, rss = timed([lctrace, "ingest", "-q", "--db", path] + fs)
             print(f"| {ev:,} | {len(fs)} | {secs:.1f} | {ev / secs / 1e3:,.0f} k | {secs / ev * 1e6:.2f} | {rss:.0f} | {db_size(path) / ev:.0f} |")
             if millions == 10:
-                t0 = time.perf_counter()
-                subprocess.run([lctrace, "report", "--db", path, "--fail-on", "never"], stdout=subprocess.DEVNULL)
-                print(f"\nlctrace report on the analysed 10 M-event database: {time.perf_counter() - t0:.2f} s")
+                gate_commands(lctrace, path, work, max(runs, 3), f"the analysed {ev:,}-event database")
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -9,7 +9,8 @@ public enum ExitStatus {
     public static let usage: Int32 = 64
     /// Damaged input: a file ended early or was corrupt (the rest still loaded).
     public static let dataError: Int32 = 65
-    /// An input path does not exist or cannot be opened (the others still loaded).
+    /// An input path does not exist or cannot be opened (the others still loaded); `report`,
+    /// `baseline`, `compare`: the selection holds no session (without `--allow-empty`).
     public static let noInput: Int32 = 66
     /// The database could not be read or written: read-only, full disk, not a database.
     public static let ioError: Int32 = 74
@@ -17,10 +18,10 @@ public enum ExitStatus {
     /// Every status with what it means, for the overview and the manual page.
     public static let meanings: [(status: Int32, short: String, meaning: String)] = [
         (ok, "ok", "done; no finding at or above --fail-on"),
-        (findings, "findings at or above --fail-on", "report: a finding at or above --fail-on"),
+        (findings, "findings at or above --fail-on", "report, compare: a finding at or above --fail-on (new ones only under a baseline), or a significant timing regression"),
         (usage, "usage", "usage: unknown command or option, bad value, refused query"),
-        (dataError, "damaged input", "ingest: damaged input (truncated or corrupt file); everything else loaded"),
-        (noInput, "missing input", "ingest: a path does not exist or cannot be read; everything else loaded"),
+        (dataError, "damaged input", "ingest: damaged input (truncated or corrupt file, or a file without one valid line); everything else loaded"),
+        (noInput, "missing input or no session selected", "ingest: a path does not exist or cannot be read, or no trace file was found; report, baseline, compare: the selection holds no session (unless --allow-empty)"),
         (ioError, "database or I/O failure", "the database cannot be opened, read or written"),
     ]
 }
@@ -44,12 +45,13 @@ protocol Command {
 
 public enum CLI {
     static let commands: [any Command.Type] = [
-        IngestCommand.self, AnalyzeCommand.self, ReportCommand.self, TimelineCommand.self, ExportCommand.self,
+        IngestCommand.self, AnalyzeCommand.self, ReportCommand.self, BaselineCommand.self, CompareCommand.self,
+        TimelineCommand.self, ExportCommand.self,
         SessionsCommand.self, QueryCommand.self, SchemaCommand.self,
         HelpCommand.self, CompletionsCommand.self,
     ]
 
-    public static let version = "0.1.0"
+    public static let version = ToolInfo.version
 
     public static var commandNames: [String] { commands.map { $0.spec.name } }
 
@@ -170,9 +172,9 @@ public enum CLI {
             if let hint = e.hint { text += "Hint: \(hint)\n" }
             console.writeError(text)
             return ExitStatus.usage
-        case let e as Schema.VersionError:
-            console.writeError("Error: \(e.description)\n")
-            return ExitStatus.ioError
+        case let e as OneLineError:
+            console.writeError("Error: \(e.line)\n")
+            return e.status
         case let e as DatabaseError:
             var text = "Error: database: \(e.message)\n"
             if e.isIOFailure { text += "Hint: check that the database and its folder are writable and the disk has room\n" }
@@ -186,6 +188,32 @@ public enum CLI {
             return ExitStatus.ioError
         }
     }
+}
+
+/// An error told in one `Error:` line, with the exit status of its kind.
+protocol OneLineError: Error {
+    var line: String { get }
+    var status: Int32 { get }
+}
+
+extension Schema.VersionError: OneLineError {
+    var line: String { description }
+    var status: Int32 { ExitStatus.ioError }
+}
+
+extension BaselineError: OneLineError {
+    var line: String { description }
+    var status: Int32 { ExitStatus.usage }
+}
+
+extension EmptySelection: OneLineError {
+    var line: String { message }
+    var status: Int32 { ExitStatus.noInput }
+}
+
+extension FileError: OneLineError {
+    var line: String { message }
+    var status: Int32 { ExitStatus.ioError }
 }
 
 /// Output formats shared by query, sessions and report.

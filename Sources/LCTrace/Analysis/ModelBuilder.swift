@@ -401,7 +401,7 @@ public final class ModelBuilder {
                 appearingCycles.remove(c)
                 if model.cycles[c].isSeq == nil && !model.cycles[c].resumedFromDisappearing {
                     x.missingIsAppearingCount += 1
-                    if x.firstMissingIsAppearing == nil { x.firstMissingIsAppearing = (model.cycles[c].willSeq, e.seq, e.t) }
+                    if x.firstMissingIsAppearing == nil { x.firstMissingIsAppearing = (model.cycles[c].willSeq, e.seq, e.t, model.cycles[c].animated ?? false) }
                 }
             }
         case .visible:

@@ -98,9 +98,9 @@ public final class Instance {
     /// latest instance of its id, a tombstone stands in for it (`InstanceDirectory.ended`).
     var retired = false
     /// Completed appearances without viewIsAppearing (LC402): how many, and the first one's
-    /// (viewWillAppear seq, viewDidAppear seq, viewDidAppear t).
+    /// (viewWillAppear seq, viewDidAppear seq, viewDidAppear t, animated).
     public internal(set) var missingIsAppearingCount = 0
-    public internal(set) var firstMissingIsAppearing: (willSeq: Int64, didSeq: Int64, didT: Int64)?
+    public internal(set) var firstMissingIsAppearing: (willSeq: Int64, didSeq: Int64, didT: Int64, animated: Bool)?
 
     init(key: InstanceKey, firstT: Int64) {
         self.key = key

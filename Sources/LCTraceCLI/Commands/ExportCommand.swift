@@ -25,7 +25,7 @@ enum ExportCommand: Command {
         let named = args.all("session")
         guard !named.isEmpty || args.value("app") != nil || args.value("build") != nil else {
             throw UsageError("name what to export: --session SID, --build BUILD or --app BUNDLE",
-                             hint: "list the sessions with 'lctrace sessions'")
+                             hint: "list the sessions with 'lctrace sessions --db \(Selection.shell(context.databasePath(args)))'")
         }
         let findings = try ReportCommand.findingsRequest(args)
         let db = try Schema.openForReading(path: context.databasePath(args))

@@ -10,7 +10,7 @@ enum SessionChoice {
         if matches.count == 1 { return matches[0] }
         if let exact = matches.first(where: { $0.sid.lowercased() == text.lowercased() }) { return exact }
         if matches.isEmpty {
-            throw UsageError("no session matches '\(text)'", hint: "list them with 'lctrace sessions'")
+            throw UsageError("no session matches '\(text)'", hint: "list them with 'lctrace sessions --db \(Selection.shell(db.path))'")
         }
         let listed = matches.prefix(8).map { s in
             "\(s.sid) (\([s.app, s.appVersion, s.build.map { "(\($0))" }, s.wall].compactMap { $0 }.joined(separator: " ")))"
@@ -28,17 +28,16 @@ enum SessionChoice {
             chosen += try ModelReader(db: db).sessions(SessionFilter(app: app, build: build))
             if chosen.isEmpty {
                 let what = [app.map { "app '\($0)'" }, build.map { "build '\($0)'" }].compactMap { $0 }.joined(separator: " and ")
-                throw UsageError("no session of \(what)", hint: "list them with 'lctrace sessions'")
+                throw UsageError("no session of \(what)", hint: "list them with 'lctrace sessions --db \(Selection.shell(db.path))'")
             }
         }
         var seen = Set<String>()
         return chosen.filter { seen.insert($0.sid).inserted }
     }
 
-    /// Sessions whose id begins with `text`, ignoring case. The SQL filter's LIKE reads `_`
-    /// and `%` as wildcards, so its rows are checked again here.
-    private static func candidates(_ text: String, db: Database) throws -> [SessionInfo] {
-        let prefix = text.lowercased()
-        return try ModelReader(db: db).sessions(SessionFilter(session: text)).filter { $0.sid.lowercased().hasPrefix(prefix) }
+    /// Sessions whose id begins with `text`, ignoring case (at most `limit`), in id order.
+    static func candidates(_ text: String, db: Database, limit: Int = 1000) throws -> [SessionInfo] {
+        let reader = ModelReader(db: db)
+        return try reader.sessions(matching: text, limit: limit).flatMap { try reader.sessions(SessionFilter(session: $0)) }
     }
 }

@@ -29,7 +29,8 @@ enum TimelineCommand: Command {
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try OutputFormat.parse(args.value("format"), allowed: [.text, .svg], default: .text)
         guard let sid = args.value("session") else {
-            throw UsageError("missing --session SID for 'lctrace timeline'", hint: "list the sessions with 'lctrace sessions'")
+            throw UsageError("missing --session SID for 'lctrace timeline'",
+                             hint: "list the sessions with 'lctrace sessions --db \(Selection.shell(context.databasePath(args)))'")
         }
         var request = TimelineRequest()
         request.findings = try ReportCommand.findingsRequest(args)
@@ -55,7 +56,7 @@ enum TimelineCommand: Command {
             }
         } catch let e as TimelineError {
             progress.clear()
-            throw usage(e)
+            throw usage(e, database: context.databasePath(args))
         }
         progress.clear()
         let output = try OutputFile(path: args.value("output"), console: context.console)
@@ -77,14 +78,15 @@ enum TimelineCommand: Command {
         return n
     }
 
-    static func usage(_ e: TimelineError) -> UsageError {
+    static func usage(_ e: TimelineError, database: String) -> UsageError {
+        let followUp = FollowUp(database: database)
         switch e {
         case .noSuchEvent(let seq, let sid):
             return UsageError("session \(sid) has no event with seq \(seq)",
-                              hint: "its seqs: lctrace query \"SELECT seq, event, vc FROM events_v WHERE sid = '\(sid)'\"")
+                              hint: "its seqs: " + followUp.command(HintQueries.events(sid: sid)))
         case .noSuchInstance(let vc, let sid):
             return UsageError("session \(sid) has no controller '\(vc)'",
-                              hint: "its controllers: lctrace query \"SELECT vc, since, class FROM instances_v WHERE sid = '\(sid)'\"")
+                              hint: "its controllers: " + followUp.command(HintQueries.instances(sid: sid)))
         case .emptySession(let sid):
             return UsageError("session \(sid) has no events to draw")
         }

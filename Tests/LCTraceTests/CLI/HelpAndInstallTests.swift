@@ -100,6 +100,7 @@ final class HelpAndInstallTests: TemporaryDirectoryTestCase {
             for option in command.spec.options where !option.choices.isEmpty {
                 // What else each command needs to get as far as reading the option.
                 let tail = ["query": ["SELECT 1"], "ingest": [dir + "/none"], "timeline": ["--session", "db9c"],
+                            "baseline": ["-o", "-"], "compare": ["--base-build", "806", "--head-build", "812"],
                             "export": ["--session", "db9c", "-o", dir + "/export.json"]][command.spec.name] ?? []
                 for choice in option.choices {
                     let r = TestSupport.run([command.spec.name, "--db", db, "--\(option.name)", choice] + tail)
@@ -140,7 +141,7 @@ final class HelpAndInstallTests: TemporaryDirectoryTestCase {
         ("lctrace rep", ["report"]),
         ("lctrace --db x rep", ["report"]),
         ("lctrace report --fo", ["--format"]),
-        ("lctrace report --format ", ["csv", "json", "text"]),
+        ("lctrace report --format ", Reporters.ids.sorted()),
         ("lctrace report --fail-on ", ["error", "info", "never", "warning"]),
         ("lctrace help re", ["report"]),
         ("lctrace completions ", ["bash", "fish", "zsh"]),

@@ -16,7 +16,11 @@
 /// grace period (LC302).
 enum LeakedControllerRule: Rule {
     static let info = RuleInfo(id: "LC301", name: "leaked-controller", severity: .error, family: .leaks,
-                               summary: "released controller not deallocated")
+                               summary: "released controller not deallocated",
+                               explanation: "A controller released (popped, dismissed, removed from its parent, taken along by a released container or by a dismissal down its presentation chain) with no deinit within the grace period (5 s of foreground time, --grace) in a session that went on past it, and never shown or adopted again. Not flagged: a deinit in time, a controller kept and shown again, a cancelled interactive pop or sheet swipe, background time, a reused address, sessions that end inside the grace period (LC302).",
+                               help: "Find what still holds the controller: a closure capturing self strongly, a delegate or notification observer that is not weak, a timer, or a cache. Xcode's memory graph debugger shows the path.",
+                               report: ReportNeeds(worstFirstBy: "retained_ms", worstFirstTitle: "longest retained first",
+                                                   groupBy: "how", groupByTitle: "left via", heldByKeys: ["held_by", "held_by_since"]))
 
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.instances.compactMap { x in
@@ -40,7 +44,8 @@ enum LeakedControllerRule: Rule {
             let what = x.end == .deinit ? "deallocated only \(Say.ms(delay)) after" : "not deallocated \(Say.ms(delay)) after"
             return Finding(info, model, x.key, t: release.t,
                            "\(x.cls ?? x.key.vc) \(what) \(LeakedControllerRule.describe(release, model)) (grace \(Say.seconds(settings.leakGrace)))",
-                           evidence: evidence, detail: LeakedControllerRule.detail(release, delay: delay))
+                           evidence: evidence, key: LeakedControllerRule.key(release, model),
+                           detail: LeakedControllerRule.detail(release, delay: delay))
         }
     }
 
@@ -58,10 +63,19 @@ enum LeakedControllerRule: Rule {
         }
     }
 
-    static func detail(_ release: Release, delay: Int64) -> [String: String] {
-        var detail = ["how": release.how.rawValue, "release_seq": String(release.seq),
-                      "retained_ms": String(delay / 1_000_000)]
-        if let a = release.ancestor { detail["held_by"] = a.vc; detail["held_by_since"] = String(a.since) }
+    static func detail(_ release: Release, delay: Int64) -> [String: DetailValue] {
+        var detail: [String: DetailValue] = ["how": .text(release.how.rawValue), "release_seq": .int(release.seq),
+                                             "retained_ms": .int(delay / 1_000_000)]
+        if let a = release.ancestor { detail["held_by"] = .text(a.vc); detail["held_by_since"] = .int(a.since) }
         return detail
+    }
+
+    /// The identity key after the class: how it left and, when a release took it along, the
+    /// class of the controller whose release did (rules.md 1.1).
+    static func key(_ release: Release, _ model: SessionModel) -> [String?] {
+        switch release.how {
+        case .ancestor, .chain: return [release.how.rawValue, release.ancestor.flatMap { model.cls(of: $0) }]
+        default: return [release.how.rawValue]
+        }
     }
 }

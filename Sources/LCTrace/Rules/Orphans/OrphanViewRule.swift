@@ -14,7 +14,9 @@
 /// recorded (its containment history is incomplete; see `RuleCatalog.settle`).
 enum OrphanViewRule: Rule {
     static let info = RuleInfo(id: "LC101", name: "orphan-view", severity: .error, family: .orphans,
-                               summary: "view attached into a controller that is not its parent")
+                               summary: "view attached into a controller that is not its parent",
+                               explanation: "A controller's root view was attached into another controller's view while it was not that controller's child (no addChild in force) and it never became one while attached: such an orphan gets no appearance or trait callbacks. Not flagged: views in a window or transition container, presented controllers not yet dismissed (an over-current-context presentation sits in the context's view), children added by navigation, tab and split controllers, and a view adopted by addChild while attached (LC105).",
+                               help: "Call addChild(_:) on the host before adding the child's view, then didMove(toParent:) after it; or present the controller instead of adding its view.")
 
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.attachments.compactMap { a in
@@ -24,7 +26,7 @@ enum OrphanViewRule: Rule {
             let evidence = [a.attachSeq] + [a.detachSeq ?? a.endSeq].compactMap { $0 }
             return Finding(info, model, a.instance, t: a.attachT,
                            "\(Say.cls(model, a.instance))'s view sits in \(hostName)\(end) without addChild: it gets no appearance callbacks",
-                           evidence: evidence, detail: ["host": host])
+                           evidence: evidence, key: [a.hostClass], detail: ["host": .text(host)])
         }
     }
 }

@@ -10,7 +10,9 @@
 /// apps built with an older SDK; sessions with no session record (no SDK known).
 enum AppDelegateLifecycleRule: Rule {
     static let info = RuleInfo(id: "LC501", name: "app-delegate-lifecycle", severity: .warning, family: .scene,
-                               summary: "deprecated app-delegate life cycle")
+                               summary: "deprecated app-delegate life cycle",
+                               explanation: "One of the four app-delegate state transitions the iOS 26 SDK deprecates (appDidBecomeActive, appWillResignActive, appDidEnterBackground, appWillEnterForeground) in an app built with SDK 26 or later, one finding per event. Not flagged: appDidFinishLaunching and appWillTerminate, older SDKs, sessions without a session record.",
+                               help: "Adopt the scene life cycle: move the work to the UISceneDelegate callback named in the message.")
     static let scope = RuleScope.session
 
     /// The scene-delegate callback that replaces each deprecated one.
@@ -27,7 +29,7 @@ enum AppDelegateLifecycleRule: Rule {
             let instead = replacements[kind].map { ": use \($0.rawValue)" } ?? ""
             return Finding(info, model, t: seen.firstT,
                            "\(kind.rawValue)\(times) with SDK \(model.metadata.sdk!): deprecated app-delegate life cycle\(instead)",
-                           evidence: seen.seqs, detail: ["event": kind.rawValue, "count": String(seen.count)])
+                           evidence: seen.seqs, key: [kind.rawValue], detail: ["event": .text(kind.rawValue), "count": .int(Int64(seen.count))])
         }
     }
 }
