@@ -3,13 +3,16 @@
 
     Benchmarks/run [--quick] [--runs N] [--scaling] [--keep DIR]
 
+The CI gate (report, report --format sarif, baseline, compare, report --baseline) is timed on
+the analysed corpus, and with --scaling on the analysed 10 M-event database.
 The corpus is generated deterministically by lctrace-gen (never committed). Every tool runs
 on the same files, runs alternate between tools, and the table shows medians: wall time,
 events/s, MB/s of JSON, bytes per event in the database, peak RSS, and the ratio of each
 tool's time to lctrace's. Peers: gzip -dc; a C floor of our own (Benchmarks/cfloor.c, scan
 only, and scan + SQLite with and without the raw line); the sqlite3 CLI loading raw lines
 then INSERT … SELECT json_extract; DuckDB read_ndjson on 2 threads (from PyPI, in a private
-virtualenv; skipped when it cannot be installed). This is a measurement, never a test.
+virtualenv; skipped when it cannot be installed). Then `timeline` and `export` on one long
+session beside `report` on it. This is a measurement, never a test.
 """
 import argparse, glob, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -73,11 +76,34 @@ def db_size(path):
     return sum(os.path.getsize(p) for p in glob.glob(path + "*")) if path else None
 
 
+def gate_commands(lctrace, db, work, runs, label):
+    """Times report, baseline and compare (the CI gate) on an analysed database, side by side."""
+    builds = subprocess.run(["sqlite3", db, "SELECT build FROM sessions GROUP BY build ORDER BY count(*) DESC, build LIMIT 2"],
+                            capture_output=True, text=True).stdout.split()
+    baseline = os.path.join(work, "gate-baseline.json")
+    commands = [("report", [lctrace, "report", "--db", db, "--fail-on", "never"]),
+                ("report --format sarif", [lctrace, "report", "--db", db, "--fail-on", "never", "--format", "sarif"]),
+                ("baseline -o FILE", [lctrace, "baseline", "--db", db, "-o", baseline])]
+    if len(builds) == 2:
+        commands.append((f"compare --base-build {builds[1]} --head-build {builds[0]}",
+                         [lctrace, "compare", "--db", db, "--base-build", builds[1], "--head-build", builds[0], "--fail-on", "never"]))
+    commands.append(("report --baseline FILE", [lctrace, "report", "--db", db, "--fail-on", "never", "--baseline", baseline]))
+    results = {name: [] for name, _ in commands}
+    for _ in range(runs):
+        for name, command in commands:  # alternate within each round
+            results[name].append(timed(command))
+    print(f"\n| CI gate on {label} | wall s (median of {runs}) | peak RSS MB |")
+    print("|---|---|---|")
+    for name, _ in commands:
+        print(f"| lctrace {name} | {statistics.median(s for s, _ in results[name]):.2f} | {max(m for _, m in results[name]):.0f} |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="a tiny corpus, one run (CI)")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--scaling", action="store_true", help="also time lctrace on 1 M, 3 M and 10 M events")
+    ap.add_argument("--scaling", action="store_true", help="also time lctrace on 1 M, 3 M and 10 M events, and the CI gate "
+                    "(report, baseline, compare) on the 10 M-event database")
     ap.add_argument("--keep", help="work folder to keep (corpora are reused)")
     a = ap.parse_args()
     work = a.keep or tempfile.mkdtemp(prefix="lctrace-bench-")
@@ -146,6 +172,8 @@ def main():
         subprocess.run([lctrace, "report", "--db", db("lctrace"), "--fail-on", "never"], stdout=subprocess.DEVNULL)
         print(f"\nlctrace analyze --all alone: {out}")
         print(f"lctrace report on it: {time.perf_counter() - t0:.2f} s")
+        gate_commands(lctrace, db("lctrace"), work, runs, f"the analysed corpus ({events:,} events)")
+    long_session(lctrace, gen, work, db, runs, quick=a.quick)
     if a.scaling and not a.quick:
         print("\n| events | files | lctrace ingest s | events/s | s per M events | peak RSS MB | bytes/event |")
         print("|---|---|---|---|---|---|---|")
@@ -156,11 +184,52 @@ def main():
             secs, rss = timed([lctrace, "ingest", "-q", "--db", path] + fs)
             print(f"| {ev:,} | {len(fs)} | {secs:.1f} | {ev / secs / 1e3:,.0f} k | {secs / ev * 1e6:.2f} | {rss:.0f} | {db_size(path) / ev:.0f} |")
             if millions == 10:
-                t0 = time.perf_counter()
-                subprocess.run([lctrace, "report", "--db", path, "--fail-on", "never"], stdout=subprocess.DEVNULL)
-                print(f"\nlctrace report on the analysed 10 M-event database: {time.perf_counter() - t0:.2f} s")
+                gate_commands(lctrace, path, work, max(runs, 3), f"the analysed {ev:,}-event database")
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def long_session(lctrace, gen, work, db, runs, quick):
+    """timeline and export on one long session (about 50,000 events; 5,000 with --quick), beside
+    `report` on the same session: medians, peak RSS, output size."""
+    fs, ev, _, _ = corpus(gen, work, 1, 400 if quick else 4200, "long-quick" if quick else "long")
+    path = db("long")
+    for p in glob.glob(path + "*"):
+        os.unlink(p)
+    sh([lctrace, "ingest", "-q", "--db", path] + fs)
+    sid = subprocess.run([lctrace, "query", "--db", path, "-f", "csv", "SELECT sid FROM sessions"],
+                         capture_output=True, text=True).stdout.split()[1]
+    dirty = db("long-dirty")
+    for p in glob.glob(dirty + "*"):
+        os.unlink(p)
+    # A copy through SQLite (its write-ahead log included), then marked as changed since its analysis.
+    sh(["sqlite3", path, ".backup '%s'" % dirty])
+    sh(["sqlite3", dirty, "UPDATE sessions SET dirty = 1"])
+    out = os.path.join(work, "long.out")
+    cases = [
+        ("report --session (for scale)", [lctrace, "report", "--db", path, "--session", sid, "--fail-on", "never"]),
+        ("timeline (10 s around the worst finding)", [lctrace, "timeline", "--db", path, "--session", sid]),
+        ("timeline --window 600s --lanes 0 --idle", [lctrace, "timeline", "--db", path, "--session", sid, "--window", "600s", "--lanes", "0", "--idle"]),
+        ("timeline -f svg", [lctrace, "timeline", "--db", path, "--session", sid, "-f", "svg"]),
+        ("timeline, model rebuilt (dirty session)", [lctrace, "timeline", "--db", dirty, "--session", sid]),
+        ("export (Chrome trace, whole session)", [lctrace, "export", "--db", path, "--session", sid]),
+    ]
+    results = {name: [] for name, _ in cases}
+    sizes = {}
+    for _ in range(runs):
+        for name, cmd in cases:
+            results[name].append(timed(cmd + ["-o", out] if not name.startswith("report") else cmd))
+            sizes[name] = os.path.getsize(out) if not name.startswith("report") and os.path.exists(out) else None
+    base = statistics.median(s for s, _ in results[cases[0][0]])
+    print(f"\nOne long session: {ev:,} events\n")
+    print("| command | wall s | peak RSS MB | output | time ÷ report |")
+    print("|---|---|---|---|---|")
+    for name, _ in cases:
+        secs = statistics.median(s for s, _ in results[name])
+        rss = max(m for _, m in results[name])
+        size = sizes[name]
+        shown = "–" if size is None else (f"{size / 1e6:.1f} MB" if size >= 1e5 else f"{size / 1e3:.0f} kB")
+        print(f"| {name} | {secs:.2f} | {rss:.0f} | {shown} | {secs / base:.2f} |")
 
 
 if __name__ == "__main__":

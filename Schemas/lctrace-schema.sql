@@ -1,4 +1,6 @@
--- lctrace database schema, version 1 (PRAGMA user_version = 1).
+-- lctrace database schema, version 2 (PRAGMA user_version = 2). Version 2 adds the finding
+-- identities (`findings.identity_key`, `findings.identity`, `identities_v`); a version-1
+-- database is migrated in place by `lctrace ingest` or `lctrace analyze` (its findings rebuilt).
 --
 -- Stored tables keep repeated text (controller ids, class and event names) as integer
 -- references into `strings`, which keeps a database near 30 bytes per event. Every table
@@ -99,9 +101,9 @@ CREATE TABLE instances (
     end_how     TEXT,                         -- 'deinit', 'reused' (id init'ed again with no deinit seen), NULL: alive at the end
     parent      INTEGER,                      -- last container (addChild) → strings
     presenter   INTEGER,                      -- controller that presented it → strings
-    release_seq INTEGER,                      -- seq of the release that was not cancelled (see rules.md, LC301)
+    release_seq INTEGER,                      -- seq of the release that was not cancelled (docs/rule-reference.md, LC301)
     release_t   INTEGER,
-    release_how TEXT,                         -- 'pop', 'dismiss', 'removeFromParent', 'ancestor'
+    release_how TEXT,                         -- 'pop', 'dismiss', 'removeFromParent', 'ancestor', 'chain' (1.1: taken along by a dismissal below it)
     appearances INTEGER NOT NULL DEFAULT 0,   -- appearance cycles started
     final_state TEXT NOT NULL,                -- appearance state at its end: hidden, appearing, visible, disappearing
     PRIMARY KEY (session, vc, since)
@@ -159,9 +161,12 @@ CREATE TABLE findings (
     evidence   TEXT NOT NULL,                 -- JSON array of seqs
     confidence TEXT NOT NULL CHECK (confidence IN ('high', 'low')), -- low in sessions with lost events
     file       INTEGER,                       -- → files.id, for file-level findings
-    detail     TEXT                           -- JSON object of rule-specific values (e.g. how a leaked controller left)
+    detail     TEXT,                          -- JSON object of rule-specific values, typed (e.g. {"how":"pop","retained_ms":126144})
+    identity_key TEXT NOT NULL,               -- the defect's readable key, rule|app|… (docs/rule-reference.md, "Finding identity"): no session, address, seq, time or path
+    identity   TEXT NOT NULL                  -- first 8 bytes of SHA-256 of identity_key, 16 lowercase hex digits
 );
 CREATE INDEX findings_by_session ON findings (session);
+CREATE INDEX findings_by_identity ON findings (identity);
 
 -- Settings the stored model and findings were built with.
 CREATE TABLE meta (
@@ -242,12 +247,22 @@ LEFT JOIN strings cc ON cc.id = ci.cls
 LEFT JOIN instances pi ON pi.session = k.session AND pi.vc = k.parent AND pi.since = k.parent_since
 LEFT JOIN strings pc ON pc.id = pi.cls;
 
--- Findings with names resolved: the columns of `lctrace report --format json`.
+-- Findings with names resolved: the columns of `lctrace report --format json`, with the
+-- session's app, build and device.
 CREATE VIEW findings_v AS
 SELECT f.id, f.rule, f.name, f.severity, s.sid AS session, v.text AS vc, f.since, c.text AS class,
-       f.t, f.message, f.evidence, f.confidence, fl.path AS file, f.detail, f.session AS session_id
+       f.t, f.message, f.evidence, f.confidence, fl.path AS file, f.detail, f.session AS session_id,
+       f.identity, f.identity_key, s.app, s.build, s.device
 FROM findings f
 LEFT JOIN sessions s ON s.id = f.session
 LEFT JOIN strings v ON v.id = f.vc
 LEFT JOIN strings c ON c.id = f.cls
 LEFT JOIN files fl ON fl.id = f.file;
+
+-- One row per finding identity (one defect, however many sessions, devices and builds show it).
+CREATE VIEW identities_v AS
+SELECT f.identity, f.identity_key, f.rule, f.name, f.severity, min(c.text) AS class,
+       count(*) AS occurrences, count(DISTINCT f.session) AS sessions
+FROM findings f
+LEFT JOIN strings c ON c.id = f.cls
+GROUP BY f.identity, f.identity_key, f.rule, f.name, f.severity;

@@ -6,9 +6,13 @@ public struct OptionSpec: Sendable {
     public var value: String?          // value placeholder ("PATH"); nil for a flag
     public var help: String
     public var repeatable = false
+    /// The values a shell completion offers (formats, levels); empty: see `completion`.
+    public var choices: [String] = []
 
-    public init(_ name: String, short: Character? = nil, value: String? = nil, help: String, repeatable: Bool = false) {
+    public init(_ name: String, short: Character? = nil, value: String? = nil, help: String, repeatable: Bool = false,
+                choices: [String] = []) {
         self.name = name; self.short = short; self.value = value; self.help = help; self.repeatable = repeatable
+        self.choices = choices
     }
 }
 
@@ -22,6 +26,8 @@ public struct CommandSpec: Sendable {
     public var maxPositionals: Int? = 0
     public var options: [OptionSpec]
     public var discussion: String?
+    /// What a shell completion offers for the arguments; nil: derived from `positional`.
+    public var positionalCompletion: ValueCompletion?
 
     public var usage: String {
         var parts = ["lctrace", name]

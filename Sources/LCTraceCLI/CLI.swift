@@ -9,12 +9,25 @@ public enum ExitStatus {
     public static let usage: Int32 = 64
     /// Damaged input: a file ended early or was corrupt (the rest still loaded).
     public static let dataError: Int32 = 65
-    /// An input path does not exist or cannot be opened (the others still loaded).
+    /// An input path does not exist or cannot be opened (the others still loaded); `report`,
+    /// `baseline`, `compare`: the selection holds no session (without `--allow-empty`).
     public static let noInput: Int32 = 66
     /// The database could not be read or written: read-only, full disk, not a database.
     public static let ioError: Int32 = 74
     /// Ended by a signal, cleanly (SIGINT, SIGTERM): 128 + its number, as shells report it.
     public static func interrupted(by signal: Int32) -> Int32 { 128 + signal }
+
+    /// Every status with what it means, for the overview and the manual page.
+    public static let meanings: [(status: Int32, short: String, meaning: String)] = [
+        (ok, "ok", "done; no finding at or above --fail-on"),
+        (findings, "findings at or above --fail-on", "report, compare: a finding at or above --fail-on (new ones only under a baseline), or a significant timing regression"),
+        (usage, "usage", "usage: unknown command or option, bad value (a duration without a unit, a number outside its range), refused query"),
+        (dataError, "damaged input", "ingest: damaged input (truncated or corrupt file, or a file without one valid line); everything else loaded"),
+        (noInput, "missing input or no session selected", "ingest: a path does not exist or cannot be read (permissions, a broken link, a FIFO, an unreadable directory), or no trace file was found; report, baseline, compare: the selection holds no session (unless --allow-empty)"),
+        (ioError, "database or I/O failure", "the database cannot be opened, read or written, is missing, is not a regular file, has a schema that is not lctrace's or a corrupt page; query: stopped by --timeout"),
+        (interrupted(by: SIGINT), "interrupted (SIGINT)", "ingest, analyze: ended by SIGINT (Ctrl-C) after rolling back the batch in flight; the same command finishes the work"),
+        (interrupted(by: SIGTERM), "interrupted (SIGTERM)", "ingest, analyze: the same, ended by SIGTERM"),
+    ]
 }
 
 /// What every command gets: where to write and the environment.
@@ -36,30 +49,49 @@ protocol Command {
 
 public enum CLI {
     static let commands: [any Command.Type] = [
-        IngestCommand.self, AnalyzeCommand.self, ReportCommand.self, SessionsCommand.self,
-        QueryCommand.self, SchemaCommand.self,
+        IngestCommand.self, AnalyzeCommand.self, ReportCommand.self, BaselineCommand.self, CompareCommand.self,
+        TimelineCommand.self, ExportCommand.self,
+        SessionsCommand.self, QueryCommand.self, SchemaCommand.self,
+        HelpCommand.self, CompletionsCommand.self,
     ]
 
-    public static let version = "0.1.0"
+    public static let version = ToolInfo.version
 
     public static var commandNames: [String] { commands.map { $0.spec.name } }
+
+    /// Options that go before the command name: `lctrace --db x report` is `lctrace report --db x`.
+    static let globalOptions: [OptionSpec] = [
+        OptionSpec("db", value: "PATH", help: "Database of the command, as if given after its name (default: $LCTRACE_DB, else ./lctrace.db)."),
+        OptionSpec("version", help: "Print the version."),
+        OptionSpec("help", short: "h", help: "Show this overview."),
+    ]
 
     static var overview: String {
         var text = """
         lctrace \(version): UIKit view-controller lifecycle traces into answers.
 
-        Usage: lctrace <command> [options] [arguments]
+        Usage: lctrace [--db PATH] <command> [options] [arguments]
 
         Commands:
 
         """
+        let width = commandNames.map(\.count).max()! + 2
         for c in commands {
-            text += "  \(c.spec.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(c.spec.summary)\n"
+            text += "  \(c.spec.name.padding(toLength: width, withPad: " ", startingAt: 0))\(c.spec.summary)\n"
         }
-        text += "  help       Show help for a command: lctrace help <command>\n"
-        text += "\nThe database is --db PATH, else $LCTRACE_DB, else ./lctrace.db.\n"
-        text += "Exit status: 0 ok, 1 findings at or above --fail-on, 64 usage, 65 damaged input,\n"
-        text += "66 missing input, 74 database or I/O failure, 130/143 interrupted (SIGINT/SIGTERM).\n"
+        text += "\nOptions:\n"
+        for o in globalOptions {
+            let left = (o.short.map { "-\($0), " } ?? "") + "--\(o.name)" + (o.value.map { " \($0)" } ?? "")
+            text += "  \(left.padding(toLength: width, withPad: " ", startingAt: 0))\(o.help)\n"
+        }
+        text += "\n'lctrace help <command>' shows a command's options; 'lctrace help --man' prints the manual page.\n"
+        var line = "Exit status:"
+        for (i, e) in ExitStatus.meanings.enumerated() {
+            let item = " \(e.status) \(e.short)" + (i == ExitStatus.meanings.count - 1 ? "." : ",")
+            if line.count + item.count > 90 { text += line + "\n"; line = "" }
+            line += line.isEmpty ? String(item.dropFirst()) : item
+        }
+        text += line + "\n"
         return text
     }
 
@@ -68,32 +100,35 @@ public enum CLI {
     public static func run(_ arguments: [String], console: Console = StandardConsole(),
                            environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
         let context = CommandContext(console: console, environment: environment)
-        guard let first = arguments.first else {
-            console.write(overview)
-            return ExitStatus.ok
-        }
-        switch first {
-        case "-h", "--help":
-            console.write(overview)
-            return ExitStatus.ok
-        case "--version", "version":
-            console.write("lctrace \(version)\n")
-            return ExitStatus.ok
-        case "help":
-            guard arguments.count > 1 else { console.write(overview); return ExitStatus.ok }
-            guard let command = commands.first(where: { $0.spec.name == arguments[1] }) else {
-                return report(UsageError("unknown command '\(arguments[1])'", hint: suggestion(for: arguments[1])), console)
-            }
-            console.write(command.spec.help)
-            return ExitStatus.ok
-        default:
-            break
-        }
-        guard let command = commands.first(where: { $0.spec.name == first }) else {
-            return report(UsageError("unknown command '\(first)'", hint: suggestion(for: first)), console)
-        }
         do {
-            let args = try ArgumentParser.parse(Array(arguments.dropFirst()), spec: command.spec)
+            var rest = arguments[...]
+            let globalDB = try leadingOptions(&rest)
+            guard let first = rest.first else {
+                if globalDB != nil { throw UsageError("missing command after --db", hint: "usage: lctrace [--db PATH] <command> [options]") }
+                console.write(overview)
+                return ExitStatus.ok
+            }
+            switch first {
+            case "-h", "--help":
+                console.write(overview)
+                return ExitStatus.ok
+            case "--version", "version":
+                console.write("lctrace \(version)\n")
+                return ExitStatus.ok
+            default:
+                break
+            }
+            guard let command = commands.first(where: { $0.spec.name == first }) else {
+                throw UsageError("unknown command '\(first)'", hint: suggestion(for: first))
+            }
+            var commandArguments = Array(rest.dropFirst())
+            if let globalDB {
+                guard command.spec.options.contains(where: { $0.name == "db" }) else {
+                    throw UsageError("'lctrace \(first)' opens no database: --db does not apply", command: first)
+                }
+                commandArguments.insert(contentsOf: ["--db", globalDB], at: 0)
+            }
+            let args = try ArgumentParser.parse(commandArguments, spec: command.spec)
             if args.wantsHelp {
                 console.write(command.spec.help)
                 return ExitStatus.ok
@@ -102,6 +137,30 @@ public enum CLI {
         } catch {
             return report(error, console)
         }
+    }
+
+    /// Takes the options before the command name off `rest`: `--db PATH` (returned), and
+    /// stops at `-h`, `--help`, `--version` (left for the caller) or the first word.
+    static func leadingOptions(_ rest: inout ArraySlice<String>) throws -> String? {
+        var db: String?
+        while let arg = rest.first, arg.hasPrefix("-"), !["-h", "--help", "--version"].contains(arg) {
+            let value: String
+            if arg == "--db" {
+                guard rest.count > 1 else { throw UsageError("option '--db' needs a value (PATH)") }
+                value = rest[rest.startIndex + 1]
+                rest = rest.dropFirst(2)
+            } else if arg.hasPrefix("--db=") {
+                value = String(arg.dropFirst(5))
+                rest = rest.dropFirst()
+            } else {
+                let near = ArgumentParser.closest(arg, in: globalOptions.map { "--\($0.name)" })
+                throw UsageError("unknown option '\(arg)' before the command",
+                                 hint: near.map { "did you mean '\($0)'?" } ?? "a command's options go after its name: lctrace <command> \(arg)")
+            }
+            guard db == nil else { throw UsageError("option '--db' given more than once") }
+            db = value
+        }
+        return db
     }
 
     static func suggestion(for word: String) -> String {
@@ -117,9 +176,9 @@ public enum CLI {
             if let hint = e.hint { text += "Hint: \(shown(hint))\n" }
             console.writeError(text)
             return ExitStatus.usage
-        case let e as Schema.VersionError:
-            console.writeError("Error: \(shown(e.description))\n")
-            return ExitStatus.ioError
+        case let e as OneLineError:
+            console.writeError("Error: \(shown(e.line))\n")
+            return e.status
         case let e as DatabaseError:
             var text = "Error: database: \(shown(e.message))\n"
             if e.isCorrupt {
@@ -151,9 +210,36 @@ extension OptionSpec {
     static let safeCSV = OptionSpec("safe-csv", help: "CSV: put ' before cells starting with = + - @ so spreadsheets show them as text.")
 }
 
+/// An error told in one `Error:` line, with the exit status of its kind.
+protocol OneLineError: Error {
+    var line: String { get }
+    var status: Int32 { get }
+}
+
+extension Schema.VersionError: OneLineError {
+    var line: String { description }
+    var status: Int32 { ExitStatus.ioError }
+}
+
+extension BaselineError: OneLineError {
+    var line: String { description }
+    var status: Int32 { ExitStatus.usage }
+}
+
+extension EmptySelection: OneLineError {
+    var line: String { message }
+    var status: Int32 { ExitStatus.noInput }
+}
+
+extension FileError: OneLineError {
+    var line: String { message }
+    var status: Int32 { ExitStatus.ioError }
+}
+
 /// Output formats shared by query, sessions and report.
 enum OutputFormat: String, CaseIterable {
-    case table, text, csv, json
+    case table, text, csv, json, svg
+    case chromeTrace = "chrome-trace"
 
     static func parse(_ value: String?, allowed: [OutputFormat], default def: OutputFormat) throws -> OutputFormat {
         guard let value else { return def }

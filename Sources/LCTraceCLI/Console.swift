@@ -13,6 +13,8 @@ public protocol Console: AnyObject {
     var outputIsTerminal: Bool { get }
     /// True when standard error is a terminal: only then are progress lines drawn.
     var errorIsTerminal: Bool { get }
+    /// Columns of the terminal standard output is, nil when it is not one.
+    var outputWidth: Int? { get }
     /// Overwrites the current progress line on stderr (only called when `errorIsTerminal`).
     func progress(_ text: String)
     func clearProgress()
@@ -22,6 +24,7 @@ public protocol Console: AnyObject {
 public final class StandardConsole: Console {
     public let outputIsTerminal = isatty(1) != 0
     public let errorIsTerminal = isatty(2) != 0
+    public var outputWidth: Int? { outputIsTerminal ? terminalWidth(1) : nil }
     private var progressShown = false
 
     public init() {}
@@ -37,7 +40,7 @@ public final class StandardConsole: Console {
     }
 
     public func progress(_ text: String) {
-        let width = terminalWidth()
+        let width = terminalWidth(2)
         let line = text.count > width - 1 ? String(text.prefix(width - 2)) + "…" : text
         FileHandle.standardError.write("\r\u{1B}[2K\(line)".data(using: .utf8)!)
         progressShown = true
@@ -50,9 +53,9 @@ public final class StandardConsole: Console {
         }
     }
 
-    private func terminalWidth() -> Int {
+    private func terminalWidth(_ fd: Int32) -> Int {
         var size = winsize()
-        if ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 10 { return Int(size.ws_col) }
+        if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 10 { return Int(size.ws_col) }
         return 80
     }
 }
@@ -64,10 +67,12 @@ public final class CapturingConsole: Console {
     public private(set) var progressLines: [String] = []
     public var outputIsTerminal: Bool
     public var errorIsTerminal: Bool
+    public var outputWidth: Int?
 
     public init(terminal: Bool = false) {
         outputIsTerminal = terminal
         errorIsTerminal = terminal
+        outputWidth = terminal ? 80 : nil
     }
 
     public func write(_ text: String) { output += text }

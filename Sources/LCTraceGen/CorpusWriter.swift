@@ -19,7 +19,7 @@ public struct CorpusOptions: Sendable {
 }
 
 /// Writes corpora: the fixed `SampleTraces/` set, or random ones of any size for tests and
-/// benchmarks, each with its answer key (`expected.json`).
+/// benchmarks, each with its answer key (written beside the folder, `DIR.expected.json`).
 public enum CorpusWriter {
     static let apps = ["com.example.shop", "com.example.news", "com.example.mail"]
     static let devices = ["iPhone16,2", "iPhone15,3", "iPhone17,1", "iPad14,5"]
@@ -39,9 +39,15 @@ public enum CorpusWriter {
         return "\(String(c[0..<8]))-\(String(c[8..<12]))-\(String(c[12..<16]))-\(String(c[16..<20]))-\(String(c[20..<32]))"
     }
 
+    /// The scenarios rules 1.1 added, drawn from a stream of their own so that the original
+    /// draws (and the corpora of a given seed before them) stay as they were.
+    static let bugs11: [Plant] = [.leakInChain]
+    static let lookAlikes11: [Plant] = [.chainDismissal, .containerMove, .overCurrentContext, .interactiveDismiss]
+
     /// Random plans: every session draws bugs and look-alikes at the given rates.
     public static func randomPlans(_ options: CorpusOptions) -> [SessionPlan] {
         var rng = SplitMix64(seed: options.seed)
+        var rng11 = SplitMix64(seed: options.seed ^ 0x5275_6c65_7331_2e31)
         return (0..<options.sessions).map { i in
             var plants: [Plant] = bugs.filter { _ in rng.chance(options.bugRate) }
             plants += lookAlikes.filter { _ in rng.chance(options.lookAlikeRate) }
@@ -59,6 +65,12 @@ public enum CorpusWriter {
             plan.wall = String(format: "2026-11-%02dT%02d:%02d:%02d.%03dZ", rng.int(1...28), rng.int(0...23), rng.int(0...59), rng.int(0...59), rng.int(0...999))
             plan.rotateEvery = options.rotateEvery
             plan.cleanEnd = rng.chance(0.7)
+            plan.plants += bugs11.filter { _ in rng11.chance(options.bugRate) }
+            plan.plants += lookAlikes11.filter { _ in rng11.chance(options.lookAlikeRate) }
+            plan.omitsNil = rng11.chance(0.2)
+            if !legacy && !plan.plants.contains(.noScene) && rng11.chance(options.bugRate / 4) {
+                plan.plants.append(.appExtension)
+            }
             _ = i
             return plan
         }
@@ -189,7 +201,7 @@ public enum CorpusWriter {
         return (sim.labels, bad.count + 1)
     }
 
-    /// The answer key as JSON (the shape of shared/examples/expected.json).
+    /// The answer key as JSON: expected findings, acceptable extras, look-alikes (scripts/score-findings.py reads it).
     public static func expectedJSON(_ labels: Labels) -> String {
         func item(_ i: Labels.Item) -> String {
             "{\"rule\":\"\(i.rule)\",\"session\":\"\(i.session)\",\"vc\":\(i.vc.map { "\"\($0)\"" } ?? "null"),\"since\":\(i.since.map(String.init) ?? "null")}"

@@ -25,9 +25,23 @@ public enum Plant: String, CaseIterable, Sendable {
     case leakPop, leakDismiss, leakWithChildren, leakUnconfirmed, instanceGrowth
     case slowAppearance, missingIsAppearing
     case appDelegate, noScene, lostEvents, unknownInstance, clockBackwards
+    /// (rules 1.1) A presentation chain dismissed from its bottom: the intermediate controller,
+    /// which gets no callbacks, is never freed.
+    case leakInChain
     // look-alikes that must not be flagged
     case cancelledInteractivePop, completedInteractivePop, cancelledSheetSwipe, sheetPresenter
     case backgrounding, visibleAtEnd, cachedReshow, lateDeinitInGrace, reusedAddress, quickEndAfterAdd
+    // (rules 1.1) look-alikes
+    /// A chain of three presentations dismissed from its bottom, all freed in time.
+    case chainDismissal
+    /// A child moved to another container (removeFromParent, then addChild), kept alive.
+    case containerMove
+    /// An `.overCurrentContext` presentation whose view sits in the presenter's view.
+    case overCurrentContext
+    /// A full-screen modal dismissed by an interactive swipe (sometimes let go first).
+    case interactiveDismiss
+    /// The session of an app extension: no scene life cycle, as extensions have none.
+    case appExtension
 }
 
 /// The answer key of a corpus.
@@ -79,6 +93,9 @@ public struct SessionPlan: Sendable {
     public var rotateEvery = 0
     /// End with sessionEnd (else the trace just stops, as after a crash).
     public var cleanEnd = true
+    /// Written as a Codable recorder writes: nil values (`"parent":null`, `"host":null`) and
+    /// false flags omitted (trace format 1.1, "Keys that are absent").
+    public var omitsNil = false
     public init(sid: String, plants: [Plant], scenarios: Int) {
         self.sid = sid; self.plants = plants; self.scenarios = scenarios
     }
@@ -119,7 +136,7 @@ public final class SessionSimulator {
         rng = SplitMix64(seed: seed)
         t = Int64(rng.int(1...40)) * 1_000_000
         nextAddress = 0x6000_0300_0000 + UInt64(rng.int(0...0xfff)) * 0x10_0000
-        scenes = !plan.plants.contains(.noScene)
+        scenes = !plan.plants.contains(.noScene) && !plan.plants.contains(.appExtension)
         appDelegate = plan.plants.contains(.appDelegate) || plan.plants.contains(.noScene)
         labels.scoredRules = ["LC101", "LC102", "LC103", "LC104", "LC105", "LC201", "LC202", "LC203", "LC204",
                               "LC205", "LC301", "LC302", "LC401", "LC402", "LC501", "LC502", "LC901", "LC902", "LC903"]
@@ -130,18 +147,39 @@ public final class SessionSimulator {
     private func emit(_ ev: String, _ vc: SimVC? = nil, _ fields: String = "") {
         var line = "{\"v\":1,\"sid\":\"\(plan.sid)\",\"seq\":\(seq),\"t\":\(t),\"ev\":\"\(ev)\""
         if let vc { line += ",\"vc\":\"\(vc.id)\"" }
-        if !fields.isEmpty { line += "," + fields }
+        let kept = plan.omitsNil ? Self.omittingNil(fields) : fields
+        if !kept.isEmpty { line += "," + kept }
         line += "}"
         if !droppedSeqs.contains(seq) { lines.append(line) }
         seq += 1
         sinceRotation += 1
     }
 
+    /// `fields` without the members a Codable recorder leaves out (null ids, false flags).
+    static func omittingNil(_ fields: String) -> String {
+        guard fields.contains(":null") || fields.contains(":false") else { return fields }
+        var members: [Substring] = []
+        var depth = 0, start = fields.startIndex
+        for i in fields.indices {
+            switch fields[i] {
+            case "{", "[": depth += 1
+            case "}", "]": depth -= 1
+            case "," where depth == 0:
+                members.append(fields[start..<i])
+                start = fields.index(after: i)
+            default: break
+            }
+        }
+        members.append(fields[start...])
+        return members.filter { !$0.hasSuffix(":null") && !$0.hasSuffix(":false") }.joined(separator: ",")
+    }
+
     private func advance(_ range: ClosedRange<Int>) { t += rng.ms(range) }
     private func advanceNs(_ ns: Int64) { t += ns }
 
     private func sessionRecord() {
-        emit("session", nil, "\"wall\":\"\(plan.wall)\",\"app\":\"\(plan.app)\",\"appVersion\":\"\(plan.appVersion)\",\"build\":\"\(plan.build)\",\"os\":\"iOS\",\"osVersion\":\"\(plan.osVersion)\",\"sdk\":\"\(plan.sdk)\",\"device\":\"\(plan.device)\",\"recorder\":\"lctrace-gen/1\"")
+        let extensionPoint = plan.plants.contains(.appExtension) ? ",\"extension\":\"com.apple.share-services\"" : ""
+        emit("session", nil, "\"wall\":\"\(plan.wall)\",\"app\":\"\(plan.app)\",\"appVersion\":\"\(plan.appVersion)\",\"build\":\"\(plan.build)\",\"os\":\"iOS\",\"osVersion\":\"\(plan.osVersion)\",\"sdk\":\"\(plan.sdk)\",\"device\":\"\(plan.device)\",\"recorder\":\"lctrace-gen/1\"" + extensionPoint)
         sinceRotation = 0
     }
 
@@ -253,7 +291,7 @@ public final class SessionSimulator {
     static let terminalOrder: [Plant] = [.stuckAppearing, .leakUnconfirmed, .quickEndAfterAdd]
     static let terminal = Set(terminalOrder)
     /// Plants that shape the whole session rather than one scenario.
-    static let global: Set<Plant> = [.appDelegate, .noScene, .visibleAtEnd]
+    static let global: Set<Plant> = [.appDelegate, .noScene, .visibleAtEnd, .appExtension]
 
     private func launch() {
         advance(1...3)
@@ -439,9 +477,10 @@ public final class SessionSimulator {
         selected = next
     }
 
-    /// Presents a modal (reference §4). Sheets give the presenter no callbacks.
-    private func presentModal(style: String, inNavigation: Bool, cls: String? = nil) -> SimVC {
-        let presenter = top
+    /// Presents a modal (reference §4). Sheets give the presenter no callbacks. Full screen
+    /// only from the top of the selected stack (its view is detached from the navigation view).
+    private func presentModal(style: String, inNavigation: Bool, cls: String? = nil, by: SimVC? = nil) -> SimVC {
+        let presenter = by ?? top
         let content = newVC(cls ?? rng.pick(["LoginViewController", "ShareViewController", "FilterSheetViewController", "ImagePreviewViewController"]))
         var presented = content
         if inNavigation {
@@ -469,6 +508,74 @@ public final class SessionSimulator {
         presentedStyle[presented.id] = style
         presentedBy[presented.id] = presenter
         return presented
+    }
+
+    /// X presented full screen, Y a sheet over X, Z a sheet over Y; `dismiss` of X removes all
+    /// three (UIKit's dismiss(animated:) documentation): only the top one (Z) animates and gets
+    /// callbacks, the presenter below X appears again. With `leak`, Y is never freed.
+    private func chainDismissal(leak: Bool) {
+        let x = presentModal(style: "fullScreen", inNavigation: false)
+        advance(800...2000)
+        let y = presentModal(style: "pageSheet", inNavigation: false, by: x)
+        advance(800...2000)
+        let z = presentModal(style: "formSheet", inNavigation: false, cls: "ConfirmViewController", by: y)
+        advance(800...2000)
+        let presenter = presentedBy[x.id]!
+        emit("dismiss", x, "\"animated\":true")
+        emit("viewWillDisappear", z, flags(animated: true, fromParent: false, dismissed: true))
+        emit("viewWillAppear", presenter, flags(animated: true, toParent: false, presented: false))
+        emit("viewAttached", presenter, "\"host\":\"\(nav.id)\"")
+        advance(2...5)
+        emit("viewIsAppearing", presenter, flags(animated: true) + ",\"bounds\":[393,852]")
+        advance(300...450)
+        emit("viewDidDisappear", z, flags(animated: true, fromParent: false, dismissed: true))
+        for vc in [z, y, x] { emit("viewDetached", vc, "\"host\":null") }
+        emit("viewDidAppear", presenter, flags(animated: true, toParent: false, presented: false))
+        advance(10...60)
+        free(z)
+        if !leak { free(y) }
+        free(x)
+        if leak { expect("LC301", y) } else { lookAlike(y, "removed without callbacks by a dismissal below it, freed in time") }
+        lookAlike(x, "dismissed at the bottom of a chain, freed in time (no disappearance callbacks)")
+    }
+
+    /// A full-screen modal dismissed by an interactive swipe: the presenter's appearance lasts
+    /// as long as the finger stays down. Half the time the swipe is let go first (cancelled).
+    private func interactiveDismissal() {
+        let modal = presentModal(style: "fullScreen", inNavigation: false)
+        let presenter = presentedBy[modal.id]!
+        advance(1000...3000)
+        func swipe(completes: Bool) {
+            emit("dismiss", modal, "\"animated\":true,\"interactive\":true")
+            emit("viewWillDisappear", modal, flags(animated: true, fromParent: false, dismissed: true))
+            emit("viewWillAppear", presenter, flags(animated: true, toParent: false, presented: false))
+            emit("viewAttached", presenter, "\"host\":\"\(nav.id)\"")
+            advance(2...5)
+            emit("viewIsAppearing", presenter, flags(animated: true) + ",\"bounds\":[393,852]")
+            advance(1500...4000)  // the finger stays down
+            if completes {
+                emit("viewDidDisappear", modal, flags(animated: true, fromParent: false, dismissed: true))
+                emit("viewDetached", modal, "\"host\":null")
+                emit("viewDidAppear", presenter, flags(animated: true, toParent: false, presented: false))
+            } else {
+                emit("viewWillDisappear", presenter, flags(animated: true, fromParent: false, dismissed: false))
+                advance(50...150)
+                emit("viewDidDisappear", presenter, flags(animated: true, fromParent: false, dismissed: false))
+                emit("viewDetached", presenter, "\"host\":\"\(nav.id)\"")
+                emit("viewWillAppear", modal, flags(animated: true, toParent: false, presented: false))
+                advance(100...300)
+                emit("viewDidAppear", modal, flags(animated: true, toParent: false, presented: false))
+            }
+        }
+        if rng.chance(0.5) {
+            swipe(completes: false)
+            advance(500...1500)
+        }
+        swipe(completes: true)
+        advance(10...60)
+        deinitTree(modal)
+        lookAlike(presenter, "revealed by an interactive dismissal (finger time is not a slow appearance)")
+        lookAlike(modal, "dismissed interactively, deallocated")
     }
 
     private var presentedStyle: [String: String] = [:]
@@ -790,7 +897,49 @@ public final class SessionSimulator {
             contain(child, in: top, didMove: false)
             lookAlike(child, "session ended within 1 s of addChild")
             advance(50...400)
-        case .appDelegate, .noScene, .visibleAtEnd:
+        case .leakInChain, .chainDismissal:
+            chainDismissal(leak: plant == .leakInChain)
+        case .containerMove:
+            let card = addCustomChild("CardStackViewController", toParent: top)
+            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top)
+            advance(500...1500)
+            // Moved within the window: the view changes superview, no appearance callbacks.
+            let old = top
+            emit("willMoveToParent", child, "\"parent\":null")
+            emit("removeFromParent", child, "\"parent\":\"\(old.id)\"")
+            emit("didMoveToParent", child, "\"parent\":null")
+            old.children.removeAll { $0 === child }
+            contain(child, in: card, didMove: false)
+            emit("viewDetached", child, "\"host\":\"\(old.id)\"")
+            emit("viewAttached", child, "\"host\":\"\(card.id)\"")
+            emit("didMoveToParent", child, "\"parent\":\"\(card.id)\"")
+            lookAlike(child, "moved to another container (removeFromParent, then addChild): adopted, not leaked")
+            advance(6000...9000)  // past the grace period, alive and in use
+            removeCustomChild(child)
+            removeCustomChild(card)
+        case .overCurrentContext:
+            let presenter = top
+            let overlay = newVC("FilterOverlayViewController")
+            emit("present", presenter, "\"presented\":\"\(overlay.id)\",\"style\":\"overCurrentContext\",\"animated\":true")
+            load(overlay)
+            emit("viewWillAppear", overlay, flags(animated: true, toParent: false, presented: true))
+            emit("viewAttached", overlay, "\"host\":\"\(presenter.id)\"")
+            advance(2...6)
+            emit("viewIsAppearing", overlay, flags(animated: true) + ",\"bounds\":[393,852]")
+            advance(300...450)
+            emit("viewDidAppear", overlay, flags(animated: true, toParent: false, presented: true))
+            lookAlike(overlay, "over-current-context presentation: its view sits in the presenter's view")
+            advance(800...3000)
+            emit("dismiss", overlay, "\"animated\":true")
+            emit("viewWillDisappear", overlay, flags(animated: true, fromParent: false, dismissed: true))
+            advance(300...450)
+            emit("viewDidDisappear", overlay, flags(animated: true, fromParent: false, dismissed: true))
+            emit("viewDetached", overlay, "\"host\":\"\(presenter.id)\"")
+            advance(10...60)
+            free(overlay)
+        case .interactiveDismiss:
+            interactiveDismissal()
+        case .appDelegate, .noScene, .visibleAtEnd, .appExtension:
             break
         }
     }

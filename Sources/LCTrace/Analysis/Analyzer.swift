@@ -209,12 +209,7 @@ public final class Analyzer {
         try feed(consume)
         let model = builder.finish()
         findings += RuleCatalog.findings(model, settings, factsOnly: false)
-        // Judged before the session's end, a batch did not know yet whether events were lost.
-        if builder.batches > 0 {
-            let confidence = model.isLossy ? "low" : "high"
-            for i in findings.indices { findings[i].confidence = confidence }
-        }
-        model.findings = RuleCatalog.sorted(findings)
+        model.findings = RuleCatalog.sorted(RuleCatalog.settle(findings, lossy: model.isLossy))
         return model
     }
 }

@@ -19,6 +19,19 @@ public final class ModelBuilder {
     private var backgroundStart: Int64?
     /// Navigation controller id → the child of its running interactive push/pop.
     private var interactiveTransition: [String: String] = [:]
+    /// (1.1) Interactive presentations and dismissals still in progress, as the ids of the
+    /// controllers they move: the transition ends when one of them completes or cancels its
+    /// appearance (viewDidAppear or viewDidDisappear) or is deallocated. Appearances that
+    /// begin meanwhile are interactive (the finger sets their length).
+    private var interactivePresentations: [Set<String>] = []
+    /// Presenter id → ids it presented (pruned as they are dismissed): the presentation chain
+    /// a dismissal takes along.
+    private var presentedBy: [String: [String]] = [:]
+    /// (1.1) `dismiss` calls whose dismissal has not ended yet: the dismissed controller's
+    /// instance and the call's seq. The dismissal ends at the first viewDidDisappear with
+    /// isBeingDismissed among it and the controllers presented above it, and is dropped when
+    /// one of them appears again (a cancelled interactive dismissal).
+    private var pendingDismissals: [(root: Instance, seq: Int64)] = []
     /// Presented id → presenter id, for a presentation seen before the presented init; the
     /// next instance of that id takes it (a later instance of a reused id does not).
     private var presenterOf: [String: String] = [:]
@@ -70,9 +83,11 @@ public final class ModelBuilder {
             break
         }
         if e.kind.isSceneEvent { model.sceneEventCount += 1 }
-        if e.kind.isAppDelegateEvent {
-            model.appDelegateEventCount += 1
-            if model.appDelegateEvents.count < 50 { model.appDelegateEvents.append((e.seq, e.t, e.name)) }
+        if e.kind.isDeprecatedAppDelegateEvent {
+            var seen = model.deprecatedAppDelegateEvents[e.kind] ?? (0, e.t, [])
+            seen.count += 1
+            if seen.seqs.count < 10 { seen.seqs.append(e.seq) }
+            model.deprecatedAppDelegateEvents[e.kind] = seen
         }
         guard e.kind.needsVC || (e.kind == .memoryWarning && e.vc != nil), let vc = e.vc,
               let x = instance(for: vc, e) else { return }
@@ -90,12 +105,8 @@ public final class ModelBuilder {
         case .removeFromParent: removeFromParent(x, e)
         case .viewAttached: attach(x, e)
         case .viewDetached: detach(x, e.seq, e.t)
-        case .present:
-            if let presented = e.other {
-                if let y = directory.latest[presented], y.isAlive { y.presenter = vc } else { presenterOf[presented] = vc }
-            }
-        case .dismiss:
-            x.dismissCallSeq = e.seq
+        case .present: present(by: x, e)
+        case .dismiss: dismiss(x, e)
         case .push, .pop:
             let interactive = e.has(.interactive)
             if let child = e.other, let c = directory.latest[child], c.isAlive {
@@ -254,7 +265,7 @@ public final class ModelBuilder {
             x.cls = e.cls
             x.initSeq = e.seq
             x.initT = e.t
-            x.presenter = presenterOf.removeValue(forKey: vc)
+            adoptPendingPresentation(x)
             register(x)
             return x
         }
@@ -282,9 +293,16 @@ public final class ModelBuilder {
         x.cls = e.cls
         x.firstEventName = e.name
         x.unknownEventSeqs = [e.seq]
-        x.presenter = presenterOf.removeValue(forKey: vc)
+        adoptPendingPresentation(x)
         register(x)
         return x
+    }
+
+    /// A presentation seen before the presented controller's first event goes to this instance.
+    private func adoptPendingPresentation(_ x: Instance) {
+        guard let presenter = presenterOf.removeValue(forKey: x.key.vc) else { return }
+        x.presenter = presenter
+        x.isPresented = true
     }
 
     /// The class of the latest instance of an id, retired or not.
@@ -324,6 +342,7 @@ public final class ModelBuilder {
         cycle.resumedFromDisappearing = resumed
         cycle.backgrounded = backgroundStart != nil
         if let parent = x.parent, interactiveTransition[parent] != nil { cycle.interactive = true }
+        if !interactivePresentations.isEmpty { cycle.interactive = true }
         model.cycles.append(cycle)
         let index = model.cycles.count - 1
         x.openCycle = index
@@ -351,6 +370,7 @@ public final class ModelBuilder {
             startCycle(x, e, resumed: false)
         }
         x.state = .appearing
+        x.removedWithoutCallbacks = false
         cancelRelease(x)
     }
 
@@ -381,7 +401,7 @@ public final class ModelBuilder {
                 appearingCycles.remove(c)
                 if model.cycles[c].isSeq == nil && !model.cycles[c].resumedFromDisappearing {
                     x.missingIsAppearingCount += 1
-                    if x.firstMissingIsAppearing == nil { x.firstMissingIsAppearing = (model.cycles[c].willSeq, e.seq, e.t) }
+                    if x.firstMissingIsAppearing == nil { x.firstMissingIsAppearing = (model.cycles[c].willSeq, e.seq, e.t, model.cycles[c].animated ?? false) }
                 }
             }
         case .visible:
@@ -392,6 +412,8 @@ public final class ModelBuilder {
         }
         x.state = .visible
         endInteractiveTransition(of: x)
+        // Shown again: a dismissal it belonged to was cancelled (an interactive swipe let go).
+        pendingDismissals.removeAll { dismissalMembers($0.root).contains { $0 === x } }
     }
 
     private func viewWillDisappear(_ x: Instance, _ e: TraceEvent) {
@@ -431,7 +453,7 @@ public final class ModelBuilder {
         x.state = .hidden
         endInteractiveTransition(of: x)
         if e.has(.isBeingDismissed) {
-            release(x, e, how: .dismiss, callSeq: x.dismissCallSeq)
+            endDismissal(x, e)
         } else if e.has(.isMovingFromParent) {
             let navigation = x.lastNavigationCall?.kind == .pop
                 || (x.parent.flatMap { latestClass($0, at: e.seq) }?.hasSuffix("NavigationController") ?? false)
@@ -444,10 +466,11 @@ public final class ModelBuilder {
         if let parent = x.parent, interactiveTransition[parent] == x.key.vc {
             interactiveTransition[parent] = nil
         }
+        if !interactivePresentations.isEmpty { interactivePresentations.removeAll { $0.contains(x.key.vc) } }
     }
 
     private func deinitialize(_ x: Instance, _ e: TraceEvent) {
-        if x.state != .hidden {
+        if x.state != .hidden && !x.removedWithoutCallbacks {
             anomaly(.transition, x, e, evidence: cycleStart(x) + [e.seq])
         }
         x.end = .deinit
@@ -459,6 +482,9 @@ public final class ModelBuilder {
     /// Closes an instance's open facts when it ends (deinit, or its id reused).
     private func closeOnEnd(_ x: Instance, _ e: TraceEvent) {
         closeCycle(x, ending: .deinit)
+        if !interactivePresentations.isEmpty { interactivePresentations.removeAll { $0.contains(x.key.vc) } }
+        if !pendingDismissals.isEmpty { pendingDismissals.removeAll { $0.root === x } }
+        x.isPresented = false
         if let a = x.activeEdge {
             model.edges[a].childEndSeq = e.seq
             model.edges[a].childEndT = e.t
@@ -483,9 +509,9 @@ public final class ModelBuilder {
 
     // MARK: Releases
 
-    private func release(_ x: Instance, _ e: TraceEvent, how: ReleaseHow, callSeq: Int64?) {
+    private func release(_ x: Instance, _ e: TraceEvent, how: ReleaseHow, ancestor: InstanceKey? = nil, callSeq: Int64?) {
         guard x.release == nil else { return }  // the first release counts
-        x.release = Release(seq: e.seq, t: e.t, how: how, ancestor: nil, callSeq: callSeq)
+        x.release = Release(seq: e.seq, t: e.t, how: how, ancestor: ancestor, callSeq: callSeq)
         releaseDescendants(of: x, seq: e.seq, t: e.t)
     }
 
@@ -510,6 +536,86 @@ public final class ModelBuilder {
             }
         }
         cancel(x, depth: 0)
+    }
+
+    // MARK: Presentations
+
+    /// `present`: the presented controller is in use again (a release is cancelled) and
+    /// belongs to its presenter's chain until dismissed.
+    private func present(by presenter: Instance, _ e: TraceEvent) {
+        guard let presented = e.other else { return }
+        if let y = directory.latest[presented], y.isAlive {
+            y.presenter = presenter.key.vc
+            y.isPresented = true
+            cancelRelease(y)
+            if let a = y.activeAttachment { model.attachments[a].presented = true }
+        } else {
+            presenterOf[presented] = presenter.key.vc
+        }
+        // Only presentations still in force stay listed, so the list follows what is on screen.
+        var listed = presentedBy[presenter.key.vc] ?? []
+        listed.removeAll { id in
+            guard let y = directory.latest[id] else { return presenterOf[id] == nil }
+            return !(y.isAlive && y.isPresented && y.presenter == presenter.key.vc)
+        }
+        listed.append(presented)
+        presentedBy[presenter.key.vc] = listed
+        if e.has(.interactive) { interactivePresentations.append([presented]) }
+    }
+
+    /// `dismiss` of X: X (when it was presented) and every controller presented above it go
+    /// when the dismissal ends (`endDismissal`).
+    private func dismiss(_ x: Instance, _ e: TraceEvent) {
+        x.dismissCallSeq = e.seq
+        pendingDismissals.removeAll { $0.root === x }
+        pendingDismissals.append((x, e.seq))
+        if e.has(.interactive) {
+            interactivePresentations.append(Set(dismissalMembers(x).map(\.key.vc) + [x.key.vc]))
+        }
+    }
+
+    /// Live controllers presented above `root`, directly or up a chain, in chain order.
+    private func presentedChain(above root: Instance) -> [Instance] {
+        var chain: [Instance] = []
+        var seen = Set<ObjectIdentifier>([ObjectIdentifier(root)])
+        var frontier = [root]
+        while let node = frontier.popLast(), chain.count < 64 {
+            var ids = presentedBy[node.key.vc] ?? []
+            ids.removeAll { id in
+                guard let y = directory.latest[id], y.isAlive, y.isPresented, y.presenter == node.key.vc else { return true }
+                if seen.insert(ObjectIdentifier(y)).inserted { chain.append(y); frontier.append(y) }
+                return false
+            }
+            presentedBy[node.key.vc] = ids.isEmpty ? nil : ids
+        }
+        return chain
+    }
+
+    /// What a dismissal of `root` removes: `root` when it was presented, and its chain.
+    private func dismissalMembers(_ root: Instance) -> [Instance] {
+        (root.isPresented ? [root] : []) + presentedChain(above: root)
+    }
+
+    /// A viewDidDisappear with isBeingDismissed: the dismissal it belongs to has ended. The
+    /// dismissed controller is released (`dismiss`), and everything presented above it with
+    /// it (`chain`, naming the dismissed one), whether or not they got callbacks.
+    private func endDismissal(_ x: Instance, _ e: TraceEvent) {
+        let pending = pendingDismissals.firstIndex { p in p.root === x || dismissalMembers(p.root).contains { $0 === x } }
+        let root = pending.map { pendingDismissals[$0].root } ?? x
+        let callSeq = pending.map { pendingDismissals[$0].seq } ?? x.dismissCallSeq
+        if let pending { pendingDismissals.remove(at: pending) }
+        let chain = presentedChain(above: root)
+        if root.isAlive && (root.isPresented || root === x) {
+            root.isPresented = false
+            if root !== x && root.state != .hidden { root.removedWithoutCallbacks = true }
+            release(root, e, how: .dismiss, callSeq: callSeq)
+        }
+        for y in chain {
+            y.isPresented = false
+            if y !== x && y.state != .hidden { y.removedWithoutCallbacks = true }
+            release(y, e, how: .chain, ancestor: root.key, callSeq: callSeq)
+        }
+        presentedBy[root.key.vc] = nil
     }
 
     // MARK: Containment
@@ -553,6 +659,8 @@ public final class ModelBuilder {
         x.lastEdge = index
         x.parent = parent
         x.lastParent = parent
+        // (1.1) Adopted again (moved to another container, e.g. a collapsing split view): in use.
+        cancelRelease(x)
         p?.children[ObjectIdentifier(x)] = x
         p?.wasContainer = true
         if let a = x.activeAttachment, let host = model.attachments[a].host,
@@ -609,7 +717,7 @@ public final class ModelBuilder {
         let childOf = host.map { isWithin($0, x.parent) } ?? true
         model.attachments.append(Attachment(
             instance: x.key, host: host, hostClass: host.flatMap { latestClass($0, at: e.seq) },
-            attachSeq: e.seq, attachT: e.t, childOfHostAtAttach: childOf))
+            attachSeq: e.seq, attachT: e.t, childOfHostAtAttach: childOf, presented: x.isPresented))
         x.activeAttachment = model.attachments.count - 1
     }
 

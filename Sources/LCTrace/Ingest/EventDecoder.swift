@@ -363,8 +363,8 @@ public struct EventDecoder {
         switch kind {
         case .addChild, .present:
             if e.other.isNone { return RejectReason("event '\(batch.string(e.name)!)' needs key '\(otherKey!.text)' with a controller id") }
-        case .willMoveToParent, .didMoveToParent:
-            if !flags.contains(.otherPresent) { return RejectReason("event '\(batch.string(e.name)!)' needs key 'parent' (an id or null)") }
+        // Every other key may be absent (1.1): Codable recorders omit nil values, so an absent
+        // `parent` on willMoveToParent/didMoveToParent is `willMove(toParent: nil)`.
         case .session:
             if e.wall.isNone { return RejectReason("session record needs key 'wall'") }
             record!.wall = batch.string(e.wall)

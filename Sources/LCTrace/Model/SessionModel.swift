@@ -19,7 +19,12 @@ public enum AppearanceState: String, CaseIterable, Sendable {
 
 /// How an instance left its container or screen, starting its leak clock.
 public enum ReleaseHow: String, CaseIterable, Sendable {
-    case pop, dismiss, removeFromParent, ancestor
+    case pop, dismiss, removeFromParent
+    /// Still contained by a controller that was released (its children go with it).
+    case ancestor
+    /// (1.1) Presented above a controller whose dismissal took it along: dismissing X removes
+    /// everything X presented, directly or up a chain, and the intermediate ones get no callbacks.
+    case chain
 }
 
 /// The moment an instance was let go (rules.md "released"), not cancelled by a later appearance.
@@ -27,7 +32,8 @@ public struct Release: Equatable, Sendable {
     public var seq: Int64
     public var t: Int64
     public var how: ReleaseHow
-    /// For `.ancestor`: the instance whose release took this one with it.
+    /// For `.ancestor` and `.chain`: the instance whose release took this one with it (the
+    /// released container, or the dismissed controller at the bottom of the chain).
     public var ancestor: InstanceKey?
     /// The pop/dismiss/removeFromParent call that started the way out, when seen.
     public var callSeq: Int64?
@@ -64,6 +70,13 @@ public final class Instance {
     /// The last container it had, kept after removal for the model table.
     public var lastParent: String?
     public var presenter: String?
+    /// (1.1) A `present` named it and it has not been dismissed since: never an orphan, and
+    /// dismissing its presenter (or one below it in the chain) takes it along.
+    public var isPresented = false
+    /// (1.1) Removed by a dismissal further down its presentation chain, without the
+    /// disappearance callbacks UIKit does not send there: its deinit while it still looks
+    /// visible is not LC201. Cleared when it appears again.
+    public var removedWithoutCallbacks = false
     public var release: Release?
     public var cycleCount = 0
     /// Index of its open appearance cycle in `SessionModel.cycles`.
@@ -85,9 +98,9 @@ public final class Instance {
     /// latest instance of its id, a tombstone stands in for it (`InstanceDirectory.ended`).
     var retired = false
     /// Completed appearances without viewIsAppearing (LC402): how many, and the first one's
-    /// (viewWillAppear seq, viewDidAppear seq, viewDidAppear t).
+    /// (viewWillAppear seq, viewDidAppear seq, viewDidAppear t, animated).
     public internal(set) var missingIsAppearingCount = 0
-    public internal(set) var firstMissingIsAppearing: (willSeq: Int64, didSeq: Int64, didT: Int64)?
+    public internal(set) var firstMissingIsAppearing: (willSeq: Int64, didSeq: Int64, didT: Int64, animated: Bool)?
 
     init(key: InstanceKey, firstT: Int64) {
         self.key = key
@@ -166,6 +179,10 @@ public struct Attachment: Sendable {
     public var becameChildSeq: Int64?
     /// The instance deallocated while attached.
     public var endSeq: Int64?
+    /// (1.1) The instance was presented (not yet dismissed) while attached: an
+    /// `.overCurrentContext` presentation puts its view inside the context controller's view,
+    /// so this is never an orphan whatever `host` says.
+    public var presented = false
 }
 
 /// An appearance or lifecycle callback that broke the state machine.
@@ -199,6 +216,9 @@ public struct SessionMetadata: Sendable {
     public var sdk: String?
     public var device: String?
     public var recordSeq: Int64?
+    /// (1.1) The session record's `extension` key: the extension point of an app extension
+    /// (e.g. `com.apple.share-services`), which has no scene life cycle. Nil in an app.
+    public var extensionPoint: String?
     public init(sid: String) { self.sid = sid }
 
     /// (major, minor) of a version string such as "27.0" or "26.4.1".
@@ -223,9 +243,9 @@ public final class SessionModel {
     public var anomalies: [LifecycleAnomaly] = []
     /// (start t, end t) of background periods (no appearance callbacks, no main-thread work).
     public var backgroundIntervals: [(Int64, Int64)] = []
-    /// (seq, t) of app-delegate life-cycle events (at most 50).
-    public var appDelegateEvents: [(seq: Int64, t: Int64, name: String)] = []
-    public var appDelegateEventCount = 0
+    /// The deprecated app-delegate state transitions seen (`EventKind.isDeprecatedAppDelegateEvent`),
+    /// by event: how many, the first one's t, and the first ten seqs.
+    public var deprecatedAppDelegateEvents: [EventKind: (count: Int, firstT: Int64, seqs: [Int64])] = [:]
     public var sceneEventCount = 0
     public var findings: [Finding] = []
     /// Set when instances left memory in batches while the session was built: the instances

@@ -84,8 +84,16 @@ public enum EventKind: String, CaseIterable, Sendable {
 
     public var isAppDelegateEvent: Bool {
         switch self {
-        case .appDidFinishLaunching, .appDidBecomeActive, .appWillResignActive,
-             .appDidEnterBackground, .appWillEnterForeground, .appWillTerminate: return true
+        case .appDidFinishLaunching, .appWillTerminate: return true
+        default: return isDeprecatedAppDelegateEvent
+        }
+    }
+
+    /// (1.1) The four app-delegate state transitions the iOS 26 SDK deprecates in favour of the
+    /// scene ones (LC501). `appDidFinishLaunching` and `appWillTerminate` are not deprecated.
+    public var isDeprecatedAppDelegateEvent: Bool {
+        switch self {
+        case .appDidBecomeActive, .appWillResignActive, .appDidEnterBackground, .appWillEnterForeground: return true
         default: return false
         }
     }

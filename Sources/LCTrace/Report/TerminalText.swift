@@ -34,7 +34,8 @@ public enum TerminalText {
 
 extension ReportData {
     /// The same data with every text that came from a trace or a file name escaped for a
-    /// terminal (`TerminalText`): what the grouped text report shows.
+    /// terminal (`TerminalText`): what the grouped text report shows. Identities (hashes) are
+    /// kept as they are, so grouping and baseline verdicts do not change.
     public func escapedForTerminal() -> ReportData {
         func e(_ s: String?) -> String? { s.map(TerminalText.escaped) }
         var copy = self
@@ -48,11 +49,39 @@ extension ReportData {
         copy.findings = findings.map { f in
             var f = f
             f.session = e(f.session); f.vc = e(f.vc); f.cls = e(f.cls); f.file = e(f.file)
+            f.app = e(f.app); f.build = e(f.build); f.device = e(f.device)
             f.message = TerminalText.escaped(f.message)
-            f.detail = f.detail.mapValues(TerminalText.escaped)
+            f.identityKey = TerminalText.escaped(f.identityKey)
+            f.detail = f.detail.mapValues { value in
+                if case .text(let text) = value { return .text(TerminalText.escaped(text)) }
+                return value
+            }
             return f
         }
-        copy.gaps = Dictionary(gaps.map { (TerminalText.escaped($0.key), $0.value) }, uniquingKeysWith: +)
+        copy.gapSeries = Dictionary(gapSeries.map { (GapSeries(cls: TerminalText.escaped($0.key.cls), animated: $0.key.animated), $0.value) },
+                                    uniquingKeysWith: +)
+        copy.className = e(className)
         return copy
+    }
+}
+
+extension ReportView {
+    /// The same view over `ReportData.escapedForTerminal()`, with the baseline's entries (they
+    /// come from a file) escaped too: what the text report shows.
+    public func escapedForTerminal() -> ReportView {
+        var escapedOptions = options
+        escapedOptions.sourceRoot = nil   // the text report names no source files
+        if var baseline = escapedOptions.baseline {
+            baseline.entries = baseline.entries.map { entry in
+                var entry = entry
+                entry.cls = entry.cls.map(TerminalText.escaped)
+                entry.identityKey = TerminalText.escaped(entry.identityKey)
+                entry.rule = TerminalText.escaped(entry.rule)
+                return entry
+            }
+            baseline.file = TerminalText.escaped(baseline.file)
+            escapedOptions.baseline = baseline
+        }
+        return ReportView(data: data.escapedForTerminal(), options: escapedOptions, tool: tool)
     }
 }

@@ -17,7 +17,38 @@ public struct RuleInfo: Sendable, Equatable {
     public var name: String
     public var severity: Severity
     public var family: RuleFamily
+    /// One line: what it finds.
     public var summary: String
+    /// What it finds and what it deliberately does not flag, in a few sentences (SARIF's full
+    /// description).
+    public var explanation = ""
+    /// What usually fixes it (SARIF's help text).
+    public var help = ""
+    /// What its findings need from a report.
+    public var report = ReportNeeds()
+}
+
+/// What a rule's findings need from a report, declared by the rule, so that no reporter
+/// special-cases a rule id (design.md, habit 8).
+public struct ReportNeeds: Sendable, Equatable {
+    /// Examples ordered by this numeric `detail` value, largest first (`retained_ms`), …
+    public var worstFirstBy: String?
+    /// … under this title ("longest retained first").
+    public var worstFirstTitle: String?
+    /// Findings grouped by class and this `detail` value (how a leaked controller left), with
+    /// counts of sessions, devices and builds and the first build each group was seen in.
+    public var groupBy: String?
+    /// The column title of that value in text ("left via").
+    public var groupByTitle: String?
+    /// The `detail` keys of the id and `since` of the instance whose finding holds this one (a
+    /// child released with its leaked container): such findings are listed under that one.
+    public var heldByKeys: [String]?
+
+    public init(worstFirstBy: String? = nil, worstFirstTitle: String? = nil, groupBy: String? = nil,
+                groupByTitle: String? = nil, heldByKeys: [String]? = nil) {
+        self.worstFirstBy = worstFirstBy; self.worstFirstTitle = worstFirstTitle; self.groupBy = groupBy
+        self.groupByTitle = groupByTitle; self.heldByKeys = heldByKeys
+    }
 }
 
 /// Tuning of the rules (`lctrace report --grace …`).
@@ -59,30 +90,59 @@ public struct Finding: Sendable, Equatable {
     public var confidence: String
     /// For file-level findings (LC904): the file's path.
     public var file: String?
-    /// Rule-specific values, e.g. how a leaked controller left ("how": "pop").
-    public var detail: [String: String]
+    /// Rule-specific values, e.g. how a leaked controller left ("how": "pop"), typed.
+    public var detail: [String: DetailValue]
+    /// (1.1) The defect's readable key (`FindingIdentity`) and its hash: equal for every
+    /// occurrence of the same defect, whatever the session, device or build.
+    public var identityKey: String
+    public var identity: String
+    /// The session's app (bundle id), build and device; nil for file-level findings.
+    public var app: String?
+    public var build: String?
+    public var device: String?
 
+    /// `key`: the parts of the identity key after `rule|app|` (rules.md 1.1), nil parts unknown.
     public init(rule: RuleInfo, session: String?, vc: String? = nil, since: Int64? = nil, cls: String? = nil,
                 t: Int64?, message: String, evidence: [Int64], lowConfidence: Bool = false,
-                file: String? = nil, detail: [String: String] = [:]) {
+                file: String? = nil, key: [String?], app: String? = nil, build: String? = nil, device: String? = nil,
+                detail: [String: DetailValue] = [:]) {
         self.rule = rule.id; self.name = rule.name; self.severity = rule.severity
         self.session = session; self.vc = vc; self.since = since; self.cls = cls; self.t = t
         self.message = message; self.evidence = evidence; self.confidence = lowConfidence ? "low" : "high"
         self.file = file; self.detail = detail
+        self.app = app; self.build = build; self.device = device
+        identityKey = FindingIdentity.key(rule: rule.id, app: app, parts: key)
+        identity = FindingIdentity.hash(identityKey)
     }
 
-    /// A finding about one instance of `model`.
-    init(_ rule: RuleInfo, _ model: SessionModel, _ key: InstanceKey, t: Int64?, _ message: String,
-         evidence: [Int64], detail: [String: String] = [:]) {
-        self.init(rule: rule, session: model.sid, vc: key.vc, since: key.since, cls: model.cls(of: key),
-                  t: t, message: message, evidence: evidence, lowConfidence: model.isLossy, detail: detail)
+    /// A finding read back from the database, with its stored identity.
+    public init(stored rule: RuleInfo, session: String?, vc: String?, since: Int64?, cls: String?, t: Int64?,
+                message: String, evidence: [Int64], confidence: String, file: String?, detail: [String: DetailValue],
+                identityKey: String, identity: String, app: String?, build: String?, device: String?) {
+        self.rule = rule.id; self.name = rule.name; self.severity = rule.severity
+        self.session = session; self.vc = vc; self.since = since; self.cls = cls; self.t = t
+        self.message = message; self.evidence = evidence; self.confidence = confidence
+        self.file = file; self.detail = detail
+        self.identityKey = identityKey; self.identity = identity
+        self.app = app; self.build = build; self.device = device
     }
 
-    /// A finding about the whole session.
+    /// A finding about one instance of `model`; `key` after `rule|app|class|`.
+    init(_ rule: RuleInfo, _ model: SessionModel, _ instance: InstanceKey, t: Int64?, _ message: String,
+         evidence: [Int64], key: [String?] = [], detail: [String: DetailValue] = [:]) {
+        let cls = model.cls(of: instance)
+        let m = model.metadata
+        self.init(rule: rule, session: model.sid, vc: instance.vc, since: instance.since, cls: cls,
+                  t: t, message: message, evidence: evidence, lowConfidence: model.isLossy,
+                  key: [cls] + key, app: m.app, build: m.build, device: m.device, detail: detail)
+    }
+
+    /// A finding about the whole session; `key` after `rule|app|`.
     init(_ rule: RuleInfo, _ model: SessionModel, t: Int64?, _ message: String, evidence: [Int64],
-         detail: [String: String] = [:]) {
+         key: [String?] = [], detail: [String: DetailValue] = [:]) {
+        let m = model.metadata
         self.init(rule: rule, session: model.sid, t: t, message: message, evidence: evidence,
-                  lowConfidence: model.isLossy, detail: detail)
+                  lowConfidence: model.isLossy, key: key, app: m.app, build: m.build, device: m.device, detail: detail)
     }
 }
 
@@ -120,13 +180,38 @@ public enum RuleCatalog {
         LostEventsRule.self, UnknownInstanceRule.self, ClockBackwardsRule.self,
     ]
 
-    public static var all: [RuleInfo] { sessionRules.map { $0.info } + [RejectedLinesRule.info] }
+    /// Every rule, in report order (made once: reports look rules up per finding).
+    public static let all: [RuleInfo] = sessionRules.map { $0.info } + [RejectedLinesRule.info]
 
-    public static func info(_ id: String) -> RuleInfo? { all.first { $0.id == id } }
+    private static let byID = Dictionary(all.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+
+    public static func info(_ id: String) -> RuleInfo? { byID[id] }
 
     /// Runs every session rule over `model`; findings ordered by t, then rule.
     public static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
-        sorted(findings(model, settings, factsOnly: false))
+        sorted(settle(findings(model, settings, factsOnly: false), lossy: model.isLossy))
+    }
+
+    /// The containment rules (LC101–LC105) that an instance without a recorded `init` never
+    /// gets in a session with lost events (1.1): its containment history is incomplete.
+    static let containmentRules: Set<String> = ["LC101", "LC102", "LC103", "LC104", "LC105"]
+
+    /// What only the session's end decides, applied to all of a session's findings (those of
+    /// its batches too, which were judged before anyone knew whether events would be lost):
+    /// in a lossy session every finding is low confidence, and the instances LC902 names (no
+    /// `init` recorded) get no containment finding.
+    static func settle(_ findings: [Finding], lossy: Bool) -> [Finding] {
+        guard lossy else { return findings.map { var f = $0; f.confidence = "high"; return f } }
+        let uninitialised = Set(findings.filter { $0.rule == UnknownInstanceRule.info.id }.compactMap { f in
+            f.vc.map { InstanceKey(vc: $0, since: f.since ?? -1) }
+        })
+        return findings.compactMap { f in
+            if containmentRules.contains(f.rule), let vc = f.vc,
+               uninitialised.contains(InstanceKey(vc: vc, since: f.since ?? -1)) { return nil }
+            var f = f
+            f.confidence = "low"
+            return f
+        }
     }
 
     /// The findings of the rules that judge facts one by one (a batch), or of all of them.

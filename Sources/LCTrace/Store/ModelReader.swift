@@ -41,8 +41,23 @@ public final class ModelReader {
 
     public init(db: Database) { self.db = db }
 
-    /// The WHERE clause of a session filter over `sessions` (parameters ?1, ?2, ?3).
-    static let filterClause = "(?1 IS NULL OR sid = ?1 OR sid LIKE ?1 || '%') AND (?2 IS NULL OR app = ?2) AND (?3 IS NULL OR build = ?3)"
+    /// The WHERE clause of a session filter over `sessions` (parameters ?1, ?2, ?3). The
+    /// session is a whole id: a prefix is resolved first (`sessions(matching:)`).
+    static let filterClause = "(?1 IS NULL OR sid = ?1) AND (?2 IS NULL OR app = ?2) AND (?3 IS NULL OR build = ?3)"
+
+    /// Session ids that start with `prefix`, ignoring case, in order; at most `limit`.
+    public func sessions(matching prefix: String, limit: Int) throws -> [String] {
+        let q = try db.prepare("""
+            SELECT sid FROM sessions WHERE substr(lower(sid), 1, length(?1)) = lower(?1) ORDER BY sid LIMIT ?2
+            """)
+        try q.bind([.text(prefix), .int(Int64(limit))])
+        var out: [String] = []
+        while try q.step() { out.append(q.text(0) ?? "") }
+        return out
+    }
+
+    /// The number of sessions in the database.
+    public func sessionCount() throws -> Int { Int(try db.scalarInt("SELECT count(*) FROM sessions") ?? 0) }
 
     private func bind(_ filter: SessionFilter, _ q: Statement) {
         q.bind(filter.session, at: 1)
@@ -73,8 +88,14 @@ public final class ModelReader {
         }
     }
 
-    private lazy var selectMetadata = try? db.prepare(
-        "SELECT sid, app, app_version, build, os, os_version, sdk, device, record_seq FROM sessions WHERE id = ?")
+    /// The extension point is the kept session record's `extension` key, which the events
+    /// table keeps in that record's `attrs` (one primary-key look-up).
+    private lazy var selectMetadata = try? db.prepare("""
+        SELECT s.sid, s.app, s.app_version, s.build, s.os, s.os_version, s.sdk, s.device, s.record_seq,
+               (SELECT json_extract(e.attrs, '$.extension') FROM events e
+                WHERE e.session = s.id AND e.seq = s.record_seq AND e.attrs IS NOT NULL)
+        FROM sessions s WHERE s.id = ?
+        """)
 
     /// What the session record of session `id` said (the rules need the SDK and OS versions).
     public func sessionMetadata(_ id: Int64) throws -> SessionMetadata {
@@ -87,6 +108,7 @@ public final class ModelReader {
         var m = SessionMetadata(sid: q.text(0) ?? "")
         m.app = q.text(1); m.appVersion = q.text(2); m.build = q.text(3); m.osName = q.text(4)
         m.osVersion = q.text(5); m.sdk = q.text(6); m.device = q.text(7); m.recordSeq = q.optionalInt(8)
+        m.extensionPoint = q.text(9)
         return m
     }
 
@@ -102,12 +124,12 @@ public final class ModelReader {
                       filter.build.map { .text($0) } ?? .null])
     }
 
-    /// viewIsAppearing → viewDidAppear gaps (ns) per class of completed, non-interactive,
-    /// foreground appearances of the analysed sessions the filter selects.
-    public func gaps(_ filter: SessionFilter) throws -> [String: [Int64]] {
+    /// viewIsAppearing → viewDidAppear gaps (ns) per class and animation of completed,
+    /// non-interactive, foreground appearances of the analysed sessions the filter selects.
+    public func gaps(_ filter: SessionFilter) throws -> [GapSeries: [Int64]] {
         // By class id first (no String per appearance: there are millions), names after.
         let q = try db.prepare("""
-            SELECT i.cls, a.did_t - a.is_t FROM appearances a
+            SELECT i.cls, a.animated, a.did_t - a.is_t FROM appearances a
             LEFT JOIN instances i ON i.session = a.session AND i.vc = a.vc AND i.since = a.since
             WHERE a.session IN (SELECT id FROM sessions WHERE dirty = 0 AND \(Self.filterClause))
               AND a.outcome = 'completed' AND a.is_t IS NOT NULL AND a.did_t IS NOT NULL
@@ -115,31 +137,40 @@ public final class ModelReader {
             """)
         bind(filter, q)
         var byClass: [Int64: [Int64]] = [:]
-        while try q.step() { byClass[q.optionalInt(0) ?? -1, default: []].append(q.int(1)) }
+        while try q.step() {
+            // Class id times two, plus one when animated: one dictionary look-up per row.
+            let key = (q.optionalInt(0) ?? -1) * 2 + (q.int(1) == 1 ? 1 : 0)
+            byClass[key, default: []].append(q.int(2))
+        }
         let name = try db.prepare("SELECT text FROM strings WHERE id = ?")
-        var gaps: [String: [Int64]] = [:]
-        for (cls, values) in byClass {
+        var gaps: [GapSeries: [Int64]] = [:]
+        for (key, values) in byClass {
+            let cls = key >> 1
             name.reset()
             name.bind(cls, at: 1)
             var text = "?"
             if cls >= 0, try name.step() { text = name.text(0) ?? "?" }
-            gaps[text, default: []] += values
+            gaps[GapSeries(cls: text, animated: key & 1 == 1), default: []] += values
         }
         return gaps
     }
 
     private func findings(where clause: String, _ bindings: [SQLValue]) throws -> [Finding] {
         let q = try db.prepare("""
-            SELECT rule, session, vc, since, class, t, message, evidence, confidence, file, detail
+            SELECT rule, session, vc, since, class, t, message, evidence, confidence, file, detail,
+                   identity_key, identity, app, build, device
             FROM findings_v WHERE \(clause) ORDER BY t, rule, id
             """)
         try q.bind(bindings)
         var out: [Finding] = []
         while try q.step() {
             guard let rule = q.text(0).flatMap(RuleCatalog.info) else { continue }
-            out.append(Finding(rule: rule, session: q.text(1), vc: q.text(2), since: q.optionalInt(3), cls: q.text(4),
+            out.append(Finding(stored: rule, session: q.text(1), vc: q.text(2), since: q.optionalInt(3), cls: q.text(4),
                                t: q.optionalInt(5), message: q.text(6) ?? "", evidence: parseEvidence(q.text(7) ?? "[]"),
-                               lowConfidence: q.text(8) == "low", file: q.text(9), detail: decodeDetail(q.text(10))))
+                               confidence: q.text(8) ?? "high", file: q.text(9),
+                               detail: q.text(10).flatMap(DetailValue.decode) ?? [:],
+                               identityKey: q.text(11) ?? "", identity: q.text(12) ?? "",
+                               app: q.text(13), build: q.text(14), device: q.text(15)))
         }
         return out
     }
@@ -161,28 +192,43 @@ public final class ModelReader {
         try db.scalarText("SELECT value FROM meta WHERE key = 'rule_settings'")
     }
 
-    /// Problems per file, for LC904.
+    /// Problems per file and kind, for LC904.
     func fileProblems() throws -> [(Int64, RejectedLinesRule.FileProblems)] {
-        let files = try db.prepare("SELECT id, path, rejects, conflicts, damage FROM files WHERE rejects > 0 OR conflicts > 0 OR damage IS NOT NULL ORDER BY id")
-        let reasons = try db.prepare("SELECT reason, line FROM rejects WHERE file = ? AND kind = 'line' ORDER BY line")
+        let files = try db.prepare("SELECT id, path, damage FROM files WHERE rejects > 0 OR conflicts > 0 OR damage IS NOT NULL ORDER BY id")
+        let rows = try db.prepare("SELECT kind, reason, line FROM rejects WHERE file = ? ORDER BY line, id")
         var out: [(Int64, RejectedLinesRule.FileProblems)] = []
         while try files.step() {
             let id = files.int(0)
-            reasons.reset()
-            reasons.bind(id, at: 1)
-            var counts: [String: Int] = [:]
-            var order: [String] = []
-            var lines: [Int64] = []
-            while try reasons.step() {
-                let key = RejectedLinesRule.group(reasons.text(0) ?? "")
-                if counts[key] == nil { order.append(key) }
-                counts[key, default: 0] += 1
-                if lines.count < 20, let line = reasons.optionalInt(1) { lines.append(line) }
+            rows.reset()
+            rows.bind(id, at: 1)
+            var kinds: [RejectedLinesRule.Problems] = []
+            var reasonCounts: [[String: Int]] = []
+            var reasonOrder: [[String]] = []
+            func add(_ rowKind: String, _ reason: String, line: Int64?) {
+                let kind = RejectedLinesRule.kind(rowKind, reason)
+                var i = kinds.firstIndex { $0.kind == kind } ?? -1
+                if i < 0 {
+                    kinds.append(RejectedLinesRule.Problems(kind: kind, count: 0, reasons: [], lines: []))
+                    reasonCounts.append([:]); reasonOrder.append([])
+                    i = kinds.count - 1
+                }
+                kinds[i].count += 1
+                let grouped = RejectedLinesRule.group(reason)
+                if reasonCounts[i][grouped] == nil { reasonOrder[i].append(grouped) }
+                reasonCounts[i][grouped, default: 0] += 1
+                if kinds[i].lines.count < 20, let line { kinds[i].lines.append(line) }
             }
-            let sorted = order.map { ($0, counts[$0]!) }.sorted { $0.1 > $1.1 }
-            out.append((id, RejectedLinesRule.FileProblems(
-                path: files.text(1) ?? "?", rejects: Int(files.int(2)), conflicts: Int(files.int(3)),
-                damage: files.text(4), reasons: sorted, lines: lines)))
+            var sawDamage = false
+            while try rows.step() {
+                let rowKind = rows.text(0) ?? "line"
+                sawDamage = sawDamage || rowKind == "damage"
+                add(rowKind, rows.text(1) ?? "", line: rows.optionalInt(2))
+            }
+            if !sawDamage, let damage = files.text(2) { add("damage", damage, line: nil) }
+            for i in kinds.indices {
+                kinds[i].reasons = reasonOrder[i].map { ($0, reasonCounts[i][$0]!) }.sorted { $0.1 > $1.1 }
+            }
+            out.append((id, RejectedLinesRule.FileProblems(path: files.text(1) ?? "?", kinds: kinds)))
         }
         return out
     }
@@ -191,13 +237,6 @@ public final class ModelReader {
         text.trimmingCharacters(in: ["[", "]", " "]).split(separator: ",").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
     }
 
-    private func decodeDetail(_ text: String?) -> [String: String] {
-        guard let text, let data = text.data(using: .utf8),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
-        var out: [String: String] = [:]
-        for (k, v) in object { out[k] = "\(v)" }
-        return out
-    }
 }
 
 import Foundation

@@ -38,8 +38,9 @@ final class ModelWriter {
             "parent_since", "add_t", "will_move_seq", "did_move_seq", "will_remove_seq", "remove_seq", "remove_t",
             "did_remove_seq"])
         insertFinding = try db.prepare("""
-            INSERT INTO findings(rule, name, severity, session, vc, since, cls, t, message, evidence, confidence, file, detail)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO findings(rule, name, severity, session, vc, since, cls, t, message, evidence, confidence, file, detail,
+                                 identity_key, identity)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         updateSession = try db.prepare("""
             UPDATE sessions SET events = ?, first_seq = ?, last_seq = ?, first_t = ?, last_t = ?, lost_events = ?,
@@ -143,7 +144,9 @@ final class ModelWriter {
         s.bind("[" + f.evidence.map(String.init).joined(separator: ",") + "]", at: 10)
         s.bind(f.confidence, at: 11)
         s.bind(file, at: 12)
-        s.bind(f.detail.isEmpty ? nil : encodeDetail(f.detail), at: 13)
+        s.bind(f.detail.isEmpty ? nil : DetailValue.encode(f.detail), at: 13)
+        s.bind(f.identityKey, at: 14)
+        s.bind(f.identity, at: 15)
         try s.step()
     }
 
@@ -153,7 +156,7 @@ final class ModelWriter {
         try db.execute("DELETE FROM findings WHERE session IS NULL AND file IS NOT NULL")
         var count = 0
         for (id, problems) in try ModelReader(db: db).fileProblems() {
-            if let f = RejectedLinesRule.check(problems) {
+            for f in RejectedLinesRule.check(problems) {
                 try write(f, session: nil, file: id)
                 count += 1
             }
@@ -174,9 +177,4 @@ struct StaticTexts<E: RawRepresentable & CaseIterable & Equatable> where E.RawVa
     private let texts: [UnsafePointer<CChar>] = E.allCases.map { UnsafePointer(strdup($0.rawValue)!) }
 
     func text(_ value: E) -> UnsafePointer<CChar> { texts[cases.firstIndex(of: value)!] }
-}
-
-/// A flat string dictionary as a JSON object with sorted keys.
-func encodeDetail(_ detail: [String: String]) -> String {
-    "{" + detail.keys.sorted().map { jsonString($0) + ":" + jsonString(detail[$0]!) }.joined(separator: ",") + "}"
 }

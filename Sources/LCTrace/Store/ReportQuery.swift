@@ -5,10 +5,19 @@ public struct ReportRequest: Sendable {
     public var className: String?
     public var minSeverity: Severity = .info
     public var settings = RuleSettings()
+    /// Whether the per-class gap statistics are gathered (text `--gaps`); a baseline needs none.
+    public var gapStatistics = true
     /// When findings are rebuilt: facts per batch, tombstones kept (tests make them tiny).
     var factsPerBatch = Analyzer.factsPerBatch
     var tombstonesInMemory = Analyzer.tombstonesInMemory
     public init() {}
+}
+
+/// Appearances of one class, animated or not: a series of viewIsAppearing → viewDidAppear gaps.
+public struct GapSeries: Hashable, Sendable {
+    public var cls: String
+    public var animated: Bool
+    public init(cls: String, animated: Bool) { self.cls = cls; self.animated = animated }
 }
 
 /// Everything a report prints, gathered from the database.
@@ -16,15 +25,21 @@ public struct ReportData: Sendable {
     public var sessions: [SessionInfo] = []
     public var findings: [Finding] = []
     public var events = 0
-    /// Completed, non-interactive, foreground appearance gaps (viewIsAppearing → viewDidAppear) per class, ns.
-    public var gaps: [String: [Int64]] = [:]
+    /// Completed, non-interactive, foreground appearance gaps (viewIsAppearing → viewDidAppear),
+    /// ns, per class and animation.
+    public var gapSeries: [GapSeries: [Int64]] = [:]
+    /// The same per class, animated or not.
+    public var gaps: [String: [Int64]] {
+        var out: [String: [Int64]] = [:]
+        for (series, values) in gapSeries { out[series.cls, default: []] += values }
+        return out
+    }
     /// True when the findings were computed for this report (tuning differs from the stored ones).
     public var recomputed = false
+    /// The selection's finding filters (`--min-severity`, `--class`).
+    public var minSeverity: Severity = .info
+    public var className: String?
 
-    public func session(_ sid: String?) -> SessionInfo? {
-        guard let sid else { return nil }
-        return sessions.first { $0.sid == sid }
-    }
 }
 
 /// Gathers a report: stored findings when they were built with the requested settings,
@@ -34,9 +49,12 @@ public enum ReportQuery {
     public static func collect(_ request: ReportRequest, db: Database) throws -> ReportData {
         let reader = ModelReader(db: db)
         var data = ReportData()
+        data.minSeverity = request.minSeverity
+        data.className = request.className
         data.sessions = try reader.sessions(request.sessions)
         let stored = try reader.storedSettingsFingerprint()
         let useStored = stored == request.settings.fingerprint
+        let wantGaps = request.families.contains(.gaps) && request.gapStatistics
         data.recomputed = !useStored || data.sessions.contains { $0.dirty }
         let events = try SessionEventReader(db: db)
         let retired = try RetiredInstanceReader(db: db)
@@ -44,19 +62,19 @@ public enum ReportQuery {
         if useStored {
             // Analysed sessions: their stored findings and gaps, one query each for all of them.
             all = try reader.findings(request.sessions)
-            if request.families.contains(.gaps) { data.gaps = try reader.gaps(request.sessions) }
+            if wantGaps { data.gapSeries = try reader.gaps(request.sessions) }
         }
         for (index, s) in data.sessions.enumerated() {
             if useStored && !s.dirty {
                 data.events += s.events
                 continue
             }
-            let wantGaps = request.families.contains(.gaps)
             func addGaps(_ model: SessionModel) {
                 guard wantGaps else { return }
                 for c in model.cycles where c.outcome == .completed && !c.interactive && !c.backgrounded {
                     guard let isT = c.isT, let didT = c.didT else { continue }
-                    data.gaps[model.cls(of: c.instance) ?? "?", default: []].append(didT - isT)
+                    data.gapSeries[GapSeries(cls: model.cls(of: c.instance) ?? "?", animated: c.animated ?? false), default: []]
+                        .append(didT - isT)
                 }
             }
             // A long session's cycles come in batches and are let go once counted; an analysed
@@ -77,7 +95,7 @@ public enum ReportQuery {
         if request.sessions.session == nil && request.sessions.app == nil && request.sessions.build == nil {
             // From the files and rejects as they are now: stored LC904 findings are those of the
             // last analysis, and `ingest --no-analyze` or a killed analyze leaves them behind.
-            all += try reader.fileProblems().compactMap { RejectedLinesRule.check($0.1) }
+            all += try reader.fileProblems().flatMap { RejectedLinesRule.check($0.1) }
         }
         all = all.filter { f in
             guard let rule = RuleCatalog.info(f.rule), request.families.contains(rule.family),
@@ -93,7 +111,7 @@ public enum ReportQuery {
             let a = all[i], b = all[j]
             return (place[i], a.t ?? -1, a.rule, a.vc ?? "", a.since ?? -1) < (place[j], b.t ?? -1, b.rule, b.vc ?? "", b.since ?? -1)
         }.map { all[$0] }
-        if let cls = request.className { data.gaps = data.gaps.filter { $0.key == cls } }
+        if let cls = request.className { data.gapSeries = data.gapSeries.filter { $0.key.cls == cls } }
         return data
     }
 }

@@ -10,7 +10,7 @@ import Darwin
 /// from another version is migrated when lctrace knows how, refused with a clear message
 /// otherwise, never silently misread.
 public enum Schema {
-    public static let version: Int64 = 1
+    public static let version: Int64 = 2
 
     /// Why a database cannot be used.
     public struct VersionError: Error, CustomStringConvertible {
@@ -39,6 +39,9 @@ public enum Schema {
                 }
                 try db.execute(ddl)
                 try db.execute("PRAGMA user_version = \(version)")
+            } else if current < version {
+                try migrate(db, from: current, path: path)
+                try verifyObjects(db, path: path)
             } else {
                 try check(current, path: path)
                 try verifyObjects(db, path: path)
@@ -180,8 +183,8 @@ public enum Schema {
             throw VersionError(description: "\(path) has schema version \(current), newer than this lctrace (\(version)): upgrade lctrace")
         }
         if current < version {
-            // No older released version exists yet; a future one adds its migration here.
-            throw VersionError(description: "\(path) has schema version \(current) and no migration to \(version) exists: re-ingest into a new database")
+            // Read-only commands never migrate: the writing ones do (`migrate`).
+            throw VersionError(description: "\(path) has schema version \(current), older than this lctrace (\(version)): migrate it in place with `lctrace analyze --db \(path)` (its findings are rebuilt), then run this again")
         }
     }
 }

@@ -13,7 +13,7 @@ enum IngestCommand: Command {
         options: [
             OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
             OptionSpec("no-analyze", help: "Load only; the model and findings are built by the next analyze or report."),
-            OptionSpec("format", short: "f", value: "FORMAT", help: "Summary as text (default) or json."),
+            OptionSpec("format", short: "f", value: "FORMAT", help: "Summary as text (default) or json.", choices: ["text", "json"]),
             OptionSpec("quiet", short: "q", help: "Print no summary (problems still go to stderr)."),
         ] + AnalyzeCommand.tuningOptions,
         discussion: """
@@ -71,12 +71,19 @@ enum IngestCommand: Command {
             }
         }
         progress.clear()
-        reportProblems(summary, console)
+        let database = context.databasePath(args)
+        reportProblems(summary, console, database: database)
+        let empty = emptyInputs(args.positionals, inputs).filter { path in !missing.contains { $0.path == path } }
+        for path in empty { console.writeError("Error: \(shown(path)): no trace files in it (*.gz, *.jsonl, *.jsonl.gz)\n") }
+        let invalid = filesWithoutEvents(summary)
+        for file in invalid {
+            console.writeError("Error: \(shown(file.path)): not a single valid trace line (\(TextReport.group(file.rejects)) of \(TextReport.group(file.lines)) lines rejected): is it a trace file?\n")
+        }
         if !args.has("quiet") {
             console.write(format == .json ? json(summary, analysis) : text(summary, analysis))
         }
-        if !summary.missingFiles.isEmpty { return ExitStatus.noInput }
-        if !summary.damagedFiles.isEmpty { return ExitStatus.dataError }
+        if !summary.missingFiles.isEmpty || !empty.isEmpty { return ExitStatus.noInput }
+        if !summary.damagedFiles.isEmpty || !invalid.isEmpty { return ExitStatus.dataError }
         return ExitStatus.ok
     }
 
@@ -85,7 +92,7 @@ enum IngestCommand: Command {
     static func interrupted(_ summary: IngestSummary, _ db: Database, _ console: Console, _ progress: ProgressLine,
                             _ signal: Int32) -> Int32 {
         progress.clear()
-        reportProblems(summary, console)
+        reportProblems(summary, console, database: db.path)
         let loaded = loadedCount(summary)
         console.writeError("interrupted: \(TextReport.group(loaded)) file\(loaded == 1 ? "" : "s") loaded; run the same command again to finish\n")
         try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -99,8 +106,31 @@ enum IngestCommand: Command {
         }.count
     }
 
-    /// Problems go to stderr, one line each, naming file, line and reason.
-    static func reportProblems(_ summary: IngestSummary, _ console: Console) {
+    /// The directories among `paths` in which no trace file was found: an ingest that loads
+    /// nothing must not pass.
+    static func emptyInputs(_ paths: [String], _ inputs: [InputLocation]) -> [String] {
+        paths.filter { path in
+            var isDirectory: ObjCBool = false
+            guard path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return false }
+            let prefix = path.hasSuffix("/") ? path : path + "/"
+            return !inputs.contains { $0 != .standardInput && $0.description.hasPrefix(prefix) }
+        }
+    }
+
+    /// Files with rejected lines and not one valid event line (a text file, a JSON document):
+    /// reported, and the ingest exits 65. An empty file (a recorder's fresh rotation) is not.
+    static func filesWithoutEvents(_ summary: IngestSummary) -> [FileReport] {
+        summary.files.filter { f in
+            switch f.status {
+            case .loaded, .damaged: return f.events == 0 && f.rejects > 0
+            default: return false
+            }
+        }
+    }
+
+    /// Problems go to stderr, one line each, naming file, line and reason; the follow-up
+    /// query names the database.
+    static func reportProblems(_ summary: IngestSummary, _ console: Console, database: String) {
         for c in summary.recordConflicts {
             let records = c.count == 1 ? "1 session record disagrees" : "\(TextReport.group(c.count)) session records disagree"
             console.writeError("Warning: session \(shown(c.sid)): \(records) with the one kept on \(c.fields.joined(separator: ", ")) (the earliest record is kept; see sessions.record_conflicts)\n")
@@ -121,7 +151,8 @@ enum IngestCommand: Command {
                 console.writeError("Warning: \(shown(file.path)):\(example.line): \(shown(example.reason))\n")
             }
             if file.rejects > file.rejectExamples.count {
-                console.writeError("Warning: \(shown(file.path)): \(TextReport.group(file.rejects - file.rejectExamples.count)) more rejected lines (lctrace query \"SELECT line, reason FROM rejects JOIN files ON files.id = rejects.file WHERE path = '\(shown(file.path.replacingOccurrences(of: "'", with: "''")))'\")\n")
+                let query = FollowUp(database: database).command(HintQueries.rejectedLines(path: file.path))
+                console.writeError("Warning: \(shown(file.path)): \(TextReport.group(file.rejects - file.rejectExamples.count)) more rejected lines (\(shown(query)))\n")
             }
             if file.conflicts > 0 {
                 console.writeError("Warning: \(shown(file.path)): \(TextReport.group(file.conflicts)) conflicting duplicates of stored events (first copy kept; see rejects, kind 'conflict')\n")

@@ -10,7 +10,7 @@ enum QueryCommand: Command {
         minPositionals: 1, maxPositionals: 1,
         options: [
             OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
-            OptionSpec("format", short: "f", value: "FORMAT", help: "table (default), csv or json."),
+            OptionSpec("format", short: "f", value: "FORMAT", help: "table (default), csv or json.", choices: ["table", "csv", "json"]),
             OptionSpec("timeout", value: "DURATION", help: "Stop the query after this long, e.g. 30s (default: no limit)."),
             .safeCSV,
         ],

@@ -1,7 +1,8 @@
+import Foundation
 import LCTrace
 
-/// `lctrace report`: findings for people (text) and machines (json, csv), with an exit status
-/// CI can gate on.
+/// `lctrace report`: findings for people (text) and machines (json, csv, sarif, junit), with
+/// an exit status CI can gate on; under `--baseline` only new findings fail the gate.
 enum ReportCommand: Command {
     static let familyFlags: [(String, RuleFamily, String)] = [
         ("leaks", .leaks, "Leaks: released controllers never deallocated (LC301–LC303)."),
@@ -12,61 +13,109 @@ enum ReportCommand: Command {
         ("quality", .quality, "Trace quality: lost events, unknown ids, clock, rejected lines (LC901–LC904)."),
     ]
 
+    /// The options that choose findings, shared by the commands that show them (baseline, timeline, export).
+    static let findingOptions: [OptionSpec] = familyFlags.map { OptionSpec($0.0, help: $0.2) }
+        + [OptionSpec("all", help: "Every family (the default when none is named).")]
+    static let classOptions: [OptionSpec] = [
+        OptionSpec("class", value: "CLASS", help: "Only findings about this class."),
+        OptionSpec("min-severity", value: "LEVEL", help: "info (default), warning or error.", choices: ["info", "warning", "error"]),
+    ]
+    /// The session and finding filters `report` and `baseline` share.
+    static let filterOptions: [OptionSpec] = Selection.sessionOptions + classOptions
+
+    static let failOnOption = OptionSpec("fail-on", value: "LEVEL",
+                                         help: "Exit 1 when a finding at or above it exists: error (default), warning, info, never.",
+                                         choices: ["error", "warning", "info", "never"])
+
     static let spec = CommandSpec(
         name: "report",
-        summary: "Print findings: grouped for people, or as JSON/CSV; exit 1 on findings at --fail-on.",
+        summary: "Print findings: grouped for people, or as JSON/CSV/SARIF/JUnit; exit 1 on findings at --fail-on.",
         options: [OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db).")]
-            + familyFlags.map { OptionSpec($0.0, help: $0.2) }
-            + [
-                OptionSpec("all", help: "Every family (the default when none is named)."),
-                OptionSpec("session", value: "SID", help: "Only this session (a unique prefix is enough)."),
-                OptionSpec("app", value: "BUNDLE", help: "Only sessions of this app."),
-                OptionSpec("build", value: "BUILD", help: "Only sessions of this build."),
-                OptionSpec("class", value: "CLASS", help: "Only findings about this class."),
-                OptionSpec("min-severity", value: "LEVEL", help: "info (default), warning or error."),
-            ]
+            + findingOptions
+            + filterOptions
             + AnalyzeCommand.tuningOptions
             + [
-                OptionSpec("format", short: "f", value: "FORMAT", help: "text (default), json or csv."),
+                OptionSpec("format", short: "f", value: "FORMAT", help: "\(Reporters.help).", choices: Reporters.ids),
                 .safeCSV,
-                OptionSpec("fail-on", value: "LEVEL", help: "Exit 1 when a finding at or above it exists: error (default), warning, info, never."),
+                failOnOption,
+                OptionSpec("baseline", value: "FILE", help: "Mark findings new or known against a baseline file; --fail-on counts new ones only."),
+                OptionSpec("source-root", value: "DIR", help: "SARIF: point each result at the file declaring its class under DIR."),
                 OptionSpec("examples", value: "N", help: "Examples per rule in text output, 0 to 1000000 (default 5)."),
+                Selection.allowEmpty,
             ],
         discussion: """
         Findings are stored by `ingest`/`analyze`; with other tuning (--grace, --gap-threshold,
         --max-live) they are recomputed for this report without changing the database.
-        Exit status: 0 no finding at or above --fail-on, 1 there is one, 64 usage, 74 database.
+        Exit status: 0 no finding at or above --fail-on (no new one under --baseline), 1 there
+        is one, 64 usage or a bad baseline file, 66 no session selected, 74 database.
         """)
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let format = try OutputFormat.parse(args.value("format"), allowed: [.text, .json, .csv], default: .text)
+        let reporter = try format(args)
+        var options = ReportOptions()
+        options.families = families(args)
+        options.failOn = try failOn(args)
+        if let text = args.value("examples") {
+            options.examples = try OptionValues.count(text, option: "--examples", range: 0...1_000_000)
+        }
+        options.neutralizesFormulas = args.has("safe-csv")
+        if let file = args.value("baseline") { options.baseline = try Baseline.read(file) }
+        if let root = args.value("source-root") {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw UsageError("--source-root '\(root)' is not a directory")
+            }
+            options.sourceRoot = root
+        }
+        options.color = context.console.outputIsTerminal
+        let path = context.databasePath(args)
+        let (data, filter) = try collect(args, path: path, families: options.families)
+        options.followUp = Selection.followUp(filter, className: data.className, minSeverity: data.minSeverity, path: path)
+        let view = ReportView(data: data, options: options)
+        context.console.write(reporter.render(view))
+        return view.failing ? ExitStatus.findings : ExitStatus.ok
+    }
+
+    /// The findings `report` and `baseline` select, after the empty-selection check.
+    static func collect(_ args: ParsedArguments, path: String, families: Set<RuleFamily>,
+                        gapStatistics: Bool = true) throws -> (ReportData, SessionFilter) {
+        var request = try findingsRequest(args)
+        request.families = families
+        request.gapStatistics = gapStatistics
+        let db = try Schema.openForReading(path: path)
+        request.sessions = try Selection.filter(args, db, path: path)
+        let data = try ReportQuery.collect(request, db: db)
+        try Selection.requireSessions(data.sessions.count, request.sessions, db, args, path: path)
+        return (data, request.sessions)
+    }
+
+    static func format(_ args: ParsedArguments) throws -> any Reporter.Type {
+        guard let value = args.value("format") else { return TextReporter.self }
+        if let reporter = Reporters.named(value) { return reporter }
+        throw UsageError("unknown format '\(value)' (expected \(Reporters.ids.joined(separator: ", ")))",
+                         hint: ArgumentParser.closest(value, in: Reporters.ids).map { "did you mean '\($0)'?" })
+    }
+
+    /// Families, class, severity and tuning from the options (`findingOptions`, `classOptions`,
+    /// the tuning options); the sessions are the caller's.
+    static func findingsRequest(_ args: ParsedArguments) throws -> ReportRequest {
         var request = ReportRequest()
         request.settings = try AnalyzeCommand.settings(args)
-        let named = Set(familyFlags.filter { args.has($0.0) }.map { $0.1 })
-        request.families = named.isEmpty || args.has("all") ? Set(RuleFamily.allCases) : named
-        request.sessions = SessionFilter(session: args.value("session"), app: args.value("app"), build: args.value("build"))
+        request.families = families(args)
         request.className = args.value("class")
         request.minSeverity = try severity(args.value("min-severity"), option: "min-severity") ?? .info
-        let failOn: Severity?
-        if args.value("fail-on") == "never" { failOn = nil } else {
-            failOn = try severity(args.value("fail-on"), option: "fail-on", extra: ["never"]) ?? .error
-        }
-        let examples = try args.value("examples").map { try OptionValues.count($0, option: "--examples", range: 0...1_000_000) } ?? 5
-        let db = try Schema.openForReading(path: context.databasePath(args))
-        let data = try ReportQuery.collect(request, db: db)
-        if let sid = request.sessions.session, data.sessions.isEmpty {
-            throw UsageError("no session matches '\(sid)'", hint: "list them with 'lctrace sessions'")
-        }
-        switch format {
-        case .json: context.console.write(MachineReport.json(data))
-        case .csv: context.console.write(MachineReport.csv(data, neutralizeFormulas: args.has("safe-csv")))
-        default:
-            var report = TextReport(data: data, color: context.console.outputIsTerminal)
-            report.examples = examples
-            context.console.write(report.render(families: request.families))
-        }
-        if let failOn, data.findings.contains(where: { $0.severity >= failOn }) { return ExitStatus.findings }
-        return ExitStatus.ok
+        return request
+    }
+
+    static func families(_ args: ParsedArguments) -> Set<RuleFamily> {
+        let named = Set(familyFlags.filter { args.has($0.0) }.map { $0.1 })
+        return named.isEmpty || args.has("all") ? Set(RuleFamily.allCases) : named
+    }
+
+    /// `--fail-on`: a severity, or nil for never (default error).
+    static func failOn(_ args: ParsedArguments) throws -> Severity? {
+        if args.value("fail-on") == "never" { return nil }
+        return try severity(args.value("fail-on"), option: "fail-on", extra: ["never"]) ?? .error
     }
 
     static func severity(_ text: String?, option: String, extra: [String] = []) throws -> Severity? {

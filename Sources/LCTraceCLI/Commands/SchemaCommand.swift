@@ -5,9 +5,13 @@ enum SchemaCommand: Command {
     static let spec = CommandSpec(
         name: "schema",
         summary: "Print the SQL schema of the database, every column commented.",
-        options: [])
+        options: [
+            OptionSpec("db", value: "PATH", help: "First check that PATH is an lctrace database of this schema version (without it, nothing is opened)."),
+        ])
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        // Only an explicit --db is opened: the schema is printed whatever $LCTRACE_DB names.
+        if let path = args.value("db") { _ = try Schema.openForReading(path: path) }
         context.console.write(Schema.ddl + "\n")
         return ExitStatus.ok
     }

@@ -10,7 +10,7 @@ enum SessionsCommand: Command {
             OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
             OptionSpec("app", value: "BUNDLE", help: "Only sessions of this app."),
             OptionSpec("build", value: "BUILD", help: "Only sessions of this build."),
-            OptionSpec("format", short: "f", value: "FORMAT", help: "table (default), csv or json."),
+            OptionSpec("format", short: "f", value: "FORMAT", help: "table (default), csv or json.", choices: ["table", "csv", "json"]),
             .safeCSV,
         ])
 

@@ -52,7 +52,7 @@ final class SampleTracesTests: TemporaryDirectoryTestCase {
     }
 
     func testReadmeListIsTheGeneratorsAnswerKey() throws {
-        let key = try JSONSerialization.jsonObject(with: Data(contentsOf: TestSupport.root.appendingPathComponent("SampleTraces/expected.json"))) as! [String: Any]
+        let key = try JSONSerialization.jsonObject(with: Data(contentsOf: TestSupport.root.appendingPathComponent("SampleTraces.expected.json"))) as! [String: Any]
         func keys(_ name: String) -> Set<String> {
             Set((key[name] as! [[String: Any]]).map { "\($0["rule"]!) \($0["session"]!) \($0["vc"] as? String ?? "-") \(($0["since"] as? Int).map(String.init) ?? "-")" })
         }
@@ -78,13 +78,18 @@ final class SampleTracesTests: TemporaryDirectoryTestCase {
             let b = try Data(contentsOf: TestSupport.root.appendingPathComponent("SampleTraces/" + file))
             XCTAssertEqual(a, b, "\(file) differs from SampleTraces: regenerate with lctrace-gen --sample SampleTraces")
         }
+        let key = try String(contentsOf: TestSupport.root.appendingPathComponent("SampleTraces.expected.json"), encoding: .utf8)
+        XCTAssertEqual(CorpusWriter.expectedJSON(written.labels), key, "the answer key differs: regenerate with lctrace-gen --sample SampleTraces")
+        // The folder holds the traces and this README only: the key lives beside it.
+        let inFolder = try FileManager.default.contentsOfDirectory(atPath: TestSupport.root.appendingPathComponent("SampleTraces").path)
+        XCTAssertEqual(Set(inFolder), Set(written.files + ["README.md"]))
     }
 
     func testLC303WithALimitOnTheSamples() throws {
         let db = dir + "/s.db"
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, TestSupport.root.appendingPathComponent("SampleTraces").path]).status, 0)
         let r = TestSupport.run(["report", "--db", db, "--leaks", "--max-live", "ImageCellController=10", "--format", "csv", "--fail-on", "never"])
-        let key = try JSONSerialization.jsonObject(with: Data(contentsOf: TestSupport.root.appendingPathComponent("SampleTraces/expected.json"))) as! [String: Any]
+        let key = try JSONSerialization.jsonObject(with: Data(contentsOf: TestSupport.root.appendingPathComponent("SampleTraces.expected.json"))) as! [String: Any]
         let growth = (key["expected_with_max_live"] as! [[String: Any]])[0]
         XCTAssertTrue(r.out.contains("LC303,instance-growth,warning,\(growth["session"]!),\(growth["vc"]!),\(growth["since"]!),ImageCellController"), r.out)
     }

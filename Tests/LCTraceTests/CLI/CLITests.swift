@@ -110,13 +110,13 @@ final class CLITests: TemporaryDirectoryTestCase {
         let findings = doc["findings"] as! [[String: Any]]
         XCTAssertEqual(findings.map { $0["rule"] as! String }, ["LC101"])
         XCTAssertEqual(findings[0]["since"] as? Int, 6)
-        XCTAssertEqual(Set(findings[0].keys), Set(MachineReport.columns + ["detail"]))
+        XCTAssertEqual(Set(findings[0].keys), Set(JSONReporter.columns))
         let summary = doc["summary"] as! [String: Any]
         XCTAssertEqual((summary["by_rule"] as! [String: Int])["LC101"], 1)
         XCTAssertEqual(summary["sessions"] as? Int, 1)
         let csv = TestSupport.run(["report", "--db", db, "--format", "csv", "--fail-on", "never"]).out
-        XCTAssertTrue(csv.hasPrefix(MachineReport.columns.joined(separator: ",") + "\nLC101,orphan-view,error,S1,0xo,6,OrphanVC,"), csv)
-        XCTAssertEqual(TestSupport.run(["report", "--db", db, "--session", "nope"]).status, 64)
+        XCTAssertTrue(csv.hasPrefix(JSONReporter.columns.joined(separator: ",") + "\nLC101,orphan-view,error,S1,0xo,6,OrphanVC,"), csv)
+        XCTAssertEqual(TestSupport.run(["report", "--db", db, "--session", "nope"]).status, 66, "no session selected")
     }
 
     func testFromAFindingToItsRawEventsInOneQuery() {

@@ -141,13 +141,36 @@ final class EventDecoderTests: XCTestCase {
         XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"viewWillAppear"}"#), "event 'viewWillAppear' needs key 'vc'")
         XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"init","vc":"0x1"}"#), "event 'init' needs key 'cls'")
         XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"addChild","vc":"0x1"}"#), "event 'addChild' needs key 'parent' with a controller id")
-        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"willMoveToParent","vc":"0x1"}"#), "event 'willMoveToParent' needs key 'parent' (an id or null)")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"present","vc":"0x1","style":"pageSheet"}"#), "event 'present' needs key 'presented' with a controller id")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"dismiss"}"#), "event 'dismiss' needs key 'vc'")
         XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"viewAttached","vc":"0x1","host":5}"#), "key 'host': expected a controller id or null, got number")
         XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":0,"t":0,"ev":"session","app":"a"}"#), "session record needs key 'wall'")
         XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"viewIsAppearing","vc":"0x1","bounds":[1]}"#), "key 'bounds': expected [width, height] numbers")
         XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"traitChange","vc":"0x1","traits":"dark"}"#), "key 'traits': expected an object, got string")
         XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"seq":2,"t":1,"ev":"mark"}"#), "duplicate key 'seq'")
         XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":""}"#), "key 'ev': empty event name")
+    }
+
+    /// Format 1.1, "Keys that are absent": Codable recorders omit nil values, so only the keys
+    /// listed as required make a line bad; every other absent key reads as null (false for a flag).
+    func testAbsentOptionalKeysReadAsNull() throws {
+        let willMove = try XCTUnwrap(event(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"willMoveToParent","vc":"0x2"}"#))
+        XCTAssertNil(willMove.other, "willMove(toParent: nil)")
+        XCTAssertEqual(willMove, try XCTUnwrap(event(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"willMoveToParent","vc":"0x2","parent":null}"#)).withoutOtherPresent,
+                       "absent and null are the same event")
+        XCTAssertNil(try XCTUnwrap(event(#"{"v":1,"sid":"S","seq":2,"t":1,"ev":"didMoveToParent","vc":"0x2"}"#)).other)
+        XCTAssertNil(try XCTUnwrap(event(#"{"v":1,"sid":"S","seq":3,"t":1,"ev":"removeFromParent","vc":"0x2"}"#)).other)
+        XCTAssertNil(try XCTUnwrap(event(#"{"v":1,"sid":"S","seq":4,"t":1,"ev":"viewAttached","vc":"0x2"}"#)).other, "a window")
+        let appear = try XCTUnwrap(event(#"{"v":1,"sid":"S","seq":5,"t":1,"ev":"viewWillAppear","vc":"0x2"}"#))
+        XCTAssertFalse(appear.has(.animated))
+        XCTAssertFalse(appear.has(.isMovingToParent))
+        let dismiss = try XCTUnwrap(event(#"{"v":1,"sid":"S","seq":6,"t":1,"ev":"dismiss","vc":"0x2"}"#))
+        XCTAssertFalse(dismiss.has(.interactive))
+        XCTAssertNotNil(event(#"{"v":1,"sid":"S","seq":7,"t":1,"ev":"push","vc":"0x2"}"#), "child is optional")
+        XCTAssertNotNil(event(#"{"v":1,"sid":"S","seq":8,"t":1,"ev":"memoryWarning"}"#), "vc is optional on memoryWarning")
+        let record = try XCTUnwrap(event(#"{"v":1,"sid":"S","seq":0,"t":0,"ev":"session","wall":"2026-11-02T10:15:03.120Z"}"#))
+        XCTAssertNil(record.session?.build)
+        XCTAssertNil(record.session?.sdk)
     }
 
     func testNewerVersionIsRefusedAsSuch() {
@@ -184,5 +207,14 @@ final class EventDecoderTests: XCTestCase {
         XCTAssertTrue(reason(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"m","x":"# + deep + "}").contains("nested deeper than 64 levels"))
         let ok = String(repeating: "[", count: 60) + String(repeating: "]", count: 60)
         XCTAssertNotNil(event(#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"m","x":"# + ok + "}"))
+    }
+}
+
+private extension TraceEvent {
+    /// The same event without the "`other` key was present" bit (absent and null differ only there).
+    var withoutOtherPresent: TraceEvent {
+        var e = self
+        e.flags.remove(.otherPresent)
+        return e
     }
 }

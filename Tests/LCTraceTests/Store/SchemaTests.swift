@@ -35,7 +35,7 @@ final class SchemaTests: XCTestCase {
         let views = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'view'")
         var viewNames: Set<String> = []
         while try views.step() { viewNames.insert(views.text(0)!) }
-        XCTAssertEqual(viewNames, ["events_v", "instances_v", "live_instances_v", "appearances_v", "containment_v", "findings_v"])
+        XCTAssertEqual(viewNames, ["events_v", "instances_v", "live_instances_v", "appearances_v", "containment_v", "findings_v", "identities_v"])
     }
 
     // MARK: JSON Schema
@@ -102,6 +102,32 @@ final class SchemaTests: XCTestCase {
             if let x = a as? String, let y = b as? String { return x == y }
             if let x = a as? NSNumber, let y = b as? NSNumber { return x == y }
             return false
+        }
+    }
+
+    /// The keys a Codable recorder omits (format 1.1, "Keys that are absent"), and the ones it
+    /// may not: the schema and the decoder agree on each line.
+    func testJSONSchemaAgreesWithTheDecoderOnAbsentKeys() throws {
+        let schemaData = try Data(contentsOf: TestSupport.root.appendingPathComponent("Schemas/trace-line.schema.json"))
+        let schema = try JSONSerialization.jsonObject(with: schemaData) as! [String: Any]
+        let validator = MiniValidator(root: schema)
+        let lines: [(String, Bool)] = [
+            (#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"willMoveToParent","vc":"0x2"}"#, true),
+            (#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"didMoveToParent","vc":"0x2"}"#, true),
+            (#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"dismiss","vc":"0x2","interactive":true}"#, true),
+            (#"{"v":1,"sid":"S","seq":0,"t":0,"ev":"session","wall":"2026-11-02T10:15:03.120Z","extension":"com.apple.share-services"}"#, true),
+            (#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"addChild","vc":"0x2"}"#, false),
+            (#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"present","vc":"0x2"}"#, false),
+            (#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"init","vc":"0x2"}"#, false),
+            (#"{"v":1,"sid":"S","seq":1,"t":1,"ev":"viewDidLoad"}"#, false),
+            (#"{"v":1,"sid":"S","seq":0,"t":0,"ev":"session"}"#, false),
+        ]
+        for (line, valid) in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            XCTAssertEqual(validator.valid(object, schema), valid, "schema: \(line)")
+            var bytes = Array(line.utf8)
+            let decoded = bytes.withUnsafeMutableBytes { EventDecoder().decode(UnsafeRawBufferPointer($0)) }
+            if case .success = decoded { XCTAssertTrue(valid, "decoder accepts \(line)") } else { XCTAssertFalse(valid, "decoder rejects \(line)") }
         }
     }
 

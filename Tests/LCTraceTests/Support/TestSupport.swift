@@ -141,10 +141,11 @@ struct TraceBuilder {
     var seq: Int64 = 0
     var lines: [String] = []
 
-    init(sid: String = "S1", sdk: String = "27.0", os: String = "27.1", record: Bool = true) {
+    init(sid: String = "S1", sdk: String = "27.0", os: String = "27.1", record: Bool = true,
+         app: String = "com.example.app", version: String = "1.0", build: String = "1", device: String = "iPhone16,2") {
         self.sid = sid
         if record {
-            add(0, "session", "\"wall\":\"2026-11-02T10:15:03.120Z\",\"app\":\"com.example.app\",\"appVersion\":\"1.0\",\"build\":\"1\",\"os\":\"iOS\",\"osVersion\":\"\(os)\",\"sdk\":\"\(sdk)\",\"device\":\"iPhone16,2\"")
+            add(0, "session", "\"wall\":\"2026-11-02T10:15:03.120Z\",\"app\":\"\(app)\",\"appVersion\":\"\(version)\",\"build\":\"\(build)\",\"os\":\"iOS\",\"osVersion\":\"\(os)\",\"sdk\":\"\(sdk)\",\"device\":\"\(device)\"")
             add(1, "sceneWillConnect", "\"scene\":\"s1\"")
         }
     }
@@ -169,7 +170,14 @@ struct TraceBuilder {
             var bytes = Array(line.utf8)
             let result = bytes.withUnsafeMutableBytes { decoder.decode(UnsafeRawBufferPointer($0)) }
             guard case .success(let e) = result else { XCTFail("bad test line \(line)"); continue }
-            if let r = e.session { meta.osVersion = r.osVersion; meta.sdk = r.sdk; meta.osName = r.os; meta.recordSeq = e.seq }
+            if let r = e.session, meta.recordSeq == nil {
+                meta.osVersion = r.osVersion; meta.sdk = r.sdk; meta.osName = r.os; meta.recordSeq = e.seq
+                meta.app = r.app; meta.appVersion = r.appVersion; meta.build = r.build; meta.device = r.device
+                // The store reads `extension` from the kept record's attrs (ModelReader.sessionMetadata).
+                if let attrs = e.attrs, let object = try? JSONSerialization.jsonObject(with: Data(attrs.utf8)) as? [String: Any] {
+                    meta.extensionPoint = object["extension"] as? String
+                }
+            }
             events.append(e)
         }
         let ordered = events.sorted(by: { $0.seq < $1.seq })

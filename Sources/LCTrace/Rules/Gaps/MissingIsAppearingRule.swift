@@ -9,7 +9,9 @@
 /// the controller back with viewWillAppear → viewDidAppear alone).
 enum MissingIsAppearingRule: Rule {
     static let info = RuleInfo(id: "LC402", name: "missing-is-appearing", severity: .info, family: .gaps,
-                               summary: "appearance without viewIsAppearing")
+                               summary: "appearance without viewIsAppearing",
+                               explanation: "viewWillAppear → viewDidAppear with no viewIsAppearing on an OS that has it (iOS 13 or later, app built with the iOS 17 SDK or later), once per instance with the count. Not flagged: older systems or SDKs, appearances that resume a cancelled disappearance.",
+                               help: "Check for a container that forwards appearance callbacks by hand (it must call viewIsAppearing too), or a recorder that does not hook it.")
 
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         guard let os = SessionMetadata.version(model.metadata.osVersion), os.0 >= 13,
@@ -22,7 +24,8 @@ enum MissingIsAppearingRule: Rule {
             return Finding(info, model, x.key, t: first.didT,
                            "\(Say.cls(model, x.key)) appeared with no viewIsAppearing" + (n > 1 ? " (\(n) times)" : "")
                            + " on iOS \(model.metadata.osVersion ?? "?") built with SDK \(model.metadata.sdk ?? "?")",
-                           evidence: [first.willSeq, first.didSeq], detail: ["count": String(n)])
+                           evidence: [first.willSeq, first.didSeq], key: [first.animated ? "animated" : "plain"],
+                           detail: ["count": .int(Int64(n))])
         }
     }
 }

@@ -5,12 +5,17 @@
 /// transition after the view was laid out; a long one is main-thread work or a stalled
 /// animation. The viewWillAppear → viewIsAppearing time is reported beside it.
 ///
-/// Does not flag: appearances inside an interactive push/pop (the finger decides how long
-/// they take); appearances during which the app went to the background; cancelled
-/// appearances (no viewDidAppear); appearances without viewIsAppearing (LC402).
+/// Does not flag: appearances inside an interactive push/pop or (1.1) an interactive
+/// `present`/`dismiss` still in progress (the finger decides how long they take; the
+/// transition ends when a controller it moves completes or cancels its appearance);
+/// appearances during which the app went to the background; cancelled appearances (no
+/// viewDidAppear); appearances without viewIsAppearing (LC402).
 enum SlowAppearanceRule: Rule {
     static let info = RuleInfo(id: "LC401", name: "slow-appearance", severity: .warning, family: .gaps,
-                               summary: "slow viewIsAppearing → viewDidAppear")
+                               summary: "slow viewIsAppearing → viewDidAppear",
+                               explanation: "A completed appearance whose viewIsAppearing → viewDidAppear gap exceeds the threshold (1000 ms animated, 250 ms not; --gap-threshold): main-thread work or a stalled animation after layout. Not flagged: appearances inside interactive transitions, appearances during which the app went to the background, cancelled appearances, appearances without viewIsAppearing (LC402).",
+                               help: "Move work out of viewIsAppearing/viewWillAppear and the first layout pass (data loading, image decoding) and profile the transition with Instruments.",
+                               report: ReportNeeds(worstFirstBy: "gap_ms", worstFirstTitle: "slowest first"))
 
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.cycles.compactMap { c in
@@ -23,10 +28,9 @@ enum SlowAppearanceRule: Rule {
             let before = isT - c.willT
             return Finding(info, model, c.instance, t: didT,
                            "\(Say.cls(model, c.instance)) took \(Say.ms(gap)) from viewIsAppearing to viewDidAppear (\(animated ? "animated" : "not animated"), threshold \(Say.ms(threshold)); viewWillAppear → viewIsAppearing \(Say.ms(before)))",
-                           evidence: [c.willSeq, isSeq, didSeq],
-                           detail: ["gap_ms": String(format: "%.1f", Double(gap) / 1e6),
-                                    "will_to_is_ms": String(format: "%.1f", Double(before) / 1e6),
-                                    "threshold_ms": String(threshold / 1_000_000), "animated": animated ? "true" : "false"])
+                           evidence: [c.willSeq, isSeq, didSeq], key: [animated ? "animated" : "plain"],
+                           detail: ["gap_ms": .ms(gap), "will_to_is_ms": .ms(before),
+                                    "threshold_ms": .int(threshold / 1_000_000), "animated": .bool(animated)])
         }
     }
 }

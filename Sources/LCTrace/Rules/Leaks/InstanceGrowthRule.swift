@@ -6,7 +6,9 @@
 /// Does not flag: classes without a limit; instances whose id was reused (counted as freed).
 enum InstanceGrowthRule: Rule {
     static let info = RuleInfo(id: "LC303", name: "instance-growth", severity: .warning, family: .leaks,
-                               summary: "too many live instances of one class")
+                               summary: "too many live instances of one class",
+                               explanation: "More than N live instances of one class at once (per-class limits, --max-live Class=N; off without one), reported once per class and session with the largest count reached. Not flagged: classes without a limit, instances whose id was reused.",
+                               help: "Look for controllers created again and again without the old ones going away (a leak that never gets a release, such as a child kept in a cache).")
     static let scope = RuleScope.session
 
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
@@ -32,7 +34,7 @@ enum InstanceGrowthRule: Rule {
             let x = crossing[cls]!
             return Finding(info, model, x.key, t: x.initT ?? x.firstT,
                            "\(peak[cls]!) live \(cls) instances at once (limit \(settings.maxLive[cls]!))",
-                           evidence: [x.key.since], detail: ["peak": String(peak[cls]!), "limit": String(settings.maxLive[cls]!)])
+                           evidence: [x.key.since], detail: ["peak": .int(Int64(peak[cls]!)), "limit": .int(Int64(settings.maxLive[cls]!))])
         }
     }
 }

@@ -8,14 +8,16 @@
 /// host's child (that is LC101).
 enum AttachBeforeAddRule: Rule {
     static let info = RuleInfo(id: "LC105", name: "attach-before-add", severity: .info, family: .orphans,
-                               summary: "view attached before addChild")
+                               summary: "view attached before addChild",
+                               explanation: "A view was attached into its host first and the addChild to that host followed while it was attached: the wrong order (addChild, addSubview, didMove is the protocol), though the controller does end up a proper child. Not flagged: the right order, and views never adopted (LC101).",
+                               help: "Call addChild(_:) before adding the child's view to the hierarchy.")
 
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.attachments.compactMap { a in
             guard let host = a.host, !a.childOfHostAtAttach, let added = a.becameChildSeq else { return nil }
             return Finding(info, model, a.instance, t: a.attachT,
                            "\(Say.cls(model, a.instance))'s view attached into \(a.hostClass ?? host) before addChild (seq \(a.attachSeq) then \(added))",
-                           evidence: [a.attachSeq, added], detail: ["host": host])
+                           evidence: [a.attachSeq, added], key: [a.hostClass], detail: ["host": .text(host)])
         }
     }
 }

@@ -8,7 +8,9 @@
 /// a duplicate addChild to the same parent (UIKit ignores it).
 enum MissingDidMoveRule: Rule {
     static let info = RuleInfo(id: "LC102", name: "missing-did-move", severity: .warning, family: .orphans,
-                               summary: "addChild without didMove(toParent:)")
+                               summary: "addChild without didMove(toParent:)",
+                               explanation: "addChild to a parent with no didMove(toParent:) before the child was removed, deallocated or the session ended: UIKit calls willMove(toParent:) inside addChild, didMove is the container's duty. Not flagged: sessions that end within 1 s of the addChild, a repeated addChild to the same parent.",
+                               help: "Call child.didMove(toParent: self) once the child's view is in place.")
 
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.edges.compactMap { edge in
@@ -31,8 +33,13 @@ enum MissingDidMoveRule: Rule {
             }
             return Finding(info, model, edge.child, t: t,
                            "\(Say.cls(model, edge.child)) added to \(parentName(model, edge)) with no didMove(toParent:) \(when)",
-                           evidence: evidence, detail: ["parent": edge.parent])
+                           evidence: evidence, key: [parentClass(model, edge)], detail: ["parent": .text(edge.parent)])
         }
+    }
+
+    /// The parent's class, for the identity key (nil when the parent was never seen as an instance).
+    static func parentClass(_ model: SessionModel, _ edge: ContainmentEdge) -> String? {
+        edge.parentSince.flatMap { model.cls(of: InstanceKey(vc: edge.parent, since: $0)) }
     }
 
     static func parentName(_ model: SessionModel, _ edge: ContainmentEdge) -> String {

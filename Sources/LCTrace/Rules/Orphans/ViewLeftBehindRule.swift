@@ -8,7 +8,9 @@
 /// after); a child re-added to the same parent while its view was still there.
 enum ViewLeftBehindRule: Rule {
     static let info = RuleInfo(id: "LC104", name: "view-left-behind", severity: .warning, family: .orphans,
-                               summary: "child removed but its view left in the parent's hierarchy")
+                               summary: "child removed but its view left in the parent's hierarchy",
+                               explanation: "A child was removed with removeFromParent while its view stayed attached in the old parent's hierarchy, and it was never detached afterwards: the controller left the containment tree while its view stays on screen. Not flagged: a view detached just after the removal, a child re-added to the same parent.",
+                               help: "Remove the child's view (removeFromSuperview) between willMove(toParent: nil) and removeFromParent().")
 
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.edges.compactMap { edge in
@@ -17,7 +19,7 @@ enum ViewLeftBehindRule: Rule {
             guard attachment.detachSeq == nil else { return nil }
             return Finding(info, model, edge.child, t: edge.removeT,
                            "\(Say.cls(model, edge.child)) removed from \(MissingDidMoveRule.parentName(model, edge)) but its view stays in \(attachment.hostClass ?? attachment.host ?? "the parent")",
-                           evidence: [attachment.attachSeq, removeSeq], detail: ["parent": edge.parent])
+                           evidence: [attachment.attachSeq, removeSeq], key: [attachment.hostClass], detail: ["parent": .text(edge.parent)])
         }
     }
 }

@@ -7,7 +7,9 @@
 /// Does not flag: equal `t` on consecutive events (UIKit delivers many callbacks at once).
 enum ClockBackwardsRule: Rule {
     static let info = RuleInfo(id: "LC903", name: "clock-backwards", severity: .warning, family: .quality,
-                               summary: "t decreasing while seq increases")
+                               summary: "t decreasing while seq increases",
+                               explanation: "t decreasing while seq increases: the monotonic clock went backwards or the recorder mixed clocks, so durations across that point are wrong; one finding per session. Not flagged: equal t on consecutive events.",
+                               help: "Record t from a monotonic clock (mach_continuous_time, CLOCK_MONOTONIC) on one thread-safe counter.")
     static let scope = RuleScope.session
 
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
@@ -16,6 +18,6 @@ enum ClockBackwardsRule: Rule {
         return [Finding(info, model, t: first.t,
                         "t went backwards \(stats.clockBackwardsCount) time\(stats.clockBackwardsCount == 1 ? "" : "s"), first at seq \(first.seq) by \(Say.ms(first.previousT - first.t))",
                         evidence: stats.clockBackwards.flatMap { [$0.seq - 1, $0.seq] },
-                        detail: ["count": String(stats.clockBackwardsCount)])]
+                        detail: ["count": .int(Int64(stats.clockBackwardsCount))])]
     }
 }

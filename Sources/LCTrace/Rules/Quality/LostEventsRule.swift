@@ -6,7 +6,9 @@
 /// Does not flag: events lost after the last one recorded (nothing shows them).
 enum LostEventsRule: Rule {
     static let info = RuleInfo(id: "LC901", name: "lost-events", severity: .warning, family: .quality,
-                               summary: "holes in seq")
+                               summary: "holes in seq",
+                               explanation: "Holes in the session's seq (events the recorder lost), with count and ranges; every finding of such a session is marked lower confidence. Not flagged: events lost after the last one recorded (nothing shows them).",
+                               help: "Check the recorder's buffer and file rotation; collect every file of the session.")
     static let scope = RuleScope.session
 
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
@@ -17,6 +19,6 @@ enum LostEventsRule: Rule {
         let evidence = stats.lostRanges.prefix(10).flatMap { [$0.0 - 1, $0.1 + 1].filter { $0 >= 0 } }
         return [Finding(info, model, t: nil,
                         "\(stats.lostEvents) event\(stats.lostEvents == 1 ? "" : "s") lost in \(stats.lostRanges.count)\(more.isEmpty ? "" : "+") hole\(stats.lostRanges.count == 1 && more.isEmpty ? "" : "s"): seq \(ranges.joined(separator: ", "))\(more)",
-                        evidence: evidence, detail: ["lost": String(stats.lostEvents)])]
+                        evidence: evidence, detail: ["lost": .int(stats.lostEvents)])]
     }
 }

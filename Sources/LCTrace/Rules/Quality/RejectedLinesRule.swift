@@ -1,36 +1,75 @@
 /// LC904 rejected-lines (warning). File-level: built from the `rejects` table, not a session.
 ///
-/// Finds: lines rejected at ingest, per file, with the most common reasons; a damaged stream
-/// (truncated or corrupt gzip) is reported in the same finding.
+/// Finds: lines rejected at ingest, per file and kind of reason (not JSON, a missing key, a
+/// wrong type, …), with the most common reasons; a damaged stream (truncated or corrupt
+/// gzip) and conflicting duplicates are reported the same way. One finding per file and
+/// kind, so that each has one identity (`LC904|?|not-json`: a file belongs to no session, so
+/// its app is not known).
 ///
 /// Does not flag: blank lines (ignored by the format); exact duplicates of stored events.
 public enum RejectedLinesRule {
     public static let info = RuleInfo(id: "LC904", name: "rejected-lines", severity: .warning, family: .quality,
-                                      summary: "lines rejected at ingest")
+                                      summary: "lines rejected at ingest",
+                                      explanation: "Lines rejected at ingest (not JSON, a missing required key, a wrong type, a newer format version, …), conflicting duplicates of stored events and damaged streams (truncated or corrupt gzip), per file and kind of problem, with the most common reasons. The rest of each file was loaded. Not flagged: blank lines, exact duplicates.",
+                                      help: "Fix the recorder or the transfer that wrote the file (lctrace query \"SELECT line, reason FROM rejects …\" lists every line).")
 
-    /// One file's problems, as read from the database.
-    public struct FileProblems {
-        public var path: String
-        public var rejects: Int
-        public var conflicts: Int
-        public var damage: String?
+    /// Problems of one kind in one file, as read from the database.
+    public struct Problems: Sendable {
+        public var kind: String
+        public var count: Int
         /// (reason, count), most common first.
         public var reasons: [(String, Int)]
+        /// The first line numbers (at most 20).
         public var lines: [Int64]
     }
 
-    public static func check(_ file: FileProblems) -> Finding? {
-        guard file.rejects > 0 || file.conflicts > 0 || file.damage != nil else { return nil }
-        var parts: [String] = []
-        if file.rejects > 0 {
-            let top = file.reasons.prefix(3).map { "\($0.1) × \($0.0)" }.joined(separator: "; ")
-            parts.append("\(file.rejects) line\(file.rejects == 1 ? "" : "s") rejected (\(top)\(file.reasons.count > 3 ? "; …" : ""))")
+    /// One file's problems, by kind in order of first appearance.
+    public struct FileProblems: Sendable {
+        public var path: String
+        public var kinds: [Problems]
+    }
+
+    /// One finding per kind of problem of `file`.
+    public static func check(_ file: FileProblems) -> [Finding] {
+        file.kinds.map { p in
+            let top = p.reasons.prefix(3).map { "\($0.1) × \($0.0)" }.joined(separator: "; ") + (p.reasons.count > 3 ? "; …" : "")
+            let what: String
+            switch p.kind {
+            case "conflicting-duplicate":
+                what = "\(p.count) conflicting duplicate\(p.count == 1 ? "" : "s") of stored events (the first copy kept)"
+            case _ where damageKinds.contains(p.kind):
+                what = "damaged: \(p.reasons.first?.0 ?? p.kind)"
+            default:
+                what = "\(p.count) line\(p.count == 1 ? "" : "s") rejected (\(top))"
+            }
+            return Finding(rule: info, session: nil, t: nil, message: "\(file.path): \(what)", evidence: [], file: file.path,
+                           key: [p.kind], detail: ["kind": .text(p.kind), "count": .int(Int64(p.count)), "lines": .ints(p.lines)])
         }
-        if file.conflicts > 0 { parts.append("\(file.conflicts) conflicting duplicate\(file.conflicts == 1 ? "" : "s")") }
-        if let damage = file.damage { parts.append("damaged: \(damage)") }
-        return Finding(rule: info, session: nil, t: nil, message: "\(file.path): " + parts.joined(separator: ", "),
-                       evidence: [], file: file.path,
-                       detail: ["lines": file.lines.prefix(20).map(String.init).joined(separator: ",")])
+    }
+
+    static let damageKinds: Set<String> = ["truncated-gzip", "damaged-gzip", "inflation-limit", "read-error"]
+
+    /// The kind of a problem (the last part of LC904's identity key), from the `rejects` row's
+    /// kind (`line`, `conflict`, `damage`) and reason.
+    public static func kind(_ rowKind: String, _ reason: String) -> String {
+        switch rowKind {
+        case "conflict": return "conflicting-duplicate"
+        case "damage":
+            if reason.contains("truncated") || reason.contains("ends early") { return "truncated-gzip" }
+            if reason.contains("inflates more") { return "inflation-limit" }
+            if reason.hasPrefix("read error") { return "read-error" }
+            return "damaged-gzip"
+        default: break
+        }
+        let kinds: [(String, String)] = [
+            ("cut last line", "cut-line"), ("not valid UTF-8", "not-utf8"), ("nested deeper", "too-deep"),
+            ("not valid JSON", "not-json"), ("not a JSON object", "not-json"), ("empty line", "not-json"),
+            ("line longer than", "line-too-long"), ("more than", "too-many-keys"), ("duplicate key", "duplicate-key"),
+            ("missing required key", "missing-key"), ("needs key", "missing-key"),
+            ("unsupported format version", "newer-version"), (": expected ", "wrong-type"),
+        ]
+        for (text, kind) in kinds where text == "cut last line" ? reason.hasPrefix(text) : reason.contains(text) { return kind }
+        return "bad-value"
     }
 
     /// Strips positions from a reason so that equal problems group together.

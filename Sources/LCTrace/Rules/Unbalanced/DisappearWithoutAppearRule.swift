@@ -7,7 +7,9 @@
 /// app backgrounding (which sends no disappear callbacks at all).
 enum DisappearWithoutAppearRule: Rule {
     static let info = RuleInfo(id: "LC204", name: "disappear-without-appear", severity: .warning, family: .unbalanced,
-                               summary: "disappearance without a matching appearance")
+                               summary: "disappearance without a matching appearance",
+                               explanation: "viewWillDisappear or viewDidDisappear while hidden, or viewDidDisappear while visible with no viewWillDisappear first. Not flagged: viewWillDisappear while appearing (a cancelled appearance), backgrounding.",
+                               help: "Look for a container forwarding disappearance callbacks by hand, or calling them on a child that never appeared.")
 
     static func matches(_ a: LifecycleAnomaly) -> Bool {
         guard a.kind == .transition else { return false }
@@ -22,7 +24,8 @@ enum DisappearWithoutAppearRule: Rule {
             guard matches(a) else { return nil }
             return Finding(info, model, a.instance, t: a.t,
                            "\(Say.cls(model, a.instance)) got \(a.event.rawValue) while \(a.state.rawValue)",
-                           evidence: a.evidence, detail: ["event": a.event.rawValue, "state": a.state.rawValue])
+                           evidence: a.evidence, key: [a.event.rawValue, a.state.rawValue],
+                           detail: ["event": .text(a.event.rawValue), "state": .text(a.state.rawValue)])
         }
     }
 }

@@ -8,7 +8,9 @@
 /// or sheet swipe: disappearing → appearing is legal).
 enum DoubleAppearRule: Rule {
     static let info = RuleInfo(id: "LC202", name: "double-appear", severity: .error, family: .unbalanced,
-                               summary: "appearance delivered twice")
+                               summary: "appearance delivered twice",
+                               explanation: "viewWillAppear while already appearing or visible, or viewDidAppear while already visible: usually a container forwarding appearance by hand on top of UIKit's automatic forwarding. Not flagged: viewWillAppear after viewWillDisappear (a cancelled interactive pop or sheet swipe).",
+                               help: "Remove the manual beginAppearanceTransition/viewWillAppear calls, or set shouldAutomaticallyForwardAppearanceMethods to false in the container that makes them.")
 
     static func matches(_ a: LifecycleAnomaly) -> Bool {
         guard a.kind == .transition else { return false }
@@ -23,7 +25,8 @@ enum DoubleAppearRule: Rule {
             guard matches(a) else { return nil }
             return Finding(info, model, a.instance, t: a.t,
                            "\(Say.cls(model, a.instance)) got \(a.event.rawValue) while already \(a.state.rawValue)",
-                           evidence: a.evidence, detail: ["event": a.event.rawValue, "state": a.state.rawValue])
+                           evidence: a.evidence, key: [a.event.rawValue, a.state.rawValue],
+                           detail: ["event": .text(a.event.rawValue), "state": .text(a.state.rawValue)])
         }
     }
 }

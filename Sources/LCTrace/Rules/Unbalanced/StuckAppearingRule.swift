@@ -9,7 +9,9 @@
 /// (those are LC401's business).
 enum StuckAppearingRule: Rule {
     static let info = RuleInfo(id: "LC203", name: "stuck-appearing", severity: .warning, family: .unbalanced,
-                               summary: "viewWillAppear never completed nor cancelled")
+                               summary: "viewWillAppear never completed nor cancelled",
+                               explanation: "A viewWillAppear never completed (viewDidAppear) nor cancelled (viewWillDisappear): the instance was still appearing when the session ended, at least 2 s of foreground time after it. Not flagged: sessions ending within 2 s, background time, appearances that completed however late (LC401).",
+                               help: "Look for a transition that never finishes: a custom animator that never calls completeTransition, or a container that begins an appearance transition and never ends it.")
 
     static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.cycles.compactMap { c in
@@ -18,7 +20,9 @@ enum StuckAppearingRule: Rule {
             guard waited >= settings.stuckAppearing else { return nil }
             return Finding(info, model, c.instance, t: c.willT,
                            "\(Say.cls(model, c.instance)) still appearing \(Say.ms(waited)) after viewWillAppear when the session ended",
-                           evidence: [c.willSeq] + (c.isSeq.map { [$0] } ?? []))
+                           evidence: [c.willSeq] + (c.isSeq.map { [$0] } ?? []),
+                           key: [EventKind.viewWillAppear.rawValue, AppearanceState.appearing.rawValue],
+                           detail: ["waited_ms": .ms(waited)])
         }
     }
 }

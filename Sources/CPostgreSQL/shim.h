@@ -1,0 +1,3 @@
+// libpq, PostgreSQL's client library (Debian: libpq-dev; macOS: brew install libpq).
+// The include path comes from pkg-config (libpq.pc).
+#include <libpq-fe.h>

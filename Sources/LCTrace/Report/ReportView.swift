@@ -1,0 +1,241 @@
+/// What a report was asked to show and how: the options every reporter reads.
+public struct ReportOptions: Sendable {
+    public var families: Set<RuleFamily> = Set(RuleFamily.allCases)
+    /// Findings at or above it fail the gate (new ones only under a baseline); nil: never.
+    public var failOn: Severity? = .error
+    public var baseline: Baseline?
+    /// Colour in text (a terminal).
+    public var color = false
+    /// Examples per rule in text.
+    public var examples = 5
+    /// Where the app's sources are (`--source-root`): SARIF names the file declaring each class.
+    public var sourceRoot: String?
+    /// The follow-up `lctrace query` commands printed in text keep the database and filters.
+    public var followUp = FollowUp()
+    /// CSV: cells a spreadsheet would run as formulas start with `'` (`--safe-csv`).
+    public var neutralizesFormulas = false
+    public init() {}
+}
+
+/// How a finding stands against a baseline file.
+public enum BaselineState: String, Sendable {
+    case new, known
+}
+
+/// One defect: every finding of one identity, and what reports print about it.
+public struct IdentityGroup: Sendable {
+    public var identity: String
+    public var identityKey: String
+    public var rule: RuleInfo
+    public var cls: String?
+    public var app: String?
+    /// Indices into `ReportView.findings`, in report order.
+    public var findings: [Int]
+    public var sessions: Int
+    public var devices: Int
+    /// Distinct builds, oldest first (`BuildOrder`), as "version (build)".
+    public var builds: [String]
+    /// The `build` values of the oldest and newest sessions it was seen in.
+    public var firstBuild: String?
+    public var lastBuild: String?
+    /// Under a baseline: new or known.
+    public var state: BaselineState?
+    /// At or above `--fail-on` (and new, under a baseline).
+    public var failing: Bool
+    public var occurrences: Int { findings.count }
+}
+
+/// Per-class statistics of viewIsAppearing → viewDidAppear (ns), for `--gaps`.
+public struct GapStats: Sendable {
+    public var cls: String
+    public var count: Int
+    public var p50: Int64, p90: Int64, p99: Int64, max: Int64
+    /// Appearances per bucket (`GapStats.bounds`, then ≥ the last bound).
+    public var histogram: [Int]
+
+    /// Bucket bounds: < 50 ms, < 100, < 250, < 500, < 1 s, < 2 s, then ≥ 2 s.
+    public static let bounds: [Int64] = [50, 100, 250, 500, 1000, 2000].map { Int64($0) * 1_000_000 }
+
+    init(cls: String, values: [Int64]) {
+        let sorted = values.sorted()
+        self.cls = cls
+        count = sorted.count
+        p50 = Percentile.of(sorted, 0.5); p90 = Percentile.of(sorted, 0.9); p99 = Percentile.of(sorted, 0.99)
+        max = sorted.last ?? 0
+        var counts = Array(repeating: 0, count: Self.bounds.count + 1)
+        for v in sorted { counts[Self.bounds.firstIndex { v < $0 } ?? Self.bounds.count] += 1 }
+        histogram = counts
+    }
+}
+
+/// Nearest-rank percentiles of sorted values.
+public enum Percentile {
+    public static func of(_ sorted: [Int64], _ p: Double) -> Int64 {
+        guard !sorted.isEmpty else { return 0 }
+        let rank = Int((p * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[min(Swift.max(rank, 0), sorted.count - 1)]
+    }
+}
+
+/// The data every reporter receives, built once from a report's findings: the identities
+/// with their counts and builds, the baseline's verdicts, gap statistics and source
+/// locations. Reporters only format it; none re-derives it or special-cases a rule (what a
+/// rule's findings need is declared in its `RuleInfo.report`).
+public struct ReportView: Sendable {
+    public let data: ReportData
+    public let options: ReportOptions
+    /// `data.findings`, in report order (sessions in listing order, time within each, files last).
+    public var findings: [Finding] { data.findings }
+    /// Per finding: its identity group (index into `identities`).
+    public let groupOfFinding: [Int]
+    /// Every identity: under a baseline new ones first, then by severity, occurrences and key.
+    public let identities: [IdentityGroup]
+    /// Baseline entries seen nowhere in the selection (only those the selection could show).
+    public let fixed: [BaselineEntry]
+    public let gapStats: [GapStats]
+    /// Class → where it is declared under `options.sourceRoot`.
+    public let sourceLocations: [String: SourceLocation]
+    /// "lctrace 0.2.0".
+    public let tool: String
+    private let sessionIndex: [String: Int]
+
+    public init(data: ReportData, options: ReportOptions, tool: String = ToolInfo.name) {
+        self.data = data
+        self.options = options
+        self.tool = tool
+        sessionIndex = Dictionary(data.sessions.enumerated().map { ($1.sid, $0) }, uniquingKeysWith: { a, _ in a })
+        let known = options.baseline.map { Set($0.entries.map(\.identity)) }
+        var groups: [IdentityGroup] = []
+        var groupIndex: [String: Int] = [:]
+        var ofFinding: [Int] = []
+        var sessionSets: [Set<String>] = [], deviceSets: [Set<Int>] = [], buildSets: [Set<Int>] = []
+        // Per session once: its build's place in build order and its device, as small numbers.
+        let builds = BuildOrder.ranks(data.sessions)
+        var deviceIDs: [String: Int] = [:]
+        var deviceOf: [Int?] = []
+        for s in data.sessions {
+            guard let d = s.device else { deviceOf.append(nil); continue }
+            if deviceIDs[d] == nil { deviceIDs[d] = deviceIDs.count }
+            deviceOf.append(deviceIDs[d])
+        }
+        for (i, f) in data.findings.enumerated() {
+            var g = groupIndex[f.identity] ?? -1
+            if g < 0 {
+                let rule = RuleCatalog.info(f.rule) ?? RuleInfo(id: f.rule, name: f.name, severity: f.severity, family: .quality, summary: "")
+                let state = known.map { $0.contains(f.identity) ? BaselineState.known : .new }
+                groups.append(IdentityGroup(identity: f.identity, identityKey: f.identityKey, rule: rule, cls: f.cls, app: f.app,
+                                            findings: [], sessions: 0, devices: 0, builds: [], state: state,
+                                            failing: options.failOn.map { f.severity >= $0 && state != .known } ?? false))
+                sessionSets.append([]); deviceSets.append([]); buildSets.append([])
+                g = groups.count - 1
+                groupIndex[f.identity] = g
+            }
+            groups[g].findings.append(i)
+            ofFinding.append(g)
+            if let sid = f.session, let s = sessionIndex[sid] {
+                sessionSets[g].insert(sid)
+                if let device = deviceOf[s] { deviceSets[g].insert(device) }
+                buildSets[g].insert(builds.rank[s])
+            }
+        }
+        for g in groups.indices {
+            groups[g].sessions = sessionSets[g].count
+            groups[g].devices = deviceSets[g].count
+            let ranks = buildSets[g].sorted()
+            groups[g].builds = ranks.map { builds.names[$0] }
+            groups[g].firstBuild = ranks.first.map { builds.values[$0] } ?? nil
+            groups[g].lastBuild = ranks.last.map { builds.values[$0] } ?? nil
+        }
+        // Report order of identities: new before known, worst severity, most occurrences, key.
+        let order = groups.indices.sorted { a, b in
+            let x = groups[a], y = groups[b]
+            let (nx, ny) = (x.state == .known ? 1 : 0, y.state == .known ? 1 : 0)
+            if nx != ny { return nx < ny }
+            if x.rule.severity != y.rule.severity { return x.rule.severity > y.rule.severity }
+            if x.occurrences != y.occurrences { return x.occurrences > y.occurrences }
+            return x.identityKey < y.identityKey
+        }
+        var place = Array(repeating: 0, count: groups.count)
+        for (newPlace, old) in order.enumerated() { place[old] = newPlace }
+        identities = order.map { groups[$0] }
+        groupOfFinding = ofFinding.map { place[$0] }
+        if let baseline = options.baseline {
+            let seen = Set(groups.map(\.identity))
+            fixed = baseline.entries.filter { !seen.contains($0.identity) && data.couldShow($0, options.families) }
+        } else {
+            fixed = []
+        }
+        gapStats = data.gaps.map { GapStats(cls: $0.key, values: $0.value) }
+            .sorted { ($1.count, $0.cls) < ($0.count, $1.cls) }
+        if let root = options.sourceRoot {
+            sourceLocations = SourceIndex.locate(classes: Set(groups.compactMap(\.cls)), under: root)
+        } else {
+            sourceLocations = [:]
+        }
+    }
+
+    public func session(_ sid: String?) -> SessionInfo? {
+        sid.flatMap { sessionIndex[$0] }.map { data.sessions[$0] }
+    }
+
+    /// The identity group of finding `i`.
+    public func group(ofFinding i: Int) -> IdentityGroup { identities[groupOfFinding[i]] }
+
+    /// Under a baseline: the state of finding `i`.
+    public func state(ofFinding i: Int) -> BaselineState? { identities[groupOfFinding[i]].state }
+
+    public var newFindings: Int { options.baseline == nil ? 0 : findings.indices.filter { state(ofFinding: $0) == .new }.count }
+    public var knownFindings: Int { options.baseline == nil ? 0 : findings.count - newFindings }
+
+    /// True when the gate fails: a finding at or above `--fail-on` (a new one under a baseline).
+    public var failing: Bool { identities.contains { $0.failing } }
+}
+
+extension ReportData {
+    /// Whether the selection could have shown a baseline entry: its rule's family is
+    /// reported and its app is among the sessions selected (an entry of another app, or of a
+    /// family not asked for, is not "fixed", only out of view).
+    func couldShow(_ entry: BaselineEntry, _ families: Set<RuleFamily>) -> Bool {
+        guard let rule = RuleCatalog.info(entry.rule), families.contains(rule.family) else { return false }
+        if rule.severity < minSeverity { return false }
+        if let cls = className, entry.cls != cls { return false }
+        let app = entry.identityKey.split(separator: "|", omittingEmptySubsequences: false).dropFirst().first.map(String.init)
+        if app == FindingIdentity.unknown || app == nil { return true }
+        return sessions.contains { $0.app == app }
+    }
+}
+
+/// Orders builds as people number them: app version numerically, then build number.
+public enum BuildOrder {
+    static func key(_ s: SessionInfo) -> [Int] {
+        let version = (s.appVersion ?? "").split(separator: ".").map { Int($0) ?? 0 }
+        let build = Int(s.build ?? "") ?? 0
+        return (version + Array(repeating: 0, count: Swift.max(0, 4 - version.count))) + [build]
+    }
+
+    public static func precedes(_ a: SessionInfo, _ b: SessionInfo) -> Bool {
+        let (x, y) = (key(a), key(b))
+        return x != y ? x.lexicographicallyPrecedes(y) : (a.build ?? "") < (b.build ?? "")
+    }
+
+    /// "5.2.1 (812)".
+    public static func name(_ s: SessionInfo) -> String { "\(s.appVersion ?? "?") (\(s.build ?? "?"))" }
+
+    /// The distinct builds of `sessions` in build order: per session its build's rank, and per
+    /// rank the build's name ("5.2.1 (812)") and `build` value.
+    static func ranks(_ sessions: [SessionInfo]) -> (rank: [Int], names: [String], values: [String?]) {
+        var first: [String: SessionInfo] = [:]
+        for s in sessions where first[name(s)] == nil { first[name(s)] = s }
+        let ordered = first.values.map { (key($0), $0) }.sorted { a, b in
+            a.0 != b.0 ? a.0.lexicographicallyPrecedes(b.0) : (a.1.build ?? "") < (b.1.build ?? "")
+        }.map(\.1)
+        let rankOf = Dictionary(ordered.enumerated().map { (name($1), $0) }, uniquingKeysWith: { a, _ in a })
+        return (sessions.map { rankOf[name($0)]! }, ordered.map(name), ordered.map(\.build))
+    }
+}
+
+/// The tool's name and version, as reports and baseline files print it.
+public enum ToolInfo {
+    public static let version = "0.2.0"
+    public static var name: String { "lctrace \(version)" }
+}

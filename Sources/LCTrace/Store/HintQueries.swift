@@ -1,0 +1,31 @@
+/// The SQL of the follow-up commands lctrace prints (`lctrace query "…"`), kept with the rest
+/// of the SQL: questions a user can paste, against the public views.
+public enum HintQueries {
+    /// The findings of `rule` under the filters (findings_v column, value) and lowest severity.
+    public static func findings(rule: String, conditions: [(String, String)], minSeverity: Severity?) -> String {
+        var terms = ["rule = \(literal(rule))"] + conditions.map { "\($0.0) = \(literal($0.1))" }
+        if let minSeverity, minSeverity > .info {
+            let allowed = Severity.allCases.filter { $0 >= minSeverity }.map { literal($0.rawValue) }
+            terms.append("severity IN (\(allowed.joined(separator: ", ")))")
+        }
+        return "SELECT * FROM findings_v WHERE " + terms.joined(separator: " AND ")
+    }
+
+    /// Every rejected line of the file loaded under `path`.
+    public static func rejectedLines(path: String) -> String {
+        "SELECT line, reason FROM rejects JOIN files ON files.id = rejects.file WHERE path = \(literal(path))"
+    }
+
+    /// A session's events.
+    public static func events(sid: String) -> String {
+        "SELECT seq, event, vc FROM events_v WHERE sid = \(literal(sid))"
+    }
+
+    /// A session's controller instances.
+    public static func instances(sid: String) -> String {
+        "SELECT vc, since, class FROM instances_v WHERE sid = \(literal(sid))"
+    }
+
+    /// A SQL string literal.
+    public static func literal(_ value: String) -> String { "'" + value.replacingOccurrences(of: "'", with: "''") + "'" }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import LCTrace
+
+/// `lctrace baseline -o FILE`: the identities of the current findings as a file to commit and
+/// review; `report --baseline FILE` then fails only on findings that are not in it.
+enum BaselineCommand: Command {
+    static let spec = CommandSpec(
+        name: "baseline",
+        summary: "Write the current findings' identities as a baseline file for report --baseline.",
+        options: [
+            OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
+            OptionSpec("output", short: "o", value: "FILE", help: "The baseline file to write ('-' for standard output)."),
+        ] + ReportCommand.findingOptions + ReportCommand.filterOptions + AnalyzeCommand.tuningOptions + [Selection.allowEmpty],
+        discussion: """
+        One entry per identity, sorted by identity_key, with rule, severity, class, occurrences,
+        sessions, first and last build and a `note` for people; no timestamps, so the same
+        database and filters give a byte-identical file. Rewriting an existing baseline keeps
+        the notes of the identities still present.
+        Exit status: 0 written, 64 usage or an existing FILE that is not a baseline, 66 no
+        session selected, 74 database or file failure.
+        """)
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        guard let output = args.value("output") else {
+            throw UsageError("missing -o FILE for 'lctrace baseline'", hint: "lctrace baseline --db lctrace.db -o lctrace-baseline.json")
+        }
+        // An existing file must be a baseline: its notes are kept, and nothing else is overwritten.
+        let previous = output != "-" && FileManager.default.fileExists(atPath: output) ? try Baseline.read(output) : nil
+        let path = context.databasePath(args)
+        let (data, _) = try ReportCommand.collect(args, path: path, families: ReportCommand.families(args), gapStatistics: false)
+        var options = ReportOptions()
+        options.families = ReportCommand.families(args)
+        let view = ReportView(data: data, options: options)
+        let entries = Baseline.entries(of: view, keepingNotesOf: previous)
+        let text = Baseline.render(entries)
+        if output == "-" {
+            context.console.write(text)
+        } else {
+            do {
+                try text.write(toFile: output, atomically: true, encoding: .utf8)
+            } catch {
+                throw FileError(message: "cannot write \(output): \(error.localizedDescription)")
+            }
+            context.console.writeError("Wrote \(output): \(TextReport.group(entries.count)) identit\(entries.count == 1 ? "y" : "ies") of \(TextReport.group(view.findings.count)) finding\(view.findings.count == 1 ? "" : "s") in \(TextReport.group(data.sessions.count)) session\(data.sessions.count == 1 ? "" : "s")\n")
+        }
+        return ExitStatus.ok
+    }
+}
+
+/// A file lctrace cannot write (exit 74).
+struct FileError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}

@@ -1,0 +1,66 @@
+import LCTrace
+
+/// `lctrace compare --base-build B1 --head-build B2`: what a candidate build changed against a
+/// release: new, fixed and persisting identities (per 100 sessions on each side) and
+/// statistically significant timing regressions; exit 1 on a new finding at or above
+/// `--fail-on` or a regression.
+enum CompareCommand: Command {
+    static let spec = CommandSpec(
+        name: "compare",
+        summary: "Compare two builds: new, fixed and persisting findings, and timing regressions.",
+        options: [
+            OptionSpec("db", value: "PATH", help: "Database of the head build, and of the base unless --base-db (default: $LCTRACE_DB, else ./lctrace.db)."),
+            OptionSpec("base-db", value: "PATH", help: "Database of the base build, when it is another one."),
+            OptionSpec("base-build", value: "BUILD", help: "The build compared against (e.g. the last release)."),
+            OptionSpec("head-build", value: "BUILD", help: "The candidate build."),
+            OptionSpec("app", value: "BUNDLE", help: "Only sessions of this app (on both sides)."),
+            OptionSpec("format", short: "f", value: "FORMAT", help: "\(ComparisonReporters.help)."),
+            OptionSpec("fail-on", value: "LEVEL", help: "Exit 1 on a new finding at or above it, or a timing regression: error (default), warning, info, never."),
+        ] + AnalyzeCommand.tuningOptions + [Selection.allowEmpty],
+        discussion: """
+        Findings are counted per identity and per 100 sessions of each build (builds differ in
+        session count). A timing regression is a class whose viewIsAppearing → viewDidAppear is
+        slower in the head by a Mann–Whitney U test at p < 0.01, with the median slower by at
+        least 20 % and 20 ms and at least 10 appearances on each side; `--fail-on never` mutes
+        both reasons to exit 1.
+        Exit status: 0 ok, 1 a new finding at or above --fail-on or a regression, 64 usage,
+        66 a build with no session, 74 database.
+        """)
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let reporter = try format(args)
+        guard let baseBuild = args.value("base-build"), let headBuild = args.value("head-build") else {
+            throw UsageError("compare needs --base-build and --head-build",
+                             hint: "lctrace compare --base-build 812 --head-build 816")
+        }
+        let failOn = try ReportCommand.failOn(args)
+        let headPath = context.databasePath(args)
+        let basePath = args.value("base-db") ?? headPath
+        let base = try side(baseBuild, option: "base-build", path: basePath, args)
+        let head = try side(headBuild, option: "head-build", path: headPath, args)
+        let comparison = BuildComparison(base: base, head: head, failOn: failOn)
+        context.console.write(reporter.render(comparison))
+        return comparison.failing ? ExitStatus.findings : ExitStatus.ok
+    }
+
+    /// One build's findings and appearances, after the empty-selection check.
+    static func side(_ build: String, option: String, path: String, _ args: ParsedArguments) throws -> ComparisonSide {
+        var request = ReportRequest()
+        request.settings = try AnalyzeCommand.settings(args)
+        request.sessions = SessionFilter(app: args.value("app"), build: build)
+        let db = try Schema.openForReading(path: path)
+        let data = try ReportQuery.collect(request, db: db)
+        if data.sessions.isEmpty && !args.has("allow-empty") {
+            let what = try Selection.describeEmpty(request.sessions, db, path: path)
+            throw EmptySelection(message: "--\(option) \(build): \(what)")
+        }
+        return ComparisonSide(build: build, data: data)
+    }
+
+    static func format(_ args: ParsedArguments) throws -> any ComparisonReporter.Type {
+        guard let value = args.value("format") else { return CompareTextReporter.self }
+        if let reporter = ComparisonReporters.named(value) { return reporter }
+        throw UsageError("unknown format '\(value)' (expected \(ComparisonReporters.ids.joined(separator: ", ")))",
+                         hint: ArgumentParser.closest(value, in: ComparisonReporters.ids).map { "did you mean '\($0)'?" })
+    }
+}

@@ -1,0 +1,50 @@
+import LCTrace
+
+/// `lctrace export`: sessions as a Chrome trace (Perfetto UI, chrome://tracing).
+enum ExportCommand: Command {
+    static let spec = CommandSpec(
+        name: "export",
+        summary: "Write sessions as a Chrome trace that Perfetto UI and chrome://tracing open.",
+        options: [
+            OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
+            OptionSpec("session", value: "SID", help: "A session to export (a unique prefix is enough; repeatable).", repeatable: true),
+            OptionSpec("app", value: "BUNDLE", help: "Every session of this app."),
+            OptionSpec("build", value: "BUILD", help: "Every session of this build."),
+        ]
+            + ReportCommand.findingOptions + ReportCommand.classOptions + AnalyzeCommand.tuningOptions
+            + [OptionSpec("format", short: "f", value: "FORMAT", help: "chrome-trace (the default and only one).", choices: ["chrome-trace"]), OutputFile.option],
+        discussion: """
+        A process per session, a thread per controller instance (its lifetime, its events as
+        instants, flows from presenter and container), and async slices for its appearances.
+        Family flags, --class and --min-severity choose the findings included.
+        Open the file at https://ui.perfetto.dev ("Open trace file") or in chrome://tracing.
+        """)
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        _ = try OutputFormat.parse(args.value("format"), allowed: [.chromeTrace], default: .chromeTrace)
+        let named = args.all("session")
+        guard !named.isEmpty || args.value("app") != nil || args.value("build") != nil else {
+            throw UsageError("name what to export: --session SID, --build BUILD or --app BUNDLE",
+                             hint: "list the sessions with 'lctrace sessions --db \(Selection.shell(context.databasePath(args)))'")
+        }
+        let findings = try ReportCommand.findingsRequest(args)
+        let db = try Schema.openForReading(path: context.databasePath(args))
+        let sessions = try SessionChoice.many(named, app: args.value("app"), build: args.value("build"), db: db)
+        let output = try OutputFile(path: args.value("output"), console: context.console)
+        let writer = ChromeTraceWriter { try output.write($0) }
+        let progress = ProgressLine(console: context.console)
+        try writer.begin()
+        for (i, session) in sessions.enumerated() {
+            progress.update { "export \(TextReport.group(i))/\(TextReport.group(sessions.count)) sessions" }
+            try TimelineReport.export(db: db, session: session, findings: findings, to: writer) { events in
+                progress.update {
+                    "export \(TextReport.group(i))/\(TextReport.group(sessions.count)) sessions (rebuilding the next: \(TextReport.group(events)) events)"
+                }
+            }
+        }
+        try writer.finish()
+        progress.clear()
+        try output.finish()
+        return ExitStatus.ok
+    }
+}

@@ -1,0 +1,73 @@
+import LCTrace
+
+/// A selection that holds no session (exit 66): a gate never passes because it saw nothing.
+struct EmptySelection: Error {
+    var message: String
+}
+
+/// The sessions a report, baseline or comparison covers: `--session` (a prefix, any case),
+/// `--app`, `--build`; and the rule that an empty selection fails unless `--allow-empty`.
+enum Selection {
+    static let sessionOptions: [OptionSpec] = [
+        OptionSpec("session", value: "SID", help: "Only this session (a unique prefix is enough, any case)."),
+        OptionSpec("app", value: "BUNDLE", help: "Only sessions of this app."),
+        OptionSpec("build", value: "BUILD", help: "Only sessions of this build."),
+    ]
+    static let allowEmpty = OptionSpec("allow-empty", help: "Exit 0 when no session is selected (default: exit 66).")
+
+    /// Candidates listed when a `--session` prefix is ambiguous.
+    static let candidatesShown = 10
+
+    /// The filter of `args`, its `--session` prefix resolved to one whole id.
+    static func filter(_ args: ParsedArguments, _ db: Database, path: String) throws -> SessionFilter {
+        var filter = SessionFilter(app: args.value("app"), build: args.value("build"))
+        if let prefix = args.value("session") {
+            filter.session = try resolve(prefix, db, path: path)
+        }
+        return filter
+    }
+
+    /// One whole session id for `prefix`: an id equal to it (ignoring case), else the only one
+    /// starting with it. Several: a usage error listing them; none: an empty selection.
+    static func resolve(_ prefix: String, _ db: Database, path: String) throws -> String {
+        let candidates = try SessionChoice.candidates(prefix, db: db, limit: candidatesShown + 1).map(\.sid)
+        if let exact = candidates.first(where: { $0.lowercased() == prefix.lowercased() }) { return exact }
+        if candidates.count == 1 { return candidates[0] }
+        if candidates.isEmpty { throw EmptySelection(message: "no session matches --session '\(prefix)' in \(path)") }
+        let shown = candidates.prefix(candidatesShown).joined(separator: ", ")
+        let more = candidates.count > candidatesShown ? ", …" : ""
+        throw UsageError("--session '\(prefix)' matches \(candidates.count > candidatesShown ? "more than \(candidatesShown)" : String(candidates.count)) sessions: \(shown)\(more)",
+                         hint: "give more of the session id (lctrace sessions --db \(shell(path)) lists them)")
+    }
+
+    /// Throws `EmptySelection` when `sessions` is 0 and `--allow-empty` is not given.
+    static func requireSessions(_ sessions: Int, _ filter: SessionFilter, _ db: Database, _ args: ParsedArguments,
+                                path: String) throws {
+        guard sessions == 0, !args.has("allow-empty") else { return }
+        throw EmptySelection(message: try describeEmpty(filter, db, path: path))
+    }
+
+    /// One line saying what matched nothing.
+    static func describeEmpty(_ filter: SessionFilter, _ db: Database, path: String) throws -> String {
+        let total = try ModelReader(db: db).sessionCount()
+        if total == 0 { return "no session in \(path): the database is empty (load traces with lctrace ingest)" }
+        var parts: [String] = []
+        if let s = filter.session { parts.append("--session \(s)") }
+        if let a = filter.app { parts.append("--app \(a)") }
+        if let b = filter.build { parts.append("--build \(b)") }
+        return "no session matches \(parts.joined(separator: " ")) (of \(total) session\(total == 1 ? "" : "s") in \(path))"
+    }
+
+    /// The follow-up hints' database and filters.
+    static func followUp(_ filter: SessionFilter, className: String?, minSeverity: Severity, path: String) -> FollowUp {
+        var conditions: [(String, String)] = []
+        if let s = filter.session { conditions.append(("session", s)) }
+        if let a = filter.app { conditions.append(("app", a)) }
+        if let b = filter.build { conditions.append(("build", b)) }
+        if let c = className { conditions.append(("class", c)) }
+        return FollowUp(database: path, conditions: conditions, minSeverity: minSeverity)
+    }
+
+    /// `text` as one shell word.
+    static func shell(_ text: String) -> String { FollowUp.shellWord(text) }
+}

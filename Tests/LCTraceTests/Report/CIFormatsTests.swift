@@ -1,0 +1,151 @@
+import XCTest
+@testable import LCTrace
+@testable import LCTraceCLI
+
+/// SARIF and JUnit: their shape (every rule described, one result or testcase per identity,
+/// fingerprints from the identity, the class's declaration with --source-root), and their
+/// validity against the public schemas with validators from PyPI (skipped where absent).
+final class CIFormatsTests: TemporaryDirectoryTestCase {
+    func loadSamples() {
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, TestSupport.root.appendingPathComponent("SampleTraces").path]).status, 0)
+    }
+
+    func identities() throws -> Int {
+        Int(try Database(path: db, mode: .readOnly).scalarInt("SELECT count(DISTINCT identity) FROM findings") ?? 0)
+    }
+
+    /// A source tree with look-alikes of the declarations lctrace must find.
+    func writeSources() throws -> String {
+        let root = dir + "/App"
+        let files: [String: String] = [
+            "A/Extensions.swift": "extension ProductListViewController {}\nfinal class ProductListViewControllerCell: UITableViewCell {}\n",
+            "B/ProductList.swift": "import UIKit\n\n@MainActor\npublic final class ProductListViewController: UIViewController {\n}\n",
+            "C/Legacy.h": "@interface ProductListViewController (Private)\n@end\n@interface MiniPlayerViewController : UIViewController\n@end\n",
+            "Z/Duplicate.swift": "class MiniPlayerViewController {}\n",
+            "B/Checkout.swift": "    open class CheckoutViewController<T>: UIViewController {\n    class func make() {}\n",
+            ".build/Hidden.swift": "class SettingsViewController {}\n",
+        ]
+        for (path, text) in files {
+            let full = root + "/" + path
+            try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try text.write(toFile: full, atomically: true, encoding: .utf8)
+        }
+        return root
+    }
+
+    func testSourceIndexFindsPrimaryDeclarationsOnly() throws {
+        XCTAssertEqual(SourceIndex.declaredClass(in: "final class A: UIViewController {"), "A")
+        XCTAssertEqual(SourceIndex.declaredClass(in: "  @objc(AX) open class A {"), "A")
+        XCTAssertEqual(SourceIndex.declaredClass(in: "@interface A : UIViewController <P>"), "A")
+        XCTAssertEqual(SourceIndex.declaredClass(in: "@interface A: UIViewController"), "A")
+        XCTAssertNil(SourceIndex.declaredClass(in: "@interface A (Category)"))
+        XCTAssertNil(SourceIndex.declaredClass(in: "extension A: UITableViewDelegate {"))
+        XCTAssertNil(SourceIndex.declaredClass(in: "    class func make() -> A {"))
+        XCTAssertNil(SourceIndex.declaredClass(in: "// see class A"), "a comment is no declaration")
+        let found = SourceIndex.locate(classes: ["ProductListViewController", "MiniPlayerViewController", "CheckoutViewController",
+                                                 "SettingsViewController"], under: try writeSources())
+        XCTAssertEqual(found["ProductListViewController"], SourceLocation(path: "B/ProductList.swift", line: 4))
+        XCTAssertEqual(found["MiniPlayerViewController"], SourceLocation(path: "C/Legacy.h", line: 3), "the first by path")
+        XCTAssertEqual(found["CheckoutViewController"], SourceLocation(path: "B/Checkout.swift", line: 1))
+        XCTAssertNil(found["SettingsViewController"], "hidden folders (.build) are not searched")
+    }
+
+    func testSARIFDescribesEveryRuleAndGivesOneResultPerIdentity() throws {
+        loadSamples()
+        let root = try writeSources()
+        let r = TestSupport.run(["report", "--db", db, "--format", "sarif", "--source-root", root])
+        XCTAssertEqual(r.status, 1, "errors among the samples")
+        let doc = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
+        XCTAssertEqual(doc["version"] as? String, "2.1.0")
+        let run = try XCTUnwrap((doc["runs"] as? [[String: Any]])?.first)
+        let driver = try XCTUnwrap((run["tool"] as? [String: Any])?["driver"] as? [String: Any])
+        let rules = try XCTUnwrap(driver["rules"] as? [[String: Any]])
+        XCTAssertEqual(rules.map { $0["id"] as? String }, RuleCatalog.all.map(\.id))
+        for rule in rules {
+            for key in ["name", "shortDescription", "fullDescription", "help", "defaultConfiguration"] {
+                XCTAssertNotNil(rule[key], "\(rule["id"]!) lacks \(key)")
+            }
+            XCTAssertGreaterThan(((rule["fullDescription"] as? [String: Any])?["text"] as? String)?.count ?? 0, 60)
+        }
+        let results = try XCTUnwrap(run["results"] as? [[String: Any]])
+        XCTAssertEqual(results.count, try identities(), "one result per identity")
+        let fingerprints = results.compactMap { ($0["partialFingerprints"] as? [String: String])?["lctraceIdentity/v1"] }
+        XCTAssertEqual(Set(fingerprints).count, results.count)
+        for result in results {
+            let index = try XCTUnwrap(result["ruleIndex"] as? Int)
+            XCTAssertEqual(rules[index]["id"] as? String, result["ruleId"] as? String)
+        }
+        // The orphan MiniPlayerViewController points at its declaration, relative to SRCROOT.
+        let orphan = try XCTUnwrap(results.first { ($0["ruleId"] as? String) == "LC101" })
+        let location = try XCTUnwrap((orphan["locations"] as? [[String: Any]])?.first)
+        let physical = try XCTUnwrap(location["physicalLocation"] as? [String: Any])
+        XCTAssertEqual(physical["artifactLocation"] as? [String: String], ["uri": "C/Legacy.h", "uriBaseId": "SRCROOT"])
+        XCTAssertEqual((physical["region"] as? [String: Int])?["startLine"], 3)
+        XCTAssertEqual(((location["logicalLocations"] as? [[String: String]])?.first)?["name"], "MiniPlayerViewController")
+        let properties = try XCTUnwrap(orphan["properties"] as? [String: Any])
+        XCTAssertEqual(properties["occurrences"] as? Int, 1)
+        XCTAssertEqual(properties["identity_key"] as? String, "LC101|com.example.shop|MiniPlayerViewController|ProductListViewController")
+        XCTAssertEqual(orphan["level"] as? String, "error")
+    }
+
+    func testJUnitHasASuitePerFamilyAndACasePerIdentity() throws {
+        loadSamples()
+        let r = TestSupport.run(["report", "--db", db, "--format", "junit", "--fail-on", "warning"])
+        XCTAssertEqual(r.status, 1)
+        let xml = r.out
+        XCTAssertEqual(xml.components(separatedBy: "<testsuite ").count - 1, RuleFamily.allCases.count)
+        XCTAssertEqual(xml.components(separatedBy: "<testcase ").count - 1, try identities())
+        let errorsAndWarnings = Int(try Database(path: db, mode: .readOnly)
+            .scalarInt("SELECT count(DISTINCT identity) FROM findings WHERE severity IN ('error', 'warning')") ?? 0)
+        XCTAssertEqual(xml.components(separatedBy: "<failure ").count - 1, errorsAndWarnings, "info identities pass")
+        XCTAssertTrue(xml.contains("<testcase classname=\"MiniPlayerViewController\" name=\"LC101|com.example.shop|MiniPlayerViewController|ProductListViewController\""), xml)
+        XCTAssertTrue(xml.contains("<testcase classname=\"com.example.mail\" name=\"LC502|com.example.mail\""), "session-level: the app")
+        XCTAssertEqual(JUnitReporter.xml("a<b & \"c\"\u{1}"), "a&lt;b &amp; &quot;c&quot;\u{FFFD}")
+    }
+
+    // MARK: Against the public schemas
+
+    /// The reference schemas beside the repository (absent in a user's clone).
+    var formats: URL { TestSupport.root.deletingLastPathComponent().appendingPathComponent("shared/reference/formats") }
+
+    /// The Python of the virtualenv `.ci/run` makes, or `$LCTRACE_VALIDATOR_PYTHON`.
+    var validatorPython: String? {
+        let candidates = [ProcessInfo.processInfo.environment["LCTRACE_VALIDATOR_PYTHON"],
+                          TestSupport.root.appendingPathComponent(".ci/venv/bin/python").path].compactMap { $0 }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    func validate(_ kind: String, schema: String, document: String, file: String) throws {
+        let schemaPath = formats.appendingPathComponent(schema).path
+        guard FileManager.default.fileExists(atPath: schemaPath) else {
+            throw XCTSkip("\(schemaPath) is absent (a clone without ../shared): \(kind) not validated")
+        }
+        guard let python = validatorPython else {
+            throw XCTSkip("no validator: run .ci/run (it makes .ci/venv with jsonschema and xmlschema) or set LCTRACE_VALIDATOR_PYTHON")
+        }
+        let path = dir + "/" + file
+        try document.write(toFile: path, atomically: true, encoding: .utf8)
+        let script = TestSupport.root.appendingPathComponent("scripts/validate-ci-formats.py").path
+        let r = try TestSupport.process(python, [script, kind, schemaPath, path])
+        if r.status == 3 { throw XCTSkip("\(python): \(r.out)") }
+        XCTAssertEqual(r.status, 0, "\(kind) does not validate against \(schema):\n\(r.out)\(r.err)")
+    }
+
+    func testSARIFAndJUnitValidateAgainstThePublicSchemas() throws {
+        loadSamples()
+        let root = try writeSources()
+        let baseline = dir + "/baseline.json"
+        XCTAssertEqual(TestSupport.run(["baseline", "--db", db, "--build", "812", "-o", baseline]).status, 0)
+        let sarif = TestSupport.run(["report", "--db", db, "--format", "sarif", "--source-root", root, "--baseline", baseline]).out
+        let plainSarif = TestSupport.run(["report", "--db", db, "--format", "sarif"]).out
+        let junit = TestSupport.run(["report", "--db", db, "--format", "junit", "--baseline", baseline]).out
+        let emptyJunit = TestSupport.run(["report", "--db", db, "--format", "junit", "--class", "Nothing"]).out
+        let compareJunit = TestSupport.run(["compare", "--db", db, "--base-build", "812", "--head-build", "816", "--format", "junit"]).out
+        XCTAssertTrue(compareJunit.contains("<failure type=\"LC301\""), compareJunit)
+        try validate("junit", schema: "junit-10.xsd", document: compareJunit, file: "c.xml")
+        try validate("sarif", schema: "sarif-schema-2.1.0.json", document: sarif, file: "a.sarif")
+        try validate("sarif", schema: "sarif-schema-2.1.0.json", document: plainSarif, file: "b.sarif")
+        try validate("junit", schema: "junit-10.xsd", document: junit, file: "a.xml")
+        try validate("junit", schema: "junit-10.xsd", document: emptyJunit, file: "b.xml")
+    }
+}

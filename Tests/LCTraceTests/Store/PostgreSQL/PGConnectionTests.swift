@@ -1,0 +1,75 @@
+import XCTest
+@testable import LCTrace
+
+/// The libpq wrapper against a real server: `LCTRACE_TEST_POSTGRES_URL` names one (`.ci/run`
+/// starts a throwaway cluster and sets it); without it these tests skip.
+final class PGConnectionTests: XCTestCase {
+    static var url: String? { ProcessInfo.processInfo.environment["LCTRACE_TEST_POSTGRES_URL"] }
+
+    func connect() throws -> PGConnection {
+        guard let url = Self.url else { throw XCTSkip("no PostgreSQL server: set LCTRACE_TEST_POSTGRES_URL (.ci/run starts one)") }
+        return try PGConnection(url: url)
+    }
+
+    func testCopyRoundTripsEveryCharacterTheTextFormatEscapes() throws {
+        let db = try connect()
+        try db.execute("CREATE TEMP TABLE copy_check (n bigint, s text)")
+        let values: [String?] = ["plain", "tab\there", "line\nbreak", "back\\slash", "cr\rlf", nil, "", "\\N", "é😀"]
+        let stored = try db.copyIn("COPY copy_check (n, s) FROM STDIN") { w in
+            for (i, v) in values.enumerated() {
+                w.add(Int64(i))
+                w.add(v)
+                try w.endRow()
+            }
+        }
+        XCTAssertEqual(stored, values.count)
+        var back: [String?] = []
+        try db.forEachRow("SELECT s FROM copy_check WHERE n >= $1 ORDER BY n", ["0"]) { row in back.append(row.text(0, 0)) }
+        XCTAssertEqual(back, values)
+    }
+
+    func testCopyStreamsManyRowsInChunks() throws {
+        let db = try connect()
+        try db.execute("CREATE TEMP TABLE many (n bigint, s text)")
+        let n = 200_000
+        let stored = try db.copyIn("COPY many FROM STDIN") { w in
+            for i in 0..<n { w.add(Int64(i)); w.add("row \(i) with some text to fill the buffer"); try w.endRow() }
+        }
+        XCTAssertEqual(stored, n)
+        XCTAssertEqual(try db.query("SELECT count(*), sum(n) FROM many").int(0, 1), Int64(n * (n - 1) / 2))
+    }
+
+    func testErrorsCarryTheSQLStateAndNeverTheParameters() throws {
+        let db = try connect()
+        XCTAssertThrowsError(try db.query("SELECT * FROM no_such_table WHERE x = $1", ["secret-value"])) { error in
+            let e = error as! PGError
+            XCTAssertEqual(e.sqlState, "42P01")
+            XCTAssertFalse(e.description.contains("secret-value"))
+        }
+        // The connection is usable after a failure, inside and outside a transaction.
+        XCTAssertThrowsError(try db.transaction { try db.execute("SELECT 1/0") })
+        XCTAssertEqual(try db.query("SELECT 41 + 1").int(0, 0), 42)
+        XCTAssertThrowsError(try db.copyIn("COPY no_such_table FROM STDIN") { _ in })
+        XCTAssertEqual(try db.query("SELECT 1").int(0, 0), 1)
+    }
+
+    func testAFailingRowCallbackStopsTheStreamAndLeavesTheConnectionUsable() throws {
+        let db = try connect()
+        struct Stop: Error {}
+        var seen = 0
+        XCTAssertThrowsError(try db.forEachRow("SELECT generate_series(1, 100000)") { _ in
+            seen += 1
+            if seen == 10 { throw Stop() }
+        }) { XCTAssertTrue($0 is Stop) }
+        XCTAssertEqual(try db.query("SELECT 7").int(0, 0), 7)
+    }
+
+    func testAnUnreachableServerIsAClearErrorWithoutThePassword() {
+        XCTAssertThrowsError(try PGConnection(url: "postgresql://qa:hunter2@127.0.0.1:1/none?connect_timeout=2")) { error in
+            let e = error as! PGError
+            XCTAssertTrue(e.isConnectionFailure)
+            XCTAssertTrue(e.message.contains("postgresql://qa:***@127.0.0.1:1/none"), e.message)
+            XCTAssertFalse(e.message.contains("hunter2"))
+        }
+    }
+}
