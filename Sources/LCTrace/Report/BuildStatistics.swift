@@ -24,6 +24,13 @@ public struct BuildSummary: Sendable {
         }
     }
 
+    /// The builds worth a column when there are too many to chart: the `limit` with the most
+    /// sessions (the newer of equals), as indices into `builds`, oldest first.
+    public static func busiest(_ builds: [BuildSummary], limit: Int) -> [Int] {
+        guard builds.count > limit else { return Array(builds.indices) }
+        return builds.indices.sorted { (builds[$0].sessions, $0) > (builds[$1].sessions, $1) }.prefix(limit).sorted()
+    }
+
     /// Findings at `severity` (all, when nil) per 100 sessions.
     public func perHundredSessions(_ severity: Severity? = nil) -> Double {
         guard sessions > 0 else { return 0 }

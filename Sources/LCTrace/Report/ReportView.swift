@@ -105,6 +105,9 @@ public struct ReportView: Sendable {
     public private(set) var sections: [FamilySection] = []
     /// Per class, the gaps build by build (when the report gathered `gapRows`).
     public let gapsByBuild: [ClassGapsByBuild]
+    /// The examples drawn (timelines, holders, raw events), when a reporter needs them and
+    /// they were gathered (`ReportExhibits.gather`).
+    public var exhibits: ReportExhibits?
     /// Sessions by id: index into `data.sessions`.
     let sessionIndex: [String: Int]
 

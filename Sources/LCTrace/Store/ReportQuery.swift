@@ -41,6 +41,8 @@ public struct ReportData: Sendable {
     public var recomputed = false
     /// The same gaps one by one with their sessions, when the request asked for them.
     public var gapRows: GapRows?
+    /// The tuning the findings were built (or recomputed) with.
+    public var settings = RuleSettings()
     /// The selection's finding filters (`--min-severity`, `--class`).
     public var minSeverity: Severity = .info
     public var className: String?
@@ -55,6 +57,7 @@ public enum ReportQuery {
         let reader = ModelReader(db: db)
         var data = ReportData()
         data.minSeverity = request.minSeverity
+        data.settings = request.settings
         data.className = request.className
         data.sessions = try reader.sessions(request.sessions)
         let stored = try reader.storedSettingsFingerprint()
