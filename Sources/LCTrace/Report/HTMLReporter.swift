@@ -166,7 +166,12 @@ struct HTMLPage {
         out += "</div>\n"
         let rest = view.gapStats.count - classes.count
         if rest > 0 {
-            out += "<p class=\"omitted\">\(plural(rest, "class", "classes")) with fewer appearances not charted; all \(n(view.gapStats.count)) are in the table below (one class per build: <code>lctrace report --gaps --class CLASS --format html</code>).</p>\n"
+            var command = ["lctrace", "report"]
+            if let db = view.options.followUp.database { command += ["--db", FollowUp.shellWord(db)] }
+            for (column, value) in view.options.followUp.conditions where column != "class" { command += ["--\(column)", FollowUp.shellWord(value)] }
+            command += ["--gaps", "--class", "CLASS", "--format", "html", "-o", "gaps.html"]
+            out += "<p class=\"omitted\">\(plural(rest, "class", "classes")) with fewer appearances not charted; all \(n(view.gapStats.count)) are in the table below. One class by build:</p>"
+            out += "<p class=\"cmd\"><code>\(esc(command.joined(separator: " ")))</code></p>\n"
         }
         out += "<details class=\"about\"><summary>Every class, all builds together</summary><div class=\"table-scroll\"><table><thead><tr><th>class</th><th class=\"n\">count</th><th class=\"n\">p50</th><th class=\"n\">p90</th><th class=\"n\">p99</th><th class=\"n\">max</th></tr></thead><tbody>"
         for g in view.gapStats {
