@@ -103,6 +103,7 @@ final class HTMLReportTests: SampleDatabaseTestCase {
         let start = try XCTUnwrap(html.range(of: "data-rule=\"LC301\" data-class=\"SettingsViewController\""))
         let group = String(html[start.lowerBound...]).components(separatedBy: "</details>")[0]
         XCTAssertTrue(group.contains("<svg class=\"lctrace-timeline\""), "a timeline")
+        XCTAssertTrue(group.contains("14.88–24.88 s around SettingsViewController 0x60000f501600#125, seq 147</text>"), "10 s around the decisive event, the release")
         XCTAssertTrue(group.contains("aria-label=\"SettingsViewController 0x60000f501600#125, in UINavigationController 0x60000f500a00#25, visible 1 time, released (pop) at 19.88 s, alive at the end, LC301\""), "its lane")
         XCTAssertTrue(group.contains("<li><span class=\"rel\">container</span> UINavigationController 0x60000f500a00#25</li>"))
         XCTAssertTrue(group.contains("<li><span class=\"rel\">container</span> MainTabBarController 0x60000f500000#2</li>"))
