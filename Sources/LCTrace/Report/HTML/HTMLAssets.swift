@@ -36,7 +36,7 @@ enum HTMLAssets {
     .badge{display:inline-block;border-radius:10px;padding:0 8px;font-size:.8em;font-weight:700;border:1px solid currentColor}
     .badge.new{color:var(--new)}
     .gate.fail{color:var(--error);font-weight:600}.gate.pass{color:var(--ok);font-weight:600}
-    .scroll{overflow-x:auto;max-width:100%;border:1px solid var(--line);border-radius:6px;background:var(--bg)}
+    .scroll{overflow-x:auto;width:max-content;max-width:100%;border:1px solid var(--line);border-radius:6px;background:var(--bg)}
     .scroll svg{display:block}
     .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,400px),1fr));gap:12px}
     .chart{margin:0}
@@ -85,7 +85,7 @@ enum HTMLAssets {
     svg.plot .hit{fill:transparent}
     svg.plot .hit:hover{fill:var(--line);fill-opacity:.35}
     footer{margin:32px auto 24px;color:var(--muted);font-size:.85em}
-    @media (max-width:600px){body{font-size:14px}header,main,footer{padding:0 10px}form.filters input[type=search]{min-width:0;width:100%}
+    @media (max-width:600px){body{font-size:14px}header,main,footer{padding:0 10px}form.filters{position:static}details.group{scroll-margin-top:0}form.filters input[type=search]{min-width:0;width:100%}
     form.filters label{flex:1 1 40%}}
 
     """

@@ -45,7 +45,7 @@ enum HTMLCharts {
                 let v = b.perHundredSessions(s)
                 guard v > 0 else { continue }
                 out += "<rect class=\"bar \(s.rawValue)\" x=\"\(fmt(x))\" y=\"\(fmt(y(base + v)))\" width=\"\(fmt(max(bar - 2, 1)))\" height=\"\(fmt(y(base) - y(base + v)))\">"
-                out += "<title>\(esc("\(b.name): \(b.findings(s)) \(s == .info ? "info" : s.rawValue + "s") in \(b.sessions) session\(b.sessions == 1 ? "" : "s"), \(per100(v)) per 100"))</title></rect>"
+                out += "<title>\(esc("\(b.name): \(b.findings(s)) \(s == .info || b.findings(s) == 1 ? s.rawValue : s.rawValue + "s") in \(b.sessions) session\(b.sessions == 1 ? "" : "s"), \(per100(v)) per 100"))</title></rect>"
                 base += v
             }
             out += "</g>"
