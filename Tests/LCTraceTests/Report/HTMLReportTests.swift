@@ -195,6 +195,24 @@ final class HTMLReportTests: SampleDatabaseTestCase {
         try assertFetchesNothing(html)
     }
 
+    /// Sessions changed since their analysis are rebuilt in memory (nothing written: the
+    /// database may be read-only), and draw the same page as their stored model.
+    func testSessionsChangedSinceTheirAnalysisDrawTheSamePage() throws {
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let copy = dir + "/dirty.db"
+        try Database(path: db, mode: .readOnly).execute("VACUUM INTO '\(copy)'")
+        try Database(path: copy, mode: .readWrite).execute("UPDATE sessions SET dirty = 1")
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: copy)
+        let r = TestSupport.run(["report", "--db", copy, "-f", "html", "--fail-on", "never"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let stored = page().replacingOccurrences(of: FollowUp.shellWord(db), with: "DB").replacingOccurrences(of: MarkupText.escape(db), with: "DB")
+        let rebuilt = r.out.replacingOccurrences(of: FollowUp.shellWord(copy), with: "DB").replacingOccurrences(of: MarkupText.escape(copy), with: "DB")
+            .replacingOccurrences(of: "<p class=\"muted\">Findings recomputed for this report: tuning other than the stored findings', or sessions changed since their analysis.</p>\n", with: "")
+        XCTAssertEqual(count(rebuilt, "<svg class=\"lctrace-timeline\""), count(stored, "<svg class=\"lctrace-timeline\""))
+        XCTAssertEqual(rebuilt, stored)
+    }
+
     func testMarkupTextEscapesMarkupAndShowsEveryControl() {
         XCTAssertEqual(MarkupText.escape("plain ViewController"), "plain ViewController")
         XCTAssertEqual(MarkupText.escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;")
