@@ -83,6 +83,13 @@ FILTER_FACTS = r"""
       out.byBuild[o.textContent] = shown();
     }
     build.value = ''; build.dispatchEvent(new Event('change', { bubbles: true }));
+    const cls = form.elements['class'];
+    out.byClass = {};
+    for (const o of Array.from(cls.options).slice(1)) {
+      cls.value = o.value; cls.dispatchEvent(new Event('change', { bubbles: true }));
+      out.byClass[o.value] = shown();
+    }
+    cls.value = ''; cls.dispatchEvent(new Event('change', { bubbles: true }));
     out.hiddenRulesWhenFiltered = (() => {
       rule.value = (rule.options[1] || {}).value || ''; rule.dispatchEvent(new Event('change', { bubbles: true }));
       const hidden = Array.from(document.querySelectorAll('section.rule')).filter(s => s.hidden).length;

@@ -86,6 +86,9 @@ final class HTMLBrowserTests: SampleDatabaseTestCase {
         for (b, build) in view.builds.enumerated() {
             XCTAssertEqual(byBuild[build.name], groups.filter { $0.builds.contains(b) }.count, build.name)
         }
+        let byClass = try XCTUnwrap(filters["byClass"] as? [String: Int])
+        XCTAssertEqual(Set(byClass.keys), Set(groups.map(\.label)))
+        for (label, shown) in byClass { XCTAssertEqual(shown, groups.filter { $0.label == label }.count, label) }
         XCTAssertEqual(filters["hiddenRulesWhenFiltered"] as? Int, view.sections.flatMap(\.rules).count - 1, "other rules hide")
 
         // Readable at 1280 px and at a phone's width (nothing wider than the screen), both schemes.
