@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """lctrace benchmark: lctrace ingest side by side with its peers on one generated corpus.
 
-    Benchmarks/run [--quick] [--runs N] [--scaling] [--keep DIR]
+    Benchmarks/run [--quick] [--runs N] [--scaling] [--keep DIR] [--gate-db DB]
 
-The CI gate (report, report --format sarif, baseline, compare, report --baseline) is timed on
-the analysed corpus, and with --scaling on the analysed 10 M-event database.
+The CI gate (report, report --format sarif, report --format html with its size, baseline,
+compare, report --baseline) is timed on the analysed corpus, and with --scaling on the
+analysed 10 M-event database (--gate-db DB times only the gate, on a database kept before).
 The corpus is generated deterministically by lctrace-gen (never committed). Every tool runs
 on the same files, runs alternate between tools, and the table shows medians: wall time,
 events/s, MB/s of JSON, bytes per event in the database, peak RSS, and the ratio of each
@@ -81,9 +82,12 @@ def gate_commands(lctrace, db, work, runs, label):
     builds = subprocess.run(["sqlite3", db, "SELECT build FROM sessions GROUP BY build ORDER BY count(*) DESC, build LIMIT 2"],
                             capture_output=True, text=True).stdout.split()
     baseline = os.path.join(work, "gate-baseline.json")
+    html = os.path.join(work, "gate-report.html")
     commands = [("report", [lctrace, "report", "--db", db, "--fail-on", "never"]),
                 ("report --format sarif", [lctrace, "report", "--db", db, "--fail-on", "never", "--format", "sarif"]),
+                ("report --format html -o FILE", [lctrace, "report", "--db", db, "--fail-on", "never", "--format", "html", "-o", html]),
                 ("baseline -o FILE", [lctrace, "baseline", "--db", db, "-o", baseline])]
+    outputs = {"report --format html -o FILE": html, "baseline -o FILE": baseline}
     if len(builds) == 2:
         commands.append((f"compare --base-build {builds[1]} --head-build {builds[0]}",
                          [lctrace, "compare", "--db", db, "--base-build", builds[1], "--head-build", builds[0], "--fail-on", "never"]))
@@ -92,10 +96,15 @@ def gate_commands(lctrace, db, work, runs, label):
     for _ in range(runs):
         for name, command in commands:  # alternate within each round
             results[name].append(timed(command))
-    print(f"\n| CI gate on {label} | wall s (median of {runs}) | peak RSS MB |")
-    print("|---|---|---|")
+    base = statistics.median(s for s, _ in results["report"])
+    print(f"\n| CI gate on {label} | wall s (median of {runs}) | peak RSS MB | output | time ÷ report |")
+    print("|---|---|---|---|---|")
     for name, _ in commands:
-        print(f"| lctrace {name} | {statistics.median(s for s, _ in results[name]):.2f} | {max(m for _, m in results[name]):.0f} |")
+        secs = statistics.median(s for s, _ in results[name])
+        path = outputs.get(name)
+        size = os.path.getsize(path) if path and os.path.exists(path) else None
+        shown = "–" if size is None else (f"{size / 1e6:.2f} MB" if size >= 1e5 else f"{size / 1e3:.0f} kB")
+        print(f"| lctrace {name} | {secs:.2f} | {max(m for _, m in results[name]):.0f} | {shown} | {secs / base:.2f} |")
 
 
 def main():
@@ -105,10 +114,18 @@ def main():
     ap.add_argument("--scaling", action="store_true", help="also time lctrace on 1 M, 3 M and 10 M events, and the CI gate "
                     "(report, baseline, compare) on the 10 M-event database")
     ap.add_argument("--keep", help="work folder to keep (corpora are reused)")
+    ap.add_argument("--gate-db", help="only time the CI gate on this analysed database (e.g. the 10 M-event one --scaling "
+                    "leaves in --keep DIR as scale10.db)")
     a = ap.parse_args()
     work = a.keep or tempfile.mkdtemp(prefix="lctrace-bench-")
     os.makedirs(work, exist_ok=True)
     lctrace, gen, cfloor = build(work)
+    if a.gate_db:
+        events = subprocess.run(["sqlite3", a.gate_db, "SELECT sum(events) FROM sessions"], capture_output=True, text=True).stdout.strip()
+        gate_commands(lctrace, a.gate_db, work, a.runs, f"{a.gate_db} ({int(events or 0):,} events)")
+        if not a.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        return
     sessions, scenarios = (12, 40) if a.quick else (300, 480)
     runs = 1 if a.quick else a.runs
     files, events, json_bytes, gz = corpus(gen, work, sessions, scenarios, "quick" if a.quick else "corpus")

@@ -231,11 +231,6 @@ extension EmptySelection: OneLineError {
     var status: Int32 { ExitStatus.noInput }
 }
 
-extension FileError: OneLineError {
-    var line: String { message }
-    var status: Int32 { ExitStatus.ioError }
-}
-
 /// Output formats shared by query, sessions and report.
 enum OutputFormat: String, CaseIterable {
     case table, text, csv, json, svg

@@ -7,6 +7,9 @@ public struct FollowUp: Sendable {
     public var conditions: [(String, String)] = []
     /// The lowest severity shown (`--min-severity`), when above info.
     public var minSeverity: Severity?
+    /// The options a pasted `lctrace timeline` needs to mark the same findings: the families,
+    /// `--class`, `--min-severity` and tuning in force, as shell words.
+    public var timelineOptions: [String] = []
 
     public init(database: String? = nil, conditions: [(String, String)] = [], minSeverity: Severity? = nil) {
         self.database = database; self.conditions = conditions; self.minSeverity = minSeverity
@@ -15,6 +18,22 @@ public struct FollowUp: Sendable {
     /// `lctrace query --db DB "SELECT * FROM findings_v WHERE rule = 'LC301' AND build = '812'"`.
     public func findingsQuery(rule: String) -> String {
         command(HintQueries.findings(rule: rule, conditions: conditions, minSeverity: minSeverity))
+    }
+
+    /// `lctrace query --db DB "SELECT session, vc, since, t, message FROM findings_v WHERE identity IN (…)"`.
+    public func findingsQuery(identities: [String]) -> String {
+        command(HintQueries.findings(identities: identities, conditions: conditions, minSeverity: minSeverity))
+    }
+
+    /// `lctrace timeline --db DB --session SID --vc VC#SINCE --around SEQ …`: the timeline the
+    /// HTML report draws of an example (10 s around its decisive event), with the options in force.
+    public func timelineCommand(sid: String, vc: String?, since: Int64?, around: Int64?) -> String {
+        var parts = ["lctrace", "timeline"]
+        if let database { parts += ["--db", Self.shellWord(database)] }
+        parts += ["--session", Self.shellWord(sid)]
+        if let vc { parts += ["--vc", Self.shellWord(since.map { "\(vc)#\($0)" } ?? vc)] }
+        if let around { parts += ["--around", String(around)] }
+        return (parts + timelineOptions).joined(separator: " ")
     }
 
     /// `lctrace query --db DB SQL`, quoted for a POSIX shell.
@@ -37,3 +56,11 @@ public struct FollowUp: Sendable {
 }
 
 import Foundation
+
+extension FollowUp {
+    /// `lctrace query …` of sessions, findings and findings per 100 sessions of every build;
+    /// `rules`: those reported, when not every family is.
+    public func findingsPerBuildQuery(rules: [String]?) -> String {
+        command(HintQueries.findingsPerBuild(conditions: conditions, minSeverity: minSeverity, rules: rules))
+    }
+}

@@ -97,7 +97,21 @@ public struct ReportView: Sendable {
     public let sourceLocations: [String: SourceLocation]
     /// "lctrace 0.2.0".
     public let tool: String
-    private let sessionIndex: [String: Int]
+    /// The builds of the selected sessions, oldest first, with their counts.
+    public let builds: [BuildSummary]
+    /// Per session (index into `data.sessions`): its build (index into `builds`).
+    public let buildOfSession: [Int]
+    /// Distinct devices of the selected sessions.
+    public let devices: Int
+    /// The findings by family and rule, each rule's grouped into the rows of its table.
+    public private(set) var sections: [FamilySection] = []
+    /// Per class, the gaps build by build (when the report gathered `gapRows`).
+    public let gapsByBuild: [ClassGapsByBuild]
+    /// The examples drawn (timelines, holders, raw events), when a reporter needs them and
+    /// they were gathered (`ReportExhibits.gather`).
+    public var exhibits: ReportExhibits?
+    /// Sessions by id: index into `data.sessions`.
+    let sessionIndex: [String: Int]
 
     public init(data: ReportData, options: ReportOptions, tool: String = ToolInfo.name) {
         self.data = data
@@ -172,6 +186,12 @@ public struct ReportView: Sendable {
         } else {
             sourceLocations = [:]
         }
+        buildOfSession = builds.rank
+        self.builds = Self.buildSummaries(data, rank: builds.rank, names: builds.names, values: builds.values,
+                                          sessionIndex: sessionIndex)
+        devices = deviceIDs.count
+        gapsByBuild = Self.gapsByBuild(data.gapRows, gapStats: gapStats, rank: builds.rank, builds: builds.names.count)
+        sections = SectionBuilder.sections(self, buildRank: builds.rank)
     }
 
     public func session(_ sid: String?) -> SessionInfo? {

@@ -7,13 +7,31 @@ public protocol Reporter {
     static var id: String { get }
     /// One line for the help text.
     static var summary: String { get }
+    /// What the command must gather for it beyond the findings (none by default): a reporter
+    /// that does not ask pays nothing for it.
+    static var inputs: ReportInputs { get }
     static func render(_ view: ReportView) -> String
 }
 
-/// Every format of `lctrace report`, in help order. A new one (HTML) is one file and one line here.
+extension Reporter {
+    public static var inputs: ReportInputs { [] }
+}
+
+/// What a reporter can ask the command to gather into the view model.
+public struct ReportInputs: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// The gaps one by one with their sessions (`ReportData.gapRows`, `ReportView.gapsByBuild`).
+    public static let gapsBySession = ReportInputs(rawValue: 1)
+    /// The examples drawn: timelines, holders, raw events (`ReportView.exhibits`).
+    public static let exhibits = ReportInputs(rawValue: 2)
+}
+
+/// Every format of `lctrace report`, in help order. A new one is one file and one line here.
 public enum Reporters {
     public static let all: [any Reporter.Type] = [
         TextReporter.self, JSONReporter.self, CSVReporter.self, SARIFReporter.self, JUnitReporter.self,
+        HTMLReporter.self,
     ]
 
     public static var ids: [String] { all.map { $0.id } }

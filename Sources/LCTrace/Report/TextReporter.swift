@@ -31,29 +31,18 @@ public struct TextReport {
         }
     }
 
-    private static let titles: [RuleFamily: String] = [
-        .orphans: "Orphaned children", .unbalanced: "Appear with no matching disappear",
-        .leaks: "Leaks: deinit never follows disappear", .gaps: "Timing gaps: viewIsAppearing → viewDidAppear",
-        .scene: "App and scene life cycle", .quality: "Trace quality",
-    ]
-
     func render() -> String {
-        let families = view.options.families
         var out = header() + "\n"
         if view.options.baseline != nil { out += baselineSection() }
-        for family in RuleFamily.allCases where families.contains(family) {
-            let indices = view.findings.indices.filter { RuleCatalog.info(view.findings[$0].rule)?.family == family }
-            let gapStats = family == .gaps && !view.gapStats.isEmpty
-            if indices.isEmpty && !gapStats { continue }
-            out += "\n" + bold("━━ \(Self.titles[family]!) ━━") + "\n"
+        for family in view.sections {
+            let gapStats = family.family == .gaps && !view.gapStats.isEmpty
+            if family.rules.isEmpty && !gapStats { continue }
+            out += "\n" + bold("━━ \(family.family.title) ━━") + "\n"
             if gapStats { out += gapTable() }
-            for rule in RuleCatalog.all where rule.family == family {
-                let ruleIndices = indices.filter { view.findings[$0].rule == rule.id }
-                if ruleIndices.isEmpty { continue }
-                let findings = ruleIndices.map { view.findings[$0] }
-                out += "\n" + ruleHeader(rule, findings)
-                out += rule.report.groupBy.map { groupTable(rule, findings, by: $0) } ?? classTable(findings)
-                out += exampleLines(rule, ruleIndices)
+            for section in family.rules {
+                out += "\n" + ruleHeader(section)
+                out += section.groupedByDetail ? groupTable(section) : classTable(section)
+                out += exampleLines(section)
             }
         }
         if view.findings.isEmpty { out += "\nNo findings.\n" }
@@ -94,68 +83,33 @@ public struct TextReport {
         return text
     }
 
-    private func ruleHeader(_ rule: RuleInfo, _ findings: [Finding]) -> String {
-        let sessions = Set(findings.compactMap(\.session)).count
+    private func ruleHeader(_ section: RuleSection) -> String {
+        let rule = section.rule, n = section.findings.count, sessions = section.sessions
         let where_ = sessions > 0 ? " in \(Self.group(sessions)) session\(sessions == 1 ? "" : "s")" : ""
         return bold("\(rule.id) \(rule.name)") + " · " + severity(rule.severity)
-            + " · \(Self.group(findings.count)) finding\(findings.count == 1 ? "" : "s")\(where_) · \(dim(rule.summary))\n"
+            + " · \(Self.group(n)) finding\(n == 1 ? "" : "s")\(where_) · \(dim(rule.summary))\n"
     }
 
     // MARK: Tables
 
-    private func classTable(_ findings: [Finding]) -> String {
-        let byClass = Dictionary(grouping: findings) { $0.cls ?? ($0.file != nil ? "(file)" : $0.vc == nil ? "(session)" : "?") }
-        let rows = byClass.map { (cls, list) in
-            (cls, list.count, Set(list.compactMap(\.session)).count)
-        }.sorted { ($1.1, $0.0) < ($0.1, $1.0) }
-        if rows.count == 1 && (rows[0].0 == "(session)" || rows[0].0 == "(file)") { return "" }
+    private func classTable(_ section: RuleSection) -> String {
+        if section.onlySessionOrFile { return "" }
         var table = [["class", "count", "sessions"]]
-        table += rows.map { [$0.0, Self.group($0.1), Self.group($0.2)] }
+        table += section.groups.map { [$0.label, Self.group($0.count), Self.group($0.sessions)] }
         return Self.align(table, rightAligned: [1, 2], indent: "  ", headerStyle: dim)
     }
 
     /// Findings grouped by class × the rule's `groupBy` detail (how a leaked controller left),
     /// with sessions, devices, builds and the first build; findings held by another finding's
-    /// instance (the rule's `heldByKeys`) are listed under that one's group, not as headlines.
-    private func groupTable(_ rule: RuleInfo, _ findings: [Finding], by detailKey: String) -> String {
-        func instanceKey(_ vc: String, _ since: String, _ session: String?) -> String { "\(vc)#\(since)@\(session ?? "")" }
-        let byKey = Dictionary(findings.compactMap { f in f.vc.map { (instanceKey($0, String(f.since ?? -1), f.session), f) } },
-                               uniquingKeysWith: { a, _ in a })
-        func holder(_ f: Finding) -> String? {
-            guard let keys = rule.report.heldByKeys, keys.count == 2,
-                  let vc = f.detail[keys[0]], let since = f.detail[keys[1]] else { return nil }
-            let key = instanceKey(vc.description, since.description, f.session)
-            return byKey[key] != nil ? key : nil
-        }
-        // Walk up to the headline finding of a held one.
-        func headline(_ f: Finding) -> Finding {
-            var current = f
-            var depth = 0
-            while let h = holder(current), let parent = byKey[h], depth < 64 { current = parent; depth += 1 }
-            return current
-        }
-        struct Group { var cls: String; var value: String; var findings: [Finding] = []; var held: [String: Int] = [:] }
-        var groups: [String: Group] = [:]
-        for f in findings {
-            let h = holder(f) == nil ? f : headline(f)
-            let value = h.detail[detailKey]?.description ?? "?"
-            let key = "\(h.cls ?? "?")|\(value)"
-            if holder(f) == nil {
-                groups[key, default: Group(cls: h.cls ?? "?", value: value)].findings.append(f)
-            } else {
-                groups[key, default: Group(cls: h.cls ?? "?", value: value)].held[f.cls ?? "?", default: 0] += 1
-            }
-        }
-        let title = rule.report.groupByTitle ?? detailKey
+    /// instance are listed under that one's group, not as headlines.
+    private func groupTable(_ section: RuleSection) -> String {
+        let title = section.rule.report.groupByTitle ?? section.rule.report.groupBy ?? ""
         var table = [["class", title, "count", "sessions", "devices", "builds", "first build"]]
         var heldRows: [Int: [String]] = [:]
-        for g in groups.values.sorted(by: { ($1.findings.count, $0.cls, $0.value) < ($0.findings.count, $1.cls, $1.value) }) {
-            let infos = g.findings.compactMap { view.session($0.session) }
-            let first = infos.min { BuildOrder.precedes($0, $1) }
-            table.append([g.cls, g.value, Self.group(g.findings.count), Self.group(Set(infos.map(\.sid)).count),
-                          Self.group(Set(infos.compactMap(\.device)).count),
-                          Self.group(Set(infos.map(BuildOrder.name)).count), first.map(BuildOrder.name) ?? "?"])
-            if !g.held.isEmpty { heldRows[table.count - 1] = g.held.keys.sorted().map { "\($0) ×\(g.held[$0]!)" } }
+        for g in section.groups {
+            table.append([g.label, g.value ?? "?", Self.group(g.count), Self.group(g.sessions), Self.group(g.devices),
+                          Self.group(g.builds.count), g.firstBuild ?? "?"])
+            if !g.held.isEmpty { heldRows[table.count - 1] = g.held.map { "\($0.cls) ×\($0.count)" } }
         }
         let lines = Self.align(table, rightAligned: [2, 3, 4, 5], indent: "  ", headerStyle: dim).split(separator: "\n", omittingEmptySubsequences: false)
         var out = ""
@@ -166,18 +120,10 @@ public struct TextReport {
         return out
     }
 
-    /// The first examples of a rule: new ones first under a baseline, then the worst by the
-    /// rule's `worstFirstBy` detail, else in report order.
-    private func exampleLines(_ rule: RuleInfo, _ indices: [Int]) -> String {
-        let worstBy = rule.report.worstFirstBy
-        func worst(_ i: Int) -> Double { worstBy.flatMap { view.findings[i].detail[$0]?.number } ?? 0 }
-        func fresh(_ i: Int) -> Int { view.state(ofFinding: i) == .known ? 1 : 0 }
-        let ordered = indices.enumerated().sorted { a, b in
-            if fresh(a.element) != fresh(b.element) { return fresh(a.element) < fresh(b.element) }
-            if worstBy != nil, worst(a.element) != worst(b.element) { return worst(a.element) > worst(b.element) }
-            return a.offset < b.offset
-        }.map(\.element)
-        let shown = ordered.prefix(examples)
+    /// The first examples of a rule, in the section's example order.
+    private func exampleLines(_ section: RuleSection) -> String {
+        let rule = section.rule
+        let shown = section.examples.prefix(examples)
         let title = rule.report.worstFirstTitle.map { "worst (\($0)):" } ?? "examples:"
         var out = dim("  \(title)") + "\n"
         for i in shown {
@@ -190,8 +136,8 @@ public struct TextReport {
             let marker = view.state(ofFinding: i) == .new ? paint("NEW", "35;1") + " " : ""
             out += "    " + marker + dim(parts.joined(separator: "  ")) + (parts.isEmpty ? "" : "  ") + f.message + low + "\n"
         }
-        if indices.count > shown.count {
-            out += dim("    … and \(Self.group(indices.count - shown.count)) more (--format json, or \(TerminalText.escaped(view.options.followUp.findingsQuery(rule: rule.id))))") + "\n"
+        if section.findings.count > shown.count {
+            out += dim("    … and \(Self.group(section.findings.count - shown.count)) more (--format json, or \(TerminalText.escaped(view.options.followUp.findingsQuery(rule: rule.id))))") + "\n"
         }
         return out
     }

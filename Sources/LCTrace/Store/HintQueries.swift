@@ -3,12 +3,18 @@
 public enum HintQueries {
     /// The findings of `rule` under the filters (findings_v column, value) and lowest severity.
     public static func findings(rule: String, conditions: [(String, String)], minSeverity: Severity?) -> String {
-        var terms = ["rule = \(literal(rule))"] + conditions.map { "\($0.0) = \(literal($0.1))" }
+        "SELECT * FROM findings_v WHERE " + (["rule = \(literal(rule))"] + filterTerms(conditions, minSeverity)).joined(separator: " AND ")
+    }
+
+    /// The conditions of the filters in force over findings_v: `column = value`, and the
+    /// severities at or above the lowest one shown.
+    static func filterTerms(_ conditions: [(String, String)], _ minSeverity: Severity?) -> [String] {
+        var terms = conditions.map { "\($0.0) = \(literal($0.1))" }
         if let minSeverity, minSeverity > .info {
             let allowed = Severity.allCases.filter { $0 >= minSeverity }.map { literal($0.rawValue) }
             terms.append("severity IN (\(allowed.joined(separator: ", ")))")
         }
-        return "SELECT * FROM findings_v WHERE " + terms.joined(separator: " AND ")
+        return terms
     }
 
     /// Every rejected line of the file loaded under `path`.

@@ -7,6 +7,9 @@ public struct ReportRequest: Sendable {
     public var settings = RuleSettings()
     /// Whether the per-class gap statistics are gathered (text `--gaps`); a baseline needs none.
     public var gapStatistics = true
+    /// Whether the gaps are also kept one by one with their sessions (`ReportData.gapRows`),
+    /// for statistics per build (the HTML report).
+    public var gapsBySession = false
     /// When findings are rebuilt: facts per batch, tombstones kept (tests make them tiny).
     var factsPerBatch = Analyzer.factsPerBatch
     var tombstonesInMemory = Analyzer.tombstonesInMemory
@@ -36,6 +39,10 @@ public struct ReportData: Sendable {
     }
     /// True when the findings were computed for this report (tuning differs from the stored ones).
     public var recomputed = false
+    /// The same gaps one by one with their sessions, when the request asked for them.
+    public var gapRows: GapRows?
+    /// The tuning the findings were built (or recomputed) with.
+    public var settings = RuleSettings()
     /// The selection's finding filters (`--min-severity`, `--class`).
     public var minSeverity: Severity = .info
     public var className: String?
@@ -50,6 +57,7 @@ public enum ReportQuery {
         let reader = ModelReader(db: db)
         var data = ReportData()
         data.minSeverity = request.minSeverity
+        data.settings = request.settings
         data.className = request.className
         data.sessions = try reader.sessions(request.sessions)
         let stored = try reader.storedSettingsFingerprint()
@@ -62,8 +70,13 @@ public enum ReportQuery {
         if useStored {
             // Analysed sessions: their stored findings and gaps, one query each for all of them.
             all = try reader.findings(request.sessions)
-            if wantGaps { data.gapSeries = try reader.gaps(request.sessions) }
+            if wantGaps && request.gapsBySession {
+                (data.gapSeries, data.gapRows) = try GapRowsQuery(db: db).gapsWithSessions(request.sessions, sessions: data.sessions)
+            } else if wantGaps {
+                data.gapSeries = try reader.gaps(request.sessions)
+            }
         }
+        if wantGaps && request.gapsBySession && data.gapRows == nil { data.gapRows = GapRows() }
         for (index, s) in data.sessions.enumerated() {
             if useStored && !s.dirty {
                 data.events += s.events
@@ -73,8 +86,9 @@ public enum ReportQuery {
                 guard wantGaps else { return }
                 for c in model.cycles where c.outcome == .completed && !c.interactive && !c.backgrounded {
                     guard let isT = c.isT, let didT = c.didT else { continue }
-                    data.gapSeries[GapSeries(cls: model.cls(of: c.instance) ?? "?", animated: c.animated ?? false), default: []]
-                        .append(didT - isT)
+                    let cls = model.cls(of: c.instance) ?? "?"
+                    data.gapSeries[GapSeries(cls: cls, animated: c.animated ?? false), default: []].append(didT - isT)
+                    if let number = data.gapRows?.classNumber(cls) { data.gapRows!.append(cls: number, session: index, gap: didT - isT) }
                 }
             }
             // A long session's cycles come in batches and are let go once counted; an analysed
@@ -111,7 +125,10 @@ public enum ReportQuery {
             let a = all[i], b = all[j]
             return (place[i], a.t ?? -1, a.rule, a.vc ?? "", a.since ?? -1) < (place[j], b.t ?? -1, b.rule, b.vc ?? "", b.since ?? -1)
         }.map { all[$0] }
-        if let cls = request.className { data.gapSeries = data.gapSeries.filter { $0.key.cls == cls } }
+        if let cls = request.className {
+            data.gapSeries = data.gapSeries.filter { $0.key.cls == cls }
+            data.gapRows?.keep(className: cls)
+        }
         return data
     }
 }

@@ -27,28 +27,18 @@ enum BaselineCommand: Command {
         // An existing file must be a baseline: its notes are kept, and nothing else is overwritten.
         let previous = output != "-" && FileManager.default.fileExists(atPath: output) ? try Baseline.read(output) : nil
         let path = context.databasePath(args)
-        let (data, _) = try ReportCommand.collect(args, path: path, families: ReportCommand.families(args), gapStatistics: false)
+        let (data, _, _) = try ReportCommand.collect(args, path: path, families: ReportCommand.families(args), gapStatistics: false)
         var options = ReportOptions()
         options.families = ReportCommand.families(args)
         let view = ReportView(data: data, options: options)
         let entries = Baseline.entries(of: view, keepingNotesOf: previous)
-        let text = Baseline.render(entries)
-        if output == "-" {
-            context.console.write(text)
-        } else {
-            do {
-                try text.write(toFile: output, atomically: true, encoding: .utf8)
-            } catch {
-                throw FileError(message: "cannot write \(output): \(error.localizedDescription)")
-            }
+        // Written beside its name and renamed into place, as every -o of lctrace.
+        let file = try OutputFile(path: output, console: context.console)
+        try file.write(Baseline.render(entries))
+        try file.finish()
+        if output != "-" {
             context.console.writeError("Wrote \(output): \(TextReport.group(entries.count)) identit\(entries.count == 1 ? "y" : "ies") of \(TextReport.group(view.findings.count)) finding\(view.findings.count == 1 ? "" : "s") in \(TextReport.group(data.sessions.count)) session\(data.sessions.count == 1 ? "" : "s")\n")
         }
         return ExitStatus.ok
     }
-}
-
-/// A file lctrace cannot write (exit 74).
-struct FileError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
 }

@@ -40,8 +40,9 @@ enum ReportCommand: Command {
                 failOnOption,
                 OptionSpec("baseline", value: "FILE", help: "Mark findings new or known against a baseline file; --fail-on counts new ones only."),
                 OptionSpec("source-root", value: "DIR", help: "SARIF: point each result at the file declaring its class under DIR."),
-                OptionSpec("examples", value: "N", help: "Examples per rule in text output, 0 to 1000000 (default 5)."),
+                OptionSpec("examples", value: "N", help: "Examples per rule in text, per group in html, 0 to 1000000 (default 5)."),
                 Selection.allowEmpty,
+                OutputFile.option,
             ],
         discussion: """
         Findings are stored by `ingest`/`analyze`; with other tuning (--grace, --gap-threshold,
@@ -67,26 +68,50 @@ enum ReportCommand: Command {
             }
             options.sourceRoot = root
         }
-        options.color = context.console.outputIsTerminal
+        let output = try OutputFile(path: args.value("output"), console: context.console)
+        options.color = output.isTerminal
         let path = context.databasePath(args)
-        let (data, filter) = try collect(args, path: path, families: options.families)
+        let (data, filter, db) = try collect(args, path: path, families: options.families,
+                                             gapsBySession: reporter.inputs.contains(.gapsBySession))
         options.followUp = Selection.followUp(filter, className: data.className, minSeverity: data.minSeverity, path: path)
-        let view = ReportView(data: data, options: options)
-        context.console.write(reporter.render(view))
+        options.followUp.timelineOptions = timelineOptions(args)
+        var view = ReportView(data: data, options: options)
+        if reporter.inputs.contains(.exhibits) {
+            let progress = ProgressLine(console: context.console)
+            view.exhibits = try ReportExhibits.gather(view, db: db) { done, total in
+                progress.update { "draw examples: \(TextReport.group(done))/\(TextReport.group(total))" }
+            }
+            progress.clear()
+        }
+        try output.write(reporter.render(view))
+        try output.finish()
         return view.failing ? ExitStatus.findings : ExitStatus.ok
     }
 
-    /// The findings `report` and `baseline` select, after the empty-selection check.
+    /// The findings `report` and `baseline` select, after the empty-selection check, and the
+    /// database they came from.
     static func collect(_ args: ParsedArguments, path: String, families: Set<RuleFamily>,
-                        gapStatistics: Bool = true) throws -> (ReportData, SessionFilter) {
+                        gapStatistics: Bool = true, gapsBySession: Bool = false) throws -> (ReportData, SessionFilter, Database) {
         var request = try findingsRequest(args)
         request.families = families
         request.gapStatistics = gapStatistics
+        request.gapsBySession = gapsBySession
         let db = try Schema.openForReading(path: path)
         request.sessions = try Selection.filter(args, db, path: path)
         let data = try ReportQuery.collect(request, db: db)
         try Selection.requireSessions(data.sessions.count, request.sessions, db, args, path: path)
-        return (data, request.sessions)
+        return (data, request.sessions, db)
+    }
+
+    /// The options of `args` that a pasted `lctrace timeline` needs to mark the same findings:
+    /// the families named, `--class`, `--min-severity` and the tuning, as shell words.
+    static func timelineOptions(_ args: ParsedArguments) -> [String] {
+        var out: [String] = []
+        if !args.has("all") { out += familyFlags.filter { args.has($0.0) }.map { "--\($0.0)" } }
+        for option in classOptions + AnalyzeCommand.tuningOptions {
+            for value in args.all(option.name) { out += ["--\(option.name)", Selection.shell(value)] }
+        }
+        return out
     }
 
     static func format(_ args: ParsedArguments) throws -> any Reporter.Type {

@@ -14,7 +14,20 @@ final class DocumentationTests: TemporaryDirectoryTestCase {
     /// The user documents: README, the samples' README and docs/.
     func documents() throws -> [String] {
         let docs = try FileManager.default.contentsOfDirectory(atPath: TestSupport.root.appendingPathComponent("docs").path)
-        return ["README.md", "SampleTraces/README.md"] + docs.sorted().map { "docs/" + $0 }
+        // Text documents, not the folder of images.
+        return ["README.md", "SampleTraces/README.md"] + docs.sorted().filter { $0.hasSuffix(".md") || $0.hasSuffix(".1") }.map { "docs/" + $0 }
+    }
+
+    /// Every image the README shows is in the repository, a PNG, and small.
+    func testReadmeImagesExistAndAreSmallPNGs() throws {
+        let readme = try read("README.md")
+        let images = readme.components(separatedBy: "](docs/images/").dropFirst().map { "docs/images/" + $0.prefix { $0 != ")" } }
+        XCTAssertEqual(Set(images), ["docs/images/html-report.png", "docs/images/html-report-leak.png", "docs/images/timeline-text.png"])
+        for image in images {
+            let data = try Data(contentsOf: TestSupport.root.appendingPathComponent(image))
+            XCTAssertEqual(Array(data.prefix(4)), [0x89, 0x50, 0x4E, 0x47], "\(image) is a PNG")
+            XCTAssertLessThan(data.count, 400_000, "\(image) is small")
+        }
     }
 
     func testRuleReferenceDescribesEveryRule() throws {

@@ -13,6 +13,8 @@ public struct SVGTimeline {
     public var idPrefix = "lct"
     /// With the XML namespace, for a file of its own; without it, for inline use in HTML.
     public var standalone = true
+    /// With its own `<style>`; a page that draws many sets `SVGTimeline.style` once instead.
+    public var includeStyle = true
 
     public init(_ timeline: Timeline) { self.timeline = timeline }
 
@@ -38,7 +40,7 @@ public struct SVGTimeline {
         out += " role=\"img\" aria-labelledby=\"\(idPrefix)-title \(idPrefix)-desc\">\n"
         out += "<title id=\"\(idPrefix)-title\">\(esc(title()))</title>\n"
         out += "<desc id=\"\(idPrefix)-desc\">\(esc(description()))</desc>\n"
-        out += "<style>\(Self.style)</style>\n"
+        if includeStyle { out += "<style>\(Self.style)</style>\n" }
         out += "<defs><marker id=\"\(idPrefix)-head\" viewBox=\"0 0 8 8\" refX=\"7\" refY=\"4\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path class=\"head\" d=\"M0,0 L8,4 L0,8 z\"/></marker></defs>\n"
         out += "<rect class=\"paper\" x=\"0\" y=\"0\" width=\"\(width)\" height=\"\(height)\"/>\n"
         out += "<text class=\"heading\" x=\"8\" y=\"16\">\(esc(heading()))</text>\n"
@@ -187,24 +189,8 @@ public struct SVGTimeline {
 
     private func fmt(_ v: Double) -> String { String(format: "%.1f", v) }
 
-    /// Text for XML content and attribute values.
-    func esc(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.count)
-        for ch in s.unicodeScalars {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default:
-                // XML 1.0 has no place for other control characters.
-                if ch.value < 0x20 && ch != "\n" && ch != "\t" { out += "?" } else { out.unicodeScalars.append(ch) }
-            }
-        }
-        return out
-    }
+    /// Text for XML content and attribute values (controls shown, never passed on).
+    func esc(_ s: String) -> String { MarkupText.escape(s) }
 
     /// Colours: (custom property, light, dark). A page can set the `--lct-*` properties; a
     /// renderer without custom properties uses the light value written before each `var()`.

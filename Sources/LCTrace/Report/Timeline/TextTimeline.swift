@@ -308,23 +308,9 @@ public struct TextTimeline {
     private func omissions() -> String {
         let o = timeline.omitted
         guard !o.isEmpty else { return "" }
-        var parts: [String] = []
-        if o.outside > 0 { parts.append("\(TextReport.group(o.outside)) instance\(o.outside == 1 ? "" : "s") outside the window") }
-        if o.idle > 0 { parts.append("\(TextReport.group(o.idle)) hidden throughout (--idle draws them)") }
-        if o.filtered > 0 { parts.append("\(TextReport.group(o.filtered)) not related to the focus") }
-        if o.overLimit > 0 { parts.append("\(TextReport.group(o.overLimit)) past the lane limit (--lanes N)") }
         var out = "\n"
-        if !parts.isEmpty { out += "left out: " + parts.joined(separator: ", ") + "\n" }
-        if !o.findings.isEmpty {
-            let shown = o.findings.prefix(5).map { f -> String in
-                var text = f.finding.rule
-                if let seq = f.seq { text += " at seq \(seq)" }
-                if let t = f.t { text += " (\(Self.seconds(t)))" }
-                return text
-            }
-            let more = o.findings.count > 5 ? ", … \(o.findings.count - 5) more" : ""
-            out += "findings outside: " + shown.joined(separator: ", ") + more + "\n"
-        }
+        if !o.instanceParts.isEmpty { out += "left out: " + o.instanceParts.joined(separator: ", ") + "\n" }
+        if !o.findings.isEmpty { out += "findings outside: " + o.findingParts(5).joined(separator: ", ") + "\n" }
         out += "see more with --around SEQ, --window DURATION, --vc ID[#SINCE]\n"
         return out
     }

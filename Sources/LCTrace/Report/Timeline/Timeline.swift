@@ -125,4 +125,26 @@ public struct TimelineOmissions: Sendable {
     public var findings: [TimelineFinding] = []
 
     public var isEmpty: Bool { outside == 0 && idle == 0 && filtered == 0 && overLimit == 0 && findings.isEmpty }
+
+    /// The instances left out, as every timeline says it ("3 instances outside the window").
+    public var instanceParts: [String] {
+        var parts: [String] = []
+        if outside > 0 { parts.append("\(TextReport.group(outside)) instance\(outside == 1 ? "" : "s") outside the window") }
+        if idle > 0 { parts.append("\(TextReport.group(idle)) hidden throughout (--idle draws them)") }
+        if filtered > 0 { parts.append("\(TextReport.group(filtered)) not related to the focus") }
+        if overLimit > 0 { parts.append("\(TextReport.group(overLimit)) past the lane limit (--lanes N)") }
+        return parts
+    }
+
+    /// The first `limit` findings left out ("LC101 at seq 54 (1.82 s)"), then how many more.
+    public func findingParts(_ limit: Int) -> [String] {
+        var parts = findings.prefix(limit).map { f -> String in
+            var text = f.finding.rule
+            if let seq = f.seq { text += " at seq \(seq)" }
+            if let t = f.t { text += " (\(TextTimeline.seconds(t)))" }
+            return text
+        }
+        if findings.count > limit { parts[parts.count - 1] += ", … \(findings.count - limit) more" }
+        return parts
+    }
 }

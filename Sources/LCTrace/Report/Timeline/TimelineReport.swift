@@ -33,10 +33,16 @@ public enum TimelineReport {
     public static func make(db: Database, session listed: SessionInfo, _ request: TimelineRequest,
                             progress: ((Int) -> Void)? = nil) throws -> Timeline {
         let source = try TimelineSource(db: db, session: listed, settings: request.findings.settings, progress: progress)
+        let findings = try self.findings(db: db, session: source.session, request.findings)
+        return try make(source: source, findings: findings, request)
+    }
+
+    /// The timeline of a session whose source and findings the caller has already (the HTML
+    /// report draws several examples of one session, from the findings it reports).
+    public static func make(source: TimelineSource, findings: [Finding], _ request: TimelineRequest) throws -> Timeline {
         let session = source.session
         guard let first = session.firstT, let last = session.lastT else { throw TimelineError.emptySession(sid: session.sid) }
         let span = TimeWindow(start: first, end: max(first, last))
-        let findings = try self.findings(db: db, session: session, request.findings)
 
         var options = TimelineOptions()
         options.maxLanes = request.maxLanes
@@ -91,11 +97,7 @@ public enum TimelineReport {
         var decisive: [String: Int64] = [:]
         func key(_ f: Finding) -> String { "\(f.rule)|\(f.vc ?? "")|\(f.since ?? -1)|\(f.t ?? -1)|\(f.evidence)" }
         for f in findings {
-            guard let t = f.t else { continue }
-            for seq in f.evidence.reversed() where try source.eventTime(seq: seq) == t {
-                decisive[key(f)] = seq
-                break
-            }
+            if let seq = try decisiveSeq(f, time: source.eventTime) { decisive[key(f)] = seq }
         }
         return TimelineBuilder.build(session: session, rows: rows, findings: findings, window: window, options: options) {
             decisive[key($0)] ?? $0.evidence.last
@@ -124,6 +126,14 @@ public enum TimelineReport {
         var request = request
         request.sessions = SessionFilter(session: session.sid)
         return try ReportQuery.collect(request, db: db).findings.filter { $0.session == session.sid }
+    }
+
+    /// The seq of a finding's decisive event: the last of its evidence at its t (what
+    /// `--around` takes); nil when none is (`time` gives an event's t, nil when absent).
+    public static func decisiveSeq(_ f: Finding, time: (Int64) throws -> Int64?) throws -> Int64? {
+        guard let t = f.t else { return nil }
+        for seq in f.evidence.reversed() where try time(seq) == t { return seq }
+        return nil
     }
 
     /// `0x6000…` or `0x6000…#125`.

@@ -1,0 +1,92 @@
+/// viewIsAppearing → viewDidAppear gaps one by one with the session each comes from, so that a
+/// report can chart them per build (the HTML report). Columns of small numbers rather than a
+/// value per gap: a campaign has close to a million of them.
+public struct GapRows: Sendable {
+    /// Class names; `cls` holds indices into it.
+    public private(set) var classes: [String] = []
+    public private(set) var cls: [Int32] = []
+    /// Index into `ReportData.sessions`.
+    public private(set) var session: [Int32] = []
+    /// ns.
+    public private(set) var gap: [Int64] = []
+    private var classIndex: [String: Int32] = [:]
+
+    public init() {}
+
+    mutating func classNumber(_ name: String) -> Int32 {
+        if let i = classIndex[name] { return i }
+        let i = Int32(classes.count)
+        classes.append(name)
+        classIndex[name] = i
+        return i
+    }
+
+    mutating func append(cls: Int32, session: Int, gap: Int64) {
+        self.cls.append(cls)
+        self.session.append(Int32(session))
+        self.gap.append(gap)
+    }
+
+    /// Only the rows of class `name` (`--class`).
+    mutating func keep(className name: String) {
+        var kept = GapRows()
+        if let c = classIndex[name] {
+            let k = kept.classNumber(name)
+            for i in gap.indices where cls[i] == c { kept.append(cls: k, session: Int(session[i]), gap: gap[i]) }
+        }
+        self = kept
+    }
+}
+
+/// Reads the gaps of a report with their sessions.
+struct GapRowsQuery {
+    let db: Database
+
+    /// The gaps `ModelReader.gaps(_:)` reads (completed, non-interactive, foreground appearances of the
+    /// analysed sessions the filter selects), per class and animation and, in the same pass,
+    /// as rows with their session's index in `sessions`.
+    func gapsWithSessions(_ filter: SessionFilter, sessions: [SessionInfo]) throws -> ([GapSeries: [Int64]], GapRows) {
+        let q = try db.prepare("""
+            SELECT i.cls, a.animated, a.session, a.did_t - a.is_t FROM appearances a
+            LEFT JOIN instances i ON i.session = a.session AND i.vc = a.vc AND i.since = a.since
+            WHERE a.session IN (SELECT id FROM sessions WHERE dirty = 0 AND \(ModelReader.filterClause))
+              AND a.outcome = 'completed' AND a.is_t IS NOT NULL AND a.did_t IS NOT NULL
+              AND a.interactive = 0 AND a.backgrounded = 0
+            """)
+        q.bind(filter.session, at: 1)
+        q.bind(filter.app, at: 2)
+        q.bind(filter.build, at: 3)
+        let sessionIndex = Dictionary(sessions.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
+        // By class id while reading (no String per appearance), names after.
+        var byKey: [Int64: [Int64]] = [:]
+        var rowKey: [Int64] = [], rowSession: [Int] = [], rowGap: [Int64] = []
+        while try q.step() {
+            let key = (q.optionalInt(0) ?? -1) * 2 + (q.int(1) == 1 ? 1 : 0)
+            let gap = q.int(3)
+            byKey[key, default: []].append(gap)
+            guard let s = sessionIndex[q.int(2)] else { continue }
+            rowKey.append(key >> 1); rowSession.append(s); rowGap.append(gap)
+        }
+        let name = try db.prepare("SELECT text FROM strings WHERE id = ?")
+        var names: [Int64: String] = [:]
+        func text(_ cls: Int64) throws -> String {
+            if let known = names[cls] { return known }
+            name.reset()
+            name.bind(cls, at: 1)
+            var text = "?"
+            if cls >= 0, try name.step() { text = name.text(0) ?? "?" }
+            names[cls] = text
+            return text
+        }
+        var series: [GapSeries: [Int64]] = [:]
+        for (key, values) in byKey { series[GapSeries(cls: try text(key >> 1), animated: key & 1 == 1), default: []] += values }
+        var rows = GapRows()
+        var number: [Int64: Int32] = [:]
+        for i in rowGap.indices {
+            let c = rowKey[i]
+            if number[c] == nil { number[c] = rows.classNumber(try text(c)) }
+            rows.append(cls: number[c]!, session: rowSession[i], gap: rowGap[i])
+        }
+        return (series, rows)
+    }
+}
