@@ -295,11 +295,28 @@ public final class SessionModel {
     /// toward grace periods or stuck-appearance clocks (a suspended app runs nothing).
     public func foregroundTime(from a: Int64, to b: Int64) -> Int64 {
         guard b > a else { return 0 }
-        var total = b - a
+        // The background time inside [a, b]: the union of the clipped intervals. They come in
+        // time order and apart, unless the clock went backwards; then they may overlap, and
+        // are merged rather than subtracted twice (which could go below zero, or overflow).
+        var background: Int64 = 0
+        var coveredTo = Int64.min
+        var ordered = true
         for (start, end) in backgroundIntervals {
             let lo = max(start, a), hi = min(end, b)
-            if hi > lo { total -= hi - lo }
+            guard hi > lo else { continue }
+            if lo < coveredTo { ordered = false; break }
+            background += hi - lo
+            coveredTo = hi
         }
-        return total
+        if !ordered {
+            let clipped = backgroundIntervals.map { (max($0.0, a), min($0.1, b)) }.filter { $0.1 > $0.0 }.sorted { $0.0 < $1.0 }
+            background = 0
+            coveredTo = Int64.min
+            for (lo, hi) in clipped where hi > coveredTo {
+                background += hi - max(lo, coveredTo)
+                coveredTo = hi
+            }
+        }
+        return (b - a) - background
     }
 }

@@ -389,6 +389,28 @@ extension RuleTests {
         XCTAssertEqual(late.findings(rules: ["LC301"]), ["LC301 0xb#17"], "5.6 s of foreground time: late")
     }
 
+    /// Background periods that overlap (the clock went backwards between them) count once, so
+    /// the foreground clock never goes below zero nor overflows, even at the ends of `t`.
+    func testOverlappingBackgroundPeriodsCountOnce() {
+        var b = app()
+        push(&b, 1000, "0xb")
+        pop(&b, 3000, "0xb", deinitAfter: nil)
+        for _ in 0..<3 {
+            b.add(4000, "sceneDidEnterBackground", #""scene":"s1""#)
+            b.add(9000, "sceneWillEnterForeground", #""scene":"s1""#)
+        }
+        end(&b, 20_000)
+        let model = b.model()
+        XCTAssertEqual(model.backgroundIntervals.count, 3)
+        XCTAssertEqual(model.foregroundTime(from: 3_352_000_000, to: 20_000_000_000), 16_648_000_000 - 5_000_000_000,
+                       "5 s of background, counted once")
+        XCTAssertEqual(b.findings(rules: ["LC301"]), ["LC301 0xb#17"])
+        model.backgroundIntervals = Array(repeating: (0, Int64.max), count: 4)
+        XCTAssertEqual(model.foregroundTime(from: 0, to: Int64.max), 0, "no overflow at the ends of t")
+        model.backgroundIntervals = [(10, 20), (5, 15), (30, 40)]
+        XCTAssertEqual(model.foregroundTime(from: 0, to: 50), 50 - 15 - 10)
+    }
+
     /// An `init` on the id of a released, live instance proves it was deallocated (UIKit reused
     /// the address): never a leak, though its deinit was not recorded.
     func testAddressReuseProvesDeallocation() {
