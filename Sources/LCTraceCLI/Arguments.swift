@@ -28,6 +28,10 @@ public struct CommandSpec: Sendable {
     public var discussion: String?
     /// What a shell completion offers for the arguments; nil: derived from `positional`.
     public var positionalCompletion: ValueCompletion?
+    /// The argument is free text that may start with `-` (query's SQL: a leading `-- comment`
+    /// line): whatever is not one of the options is the argument. A lone option-shaped word
+    /// (`--fromat`) is still refused as an unknown option, with a hint: it cannot be a statement.
+    public var freeTextPositional = false
 
     public var usage: String {
         var parts = ["lctrace", name]
@@ -110,6 +114,10 @@ public enum ArgumentParser {
                 name = String(letters)
                 option = letters.count == 1 ? spec.options.first { $0.short == letters[0] } : nil
             }
+            if option == nil, spec.freeTextPositional, !looksLikeOption(arg) {
+                result.positionals.append(arg)
+                continue
+            }
             guard let option else {
                 let display = arg.hasPrefix("--") ? "--\(name)" : arg
                 let candidates = spec.options.map { "--\($0.name)" } + ["--help"]
@@ -151,6 +159,16 @@ public enum ArgumentParser {
             }
         }
         return result
+    }
+
+    /// True for one word shaped like an option (`--name`, `--name=value`, `-x`): no SQL
+    /// statement is one (`--name` alone is a comment, `-x` an expression).
+    static func looksLikeOption(_ arg: String) -> Bool {
+        let name = arg.hasPrefix("--") ? arg.dropFirst(2) : arg.dropFirst()
+        let word = name.prefix { $0 != "=" }
+        guard let first = word.first, first.isASCII, first.isLetter else { return false }
+        return word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+            && !name.dropFirst(word.count).contains(where: \.isNewline)
     }
 
     /// The candidate nearest to `word` by edit distance, when near enough to be a typo.

@@ -34,6 +34,19 @@ public enum ExitStatus {
 public struct CommandContext {
     public var console: Console
     public var environment: [String: String]
+    /// Reads standard input to its end, at most `limit` bytes (more: nil); tests pass their own.
+    public var standardInput: (_ limit: Int) throws -> Data? = CommandContext.readStandardInput
+
+    /// Standard input of this process, read in pieces up to `limit` bytes (nil beyond it).
+    public static func readStandardInput(_ limit: Int) throws -> Data? {
+        var data = Data()
+        let handle = FileHandle.standardInput
+        while let piece = try handle.read(upToCount: 1 << 16), !piece.isEmpty {
+            data += piece
+            if data.count > limit { return nil }
+        }
+        return data
+    }
 
     /// `--db`, else `$LCTRACE_DB`, else `./lctrace.db`.
     public func databasePath(_ args: ParsedArguments) -> String {
@@ -98,8 +111,10 @@ public enum CLI {
     /// Runs lctrace with `arguments` (without the program name). Never exits the process:
     /// returns the exit status, so tests call it in-process.
     public static func run(_ arguments: [String], console: Console = StandardConsole(),
-                           environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
-        let context = CommandContext(console: console, environment: environment)
+                           environment: [String: String] = ProcessInfo.processInfo.environment,
+                           standardInput: ((_ limit: Int) throws -> Data?)? = nil) -> Int32 {
+        var context = CommandContext(console: console, environment: environment)
+        if let standardInput { context.standardInput = standardInput }
         do {
             var rest = arguments[...]
             let globalDB = try leadingOptions(&rest)

@@ -69,6 +69,8 @@ public enum ReadOnlyQuery {
     public static func prepare(_ sql: String, on db: Database) throws -> Statement {
         let trimmed = sql.trimmingTrailing()
         if trimmed.isEmpty { throw QueryRefused(message: "empty query") }
+        // Comments are welcome around the statement (a README query pasted whole, a .sql file).
+        if !holdsStatement(trimmed, db) { throw QueryRefused(message: "empty query: the SQL holds only comments") }
         let stmt: Statement
         do {
             stmt = try db.prepare(trimmed)
@@ -77,7 +79,7 @@ public enum ReadOnlyQuery {
         } catch let error as DatabaseError where isQueryFault(error) {
             throw QueryRefused(message: "SQL error: \(error.message)")
         }
-        if !stmt.tail.trimmingTrailing().isEmpty {
+        if holdsStatement(stmt.tail.trimmingTrailing(), db) {
             throw QueryRefused(message: "one statement at a time, please: found more SQL after the first statement")
         }
         if !stmt.isReadOnly {
@@ -88,6 +90,16 @@ public enum ReadOnlyQuery {
 }
 
 extension ReadOnlyQuery {
+    /// True when `sql` holds something other than blanks, comments and semicolons: SQLite
+    /// prepares no statement from those. Text that does not parse counts as a statement.
+    static func holdsStatement(_ sql: String, _ db: Database) -> Bool {
+        if sql.isEmpty { return false }
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v2(db.handle, sql, -1, &stmt, nil)
+        sqlite3_finalize(stmt)
+        return rc != SQLITE_OK || stmt != nil
+    }
+
     /// True when an error is the query's own (bad SQL, a value too big, a type mismatch): a
     /// usage error. Anything else (a corrupt page, an I/O error, no memory) is the database's.
     public static func isQueryFault(_ error: DatabaseError) -> Bool {

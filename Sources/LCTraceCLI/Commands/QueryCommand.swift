@@ -1,3 +1,4 @@
+import Foundation
 import LCTrace
 
 /// `lctrace query SQL`: ad-hoc SQL over a read-only connection.
@@ -6,10 +7,11 @@ enum QueryCommand: Command {
         name: "query",
         summary: "Run ad-hoc SQL over the database (read-only).",
         positional: "SQL",
-        positionalHelp: "One SQL statement; start from the *_v views (see 'lctrace schema').",
-        minPositionals: 1, maxPositionals: 1,
+        positionalHelp: "One SQL statement, comments included (a README query pasted whole), or - to read it from standard input; start from the *_v views (see 'lctrace schema').",
+        minPositionals: 0, maxPositionals: 1,
         options: [
             OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
+            OptionSpec("file", value: "PATH", help: "Read the SQL from this file ('-': standard input)."),
             OptionSpec("format", short: "f", value: "FORMAT", help: "table (default), csv or json.", choices: ["table", "csv", "json"]),
             OptionSpec("timeout", value: "DURATION", help: "Stop the query after this long, e.g. 30s (default: no limit)."),
             .safeCSV,
@@ -17,8 +19,10 @@ enum QueryCommand: Command {
         discussion: """
         The database is opened read-only: statements that write, ATTACH and pragmas that set
         values are refused and change nothing. Any one value is at most 64 MiB.
-        Example: lctrace query "SELECT class, count(*) FROM live_instances_v GROUP BY class"
-        """)
+        An argument that is not one of these options is the SQL, even when it starts with
+        '-- a comment'. Example: lctrace query "SELECT class, count(*) FROM live_instances_v GROUP BY class"
+        """,
+        freeTextPositional: true)
 
     /// The accepted range of `--timeout`: a millisecond to a day.
     static let timeoutRange: ClosedRange<Int64> = 1_000_000...86_400_000_000_000
@@ -26,12 +30,13 @@ enum QueryCommand: Command {
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try OutputFormat.parse(args.value("format"), allowed: [.table, .csv, .json], default: .table)
         let timeout = try args.value("timeout").map { try OptionValues.duration($0, option: "--timeout", range: timeoutRange) }
+        let sql = try sqlText(args, context)
         let db = try Schema.openForReading(path: context.databasePath(args))
         ReadOnlyQuery.restrict(db)
         let deadline = timeout.map { QueryDeadline(db, nanoseconds: $0) }
         let stmt: Statement
         do {
-            stmt = try ReadOnlyQuery.prepare(args.positionals[0], on: db)
+            stmt = try ReadOnlyQuery.prepare(sql, on: db)
         } catch let error as DatabaseError where deadline?.stopped(error) ?? false {
             throw stopped(deadline!)
         }
@@ -74,8 +79,73 @@ enum QueryCommand: Command {
         try build(0, [])
     }
 
+    /// The most SQL read from a file or standard input.
+    static let maxSQLBytes = 16 << 20
+
+    /// The SQL: the argument, `-` (standard input) or `--file PATH`, given exactly once.
+    static func sqlText(_ args: ParsedArguments, _ context: CommandContext) throws -> String {
+        switch (args.positionals.first, args.value("file")) {
+        case (nil, nil):
+            throw UsageError("missing SQL for 'lctrace query'",
+                             hint: "lctrace query \"SELECT …\", lctrace query --file PATH, or lctrace query - < PATH", command: "query")
+        case (_?, _?):
+            throw UsageError("give the SQL once: as an argument, - for standard input, or --file PATH", command: "query")
+        case ("-"?, nil), (nil, "-"?):
+            guard let data = try context.standardInput(maxSQLBytes) else { throw SQLInputError.tooLong("standard input") }
+            return try text(data, from: "standard input")
+        case (let sql?, nil):
+            return sql
+        case (nil, let path?):
+            return try text(read(path), from: path)
+        }
+    }
+
+    /// The bytes of the file at `path`, at most `maxSQLBytes`.
+    private static func read(_ path: String) throws -> Data {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            let code = errno
+            throw SQLInputError.unreadable(path, FileManager.default.fileExists(atPath: path) ? OutputFile.reason(code) : "no such file")
+        }
+        defer { try? handle.close() }
+        do {
+            guard let data = try handle.read(upToCount: maxSQLBytes + 1) else { return Data() }
+            if data.count > maxSQLBytes { throw SQLInputError.tooLong(path) }
+            return data
+        } catch let error as SQLInputError {
+            throw error
+        } catch {
+            throw SQLInputError.unreadable(path, (error as NSError).localizedFailureReason ?? OutputFile.reason(EISDIR))
+        }
+    }
+
+    private static func text(_ data: Data, from source: String) throws -> String {
+        guard let text = String(data: data, encoding: .utf8) else { throw SQLInputError.notText(source) }
+        return text
+    }
+
     private static func stopped(_ deadline: QueryDeadline) -> QueryStopped {
         QueryStopped(message: "query stopped after \(OptionValues.describe(Int64(deadline.seconds * 1e9))) (--timeout); what was printed before is incomplete")
+    }
+}
+
+/// SQL that could not be read from a file or standard input.
+enum SQLInputError: OneLineError {
+    case unreadable(String, String), tooLong(String), notText(String)
+
+    var line: String {
+        switch self {
+        case .unreadable(let path, let why): return "cannot read the SQL in \(shown(path)): \(why)"
+        case .tooLong(let source): return "the SQL in \(shown(source)) is longer than \(QueryCommand.maxSQLBytes >> 20) MiB"
+        case .notText(let source): return "the SQL in \(shown(source)) is not UTF-8 text"
+        }
+    }
+
+    var status: Int32 {
+        switch self {
+        case .unreadable: return ExitStatus.noInput
+        case .tooLong: return ExitStatus.usage
+        case .notText: return ExitStatus.dataError
+        }
     }
 }
 
