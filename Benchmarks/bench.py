@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """lctrace benchmark: lctrace ingest side by side with its peers on one generated corpus.
 
-    Benchmarks/run [--quick] [--runs N] [--scaling] [--keep DIR] [--gate-db DB]
+    Benchmarks/run [--quick] [--runs N] [--scaling] [--keep DIR] [--gate-db DB] [--query-db DB] [--before LCTRACE]
 
 The CI gate (report, report --format sarif, report --format html with its size, baseline,
 compare, report --baseline) is timed on the analysed corpus, and with --scaling on the
@@ -13,7 +13,10 @@ tool's time to lctrace's. Peers: gzip -dc; a C floor of our own (Benchmarks/cflo
 only, and scan + SQLite with and without the raw line); the sqlite3 CLI loading raw lines
 then INSERT … SELECT json_extract; DuckDB read_ndjson on 2 threads (from PyPI, in a private
 virtualenv; skipped when it cannot be installed). Then `timeline` and `export` on one long
-session beside `report` on it. This is a measurement, never a test.
+session beside `report` on it. Then the CSV export of every `events_v` row through `lctrace
+query -f csv` beside `sqlite3 -csv` (and an older lctrace binary with --before; --query-db DB
+times only that, on a kept database), with whether the bytes are the same. This is a
+measurement, never a test.
 """
 import argparse, glob, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -107,6 +110,41 @@ def gate_commands(lctrace, db, work, runs, label):
         print(f"| lctrace {name} | {secs:.2f} | {max(m for _, m in results[name]):.0f} | {shown} | {secs / base:.2f} |")
 
 
+EXPORT_SQL = "SELECT * FROM events_v"
+
+
+def csv_export(lctrace, db, work, runs, before=None):
+    """Every events_v row as CSV: lctrace query -f csv beside sqlite3 -csv -header (and an older
+    lctrace), alternating, medians; whether each writes the same bytes as sqlite3."""
+    rows = int(subprocess.run(["sqlite3", db, "SELECT count(*) FROM events"], capture_output=True, text=True).stdout.strip() or 0)
+    cases = [("lctrace query -f csv", [lctrace, "query", "--db", db, "-f", "csv", EXPORT_SQL])]
+    if before:
+        cases.append((f"lctrace query -f csv, before ({os.path.basename(before)})", [before, "query", "--db", db, "-f", "csv", EXPORT_SQL]))
+    cases.append(("sqlite3 -csv -header", ["sqlite3", "-csv", "-header", db, EXPORT_SQL]))
+    results = {name: [] for name, _ in cases}
+    for _ in range(runs):
+        for name, command in cases:  # alternate within each round
+            results[name].append(timed(command))
+    outputs = {}
+    for name, command in cases:
+        path = os.path.join(work, "export-%d.csv" % len(outputs))
+        with open(path, "wb") as f:
+            subprocess.run(command, stdout=f, check=True)
+        outputs[name] = path
+    reference = outputs[cases[-1][0]]
+    size = os.path.getsize(reference)
+    base = statistics.median(s for s, _ in results[cases[-1][0]])
+    print(f"\nCSV export of {EXPORT_SQL} ({rows:,} rows, {size / 1e6:.0f} MB of CSV), {runs} alternating run{'s' if runs > 1 else ''}, medians\n")
+    print("| command | wall s | rows/s | peak RSS MB | same bytes as sqlite3 | time ÷ sqlite3 |")
+    print("|---|---|---|---|---|---|")
+    for name, _ in cases:
+        secs = statistics.median(s for s, _ in results[name])
+        same = "yes" if subprocess.run(["cmp", "-s", outputs[name], reference]).returncode == 0 else "no"
+        print(f"| {name} | {secs:.2f} | {rows / secs / 1e3:,.0f} k | {max(m for _, m in results[name]):.0f} | {same} | {secs / base:.2f} |")
+    for path in outputs.values():
+        os.unlink(path)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="a tiny corpus, one run (CI)")
@@ -116,10 +154,17 @@ def main():
     ap.add_argument("--keep", help="work folder to keep (corpora are reused)")
     ap.add_argument("--gate-db", help="only time the CI gate on this analysed database (e.g. the 10 M-event one --scaling "
                     "leaves in --keep DIR as scale10.db)")
+    ap.add_argument("--query-db", help="only time the CSV export of events_v on this database")
+    ap.add_argument("--before", help="an lctrace binary built from an older commit, timed beside this one in the CSV export")
     a = ap.parse_args()
     work = a.keep or tempfile.mkdtemp(prefix="lctrace-bench-")
     os.makedirs(work, exist_ok=True)
     lctrace, gen, cfloor = build(work)
+    if a.query_db:
+        csv_export(lctrace, a.query_db, work, a.runs, a.before)
+        if not a.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        return
     if a.gate_db:
         events = subprocess.run(["sqlite3", a.gate_db, "SELECT sum(events) FROM sessions"], capture_output=True, text=True).stdout.strip()
         gate_commands(lctrace, a.gate_db, work, a.runs, f"{a.gate_db} ({int(events or 0):,} events)")
@@ -190,6 +235,7 @@ def main():
         print(f"\nlctrace analyze --all alone: {out}")
         print(f"lctrace report on it: {time.perf_counter() - t0:.2f} s")
         gate_commands(lctrace, db("lctrace"), work, runs, f"the analysed corpus ({events:,} events)")
+        csv_export(lctrace, db("lctrace"), work, runs, a.before)
     long_session(lctrace, gen, work, db, runs, quick=a.quick)
     if a.scaling and not a.quick:
         print("\n| events | files | lctrace ingest s | events/s | s per M events | peak RSS MB | bytes/event |")

@@ -1,13 +1,17 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
 import Darwin
+private let systemWrite = Darwin.write
 #endif
 
 /// Where commands write. The real one wraps stdout/stderr; tests capture into strings.
 public protocol Console: AnyObject {
     func write(_ text: String)
+    /// Writes bytes to standard output as they are (a table or CSV, in pieces of whole UTF-8 sequences).
+    func write(bytes: UnsafeRawBufferPointer)
     func writeError(_ text: String)
     /// True when standard output is a terminal (colour, alignment for people).
     var outputIsTerminal: Bool { get }
@@ -30,25 +34,48 @@ public final class StandardConsole: Console {
     public init() {}
 
     public func write(_ text: String) {
+        var text = text
+        text.withUTF8 { write(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    public func write(bytes: UnsafeRawBufferPointer) {
         clearProgress()
-        FileHandle.standardOutput.write(text.data(using: .utf8)!)
+        Self.writeAll(1, bytes)
+    }
+
+    /// Every byte to file descriptor `fd` (a write may take only part; EINTR is retried). A
+    /// closed pipe ends the process with SIGPIPE, as it ends `sqlite3` and `cat`.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
+        guard var base = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let n = systemWrite(fd, base, left)
+            if n < 0 { if errno == EINTR { continue }; return }
+            base += n
+            left -= n
+        }
+    }
+
+    static func writeAll(_ fd: Int32, _ text: String) {
+        var text = text
+        text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
     }
 
     public func writeError(_ text: String) {
         clearProgress()
-        FileHandle.standardError.write(text.data(using: .utf8)!)
+        Self.writeAll(2, text)
     }
 
     public func progress(_ text: String) {
         let width = terminalWidth(2)
         let line = text.count > width - 1 ? String(text.prefix(width - 2)) + "…" : text
-        FileHandle.standardError.write("\r\u{1B}[2K\(line)".data(using: .utf8)!)
+        Self.writeAll(2, "\r\u{1B}[2K\(line)")
         progressShown = true
     }
 
     public func clearProgress() {
         if progressShown {
-            FileHandle.standardError.write("\r\u{1B}[2K".data(using: .utf8)!)
+            Self.writeAll(2, "\r\u{1B}[2K")
             progressShown = false
         }
     }
@@ -62,7 +89,9 @@ public final class StandardConsole: Console {
 
 /// Captures output in memory, for tests that run commands in-process.
 public final class CapturingConsole: Console {
-    public private(set) var output = ""
+    /// Standard output as bytes: pieces of it need not end between UTF-8 sequences.
+    public private(set) var outputBytes: [UInt8] = []
+    public var output: String { String(decoding: outputBytes, as: UTF8.self) }
     public private(set) var errors = ""
     public private(set) var progressLines: [String] = []
     public var outputIsTerminal: Bool
@@ -75,7 +104,8 @@ public final class CapturingConsole: Console {
         outputWidth = terminal ? 80 : nil
     }
 
-    public func write(_ text: String) { output += text }
+    public func write(_ text: String) { outputBytes += text.utf8 }
+    public func write(bytes: UnsafeRawBufferPointer) { outputBytes += bytes }
     public func writeError(_ text: String) { errors += text }
     public func progress(_ text: String) { progressLines.append(text) }
     public func clearProgress() {}

@@ -15,7 +15,7 @@ enum QueryCommand: Command {
             OptionSpec("format", short: "f", value: "FORMAT", help: "table (default), csv or json.", choices: ["table", "csv", "json"]),
             OptionSpec("timeout", value: "DURATION", help: "Stop the query after this long, e.g. 30s (default: no limit)."),
             .safeCSV,
-        ],
+        ] + TableOptions.options,
         discussion: """
         The database is opened read-only: statements that write, ATTACH and pragmas that set
         values are refused and change nothing. Any one value is at most 64 MiB.
@@ -30,6 +30,7 @@ enum QueryCommand: Command {
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try OutputFormat.parse(args.value("format"), allowed: [.table, .csv, .json], default: .table)
         let timeout = try args.value("timeout").map { try OptionValues.duration($0, option: "--timeout", range: timeoutRange) }
+        let maxWidth = try TableOptions.maxWidth(args)
         let sql = try sqlText(args, context)
         let db = try Schema.openForReading(path: context.databasePath(args))
         ReadOnlyQuery.restrict(db)
@@ -40,43 +41,28 @@ enum QueryCommand: Command {
         } catch let error as DatabaseError where deadline?.stopped(error) ?? false {
             throw stopped(deadline!)
         }
-        let columns = (0..<stmt.columnCount).map { stmt.columnName($0) }
         let style: RowFormatter.Style = format == .csv ? .csv : format == .json ? .json : .table
-        let out = RowFormatter(style: style, columns: columns, neutralizesFormulas: args.has("safe-csv")) { context.console.write($0) }
+        let out = RowFormatter(style: style, columns: stmt.columnNames, neutralizesFormulas: args.has("safe-csv"),
+                               maxWidth: maxWidth, bytes: { context.console.write(bytes: $0) })
         do {
-            while try stmt.step() {
-                // A huge value is printed in pieces from where SQLite holds it, never copied whole.
-                var large: [Int: Bool] = [:]
-                for i in 0..<columns.count {
-                    if let isText = stmt.withLargeValue(i, minimum: RowFormatter.largeValueBytes, { _, isText in isText }) { large[i] = isText }
-                }
-                if large.isEmpty {
-                    out.add((0..<columns.count).map { stmt.value($0) })
-                } else {
-                    try withCells(stmt, columns.count, large) { out.add(cells: $0) }
-                }
+            // Each row's values go from where SQLite holds them straight into the output.
+            try stmt.forEachRow { row in
+                try out.add(row)
                 if let deadline, deadline.passed { throw stopped(deadline) }
             }
         } catch let error as DatabaseError where deadline?.stopped(error) ?? false {
+            out.abandon()
             throw stopped(deadline!)
         } catch let error as DatabaseError where ReadOnlyQuery.isQueryFault(error) {
+            out.abandon()
             throw QueryRefused(message: "SQL error: \(error.message)")
+        } catch {
+            out.abandon()
+            throw error
         }
-        out.finish()
+        try out.finish()
+        context.console.write(TableOptions.note(out))
         return ExitStatus.ok
-    }
-
-    /// The row's cells, the large ones as bytes where SQLite holds them (valid inside `body`).
-    private static func withCells(_ stmt: Statement, _ count: Int, _ large: [Int: Bool],
-                                  _ body: ([RowFormatter.Cell]) throws -> Void) throws {
-        func build(_ i: Int, _ cells: [RowFormatter.Cell]) throws {
-            if i == count { return try body(cells) }
-            guard large[i] != nil else { return try build(i + 1, cells + [.value(stmt.value(i))]) }
-            try stmt.withLargeValue(i, minimum: RowFormatter.largeValueBytes) { bytes, isText in
-                try build(i + 1, cells + [isText ? .largeText(bytes) : .largeBlob(bytes)])
-            }
-        }
-        try build(0, [])
     }
 
     /// The most SQL read from a file or standard input.

@@ -12,7 +12,7 @@ enum SessionsCommand: Command {
             OptionSpec("build", value: "BUILD", help: "Only sessions of this build."),
             OptionSpec("format", short: "f", value: "FORMAT", help: "table (default), csv or json.", choices: ["table", "csv", "json"]),
             .safeCSV,
-        ])
+        ] + TableOptions.options)
 
     static let columns = ["session", "app", "version", "build", "device", "os", "sdk", "start", "duration_s",
                           "events", "lost", "end"]
@@ -20,20 +20,23 @@ enum SessionsCommand: Command {
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try OutputFormat.parse(args.value("format"), allowed: [.table, .csv, .json], default: .table)
         let db = try Schema.openForReading(path: context.databasePath(args))
+        let maxWidth = try TableOptions.maxWidth(args)
         let style: RowFormatter.Style = format == .csv ? .csv : format == .json ? .json : .table
-        let out = RowFormatter(style: style, columns: columns, neutralizesFormulas: args.has("safe-csv")) { context.console.write($0) }
+        let out = RowFormatter(style: style, columns: columns, neutralizesFormulas: args.has("safe-csv"),
+                               maxWidth: maxWidth, bytes: { context.console.write(bytes: $0) })
         // Streamed: one session at a time, each as it is now (a dirty one is counted from its events).
         try ReportQuery.forEachCurrentSession(SessionFilter(app: args.value("app"), build: args.value("build")), db: db) { s in
             func text(_ v: String?) -> SQLValue { v.map { .text($0) } ?? .null }
             let os = [s.os, s.osVersion].compactMap { $0 }.joined(separator: " ")
-            out.add([
-                .text(style == .table ? String(s.sid.prefix(13)) : s.sid), text(s.app), text(s.appVersion), text(s.build),
+            try out.add([
+                .text(style == .table && maxWidth != nil ? String(s.sid.prefix(13)) : s.sid), text(s.app), text(s.appVersion), text(s.build),
                 text(s.device), os.isEmpty ? .null : .text(os), text(s.sdk), text(s.wall),
                 s.durationNs.map { .double((Double($0) / 1e8).rounded() / 10) } ?? .null,
                 .int(Int64(s.events)), .int(Int64(s.lostEvents)), text(s.endReason ?? "abrupt"),
             ])
         }
-        out.finish()
+        try out.finish()
+        context.console.write(TableOptions.note(out))
         return ExitStatus.ok
     }
 }

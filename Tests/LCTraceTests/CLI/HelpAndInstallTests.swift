@@ -146,7 +146,7 @@ final class HelpAndInstallTests: TemporaryDirectoryTestCase {
         ("lctrace help re", ["report"]),
         ("lctrace completions ", ["bash", "fish", "zsh"]),
         ("lctrace ingest ", ["a file.jsonl", "b.gz"]),
-        ("lctrace sessions -", ["--app", "--build", "--db", "--format", "--help", "--safe-csv", "-f", "-h"]),
+        ("lctrace sessions -", ["--app", "--build", "--db", "--format", "--help", "--max-width", "--no-truncate", "--safe-csv", "-f", "-h"]),
     ]
 
     func prepareFolder() throws -> String {
