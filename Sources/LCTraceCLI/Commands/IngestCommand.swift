@@ -15,6 +15,7 @@ enum IngestCommand: Command {
             OptionSpec("no-analyze", help: "Load only; the model and findings are built by the next analyze or report."),
             OptionSpec("format", short: "f", value: "FORMAT", help: "Summary as text (default) or json.", choices: ["text", "json"]),
             OptionSpec("quiet", short: "q", help: "Print no summary (problems still go to stderr)."),
+            OptionSpec("verbose", short: "v", help: "List every file skipped as already loaded (default: the first \(skippedShown))."),
         ] + AnalyzeCommand.tuningOptions,
         discussion: """
         Idempotent: loading the same file again (under any name) adds nothing; overlapping files
@@ -80,7 +81,7 @@ enum IngestCommand: Command {
             console.writeError("Error: \(shown(file.path)): not a single valid trace line (\(TextReport.group(file.rejects)) of \(TextReport.group(file.lines)) lines rejected): is it a trace file?\n")
         }
         if !args.has("quiet") {
-            console.write(format == .json ? json(summary, analysis) : text(summary, analysis))
+            console.write(format == .json ? json(summary, analysis) : text(summary, analysis, verbose: args.has("verbose")))
         }
         if !summary.missingFiles.isEmpty || !empty.isEmpty { return ExitStatus.noInput }
         if !summary.damagedFiles.isEmpty || !invalid.isEmpty { return ExitStatus.dataError }
@@ -160,7 +161,10 @@ enum IngestCommand: Command {
         }
     }
 
-    static func text(_ s: IngestSummary, _ a: AnalysisSummary?) -> String {
+    /// Files skipped as already loaded that the summary names without `--verbose`.
+    static let skippedShown = 3
+
+    static func text(_ s: IngestSummary, _ a: AnalysisSummary?, verbose: Bool = false) -> String {
         let loaded = loadedCount(s)
         let skipped = s.files.filter {
             switch $0.status { case .alreadyLoaded, .sameContent: return true; default: return false }
@@ -183,11 +187,16 @@ enum IngestCommand: Command {
         } else {
             out += "  sessions  not analysed (--no-analyze): run lctrace analyze\n"
         }
+        // A re-run over a campaign skips every file: a count and the first few, not a line each.
+        var skippedListed = 0
         for file in s.files {
             switch file.status {
             case .alreadyLoaded(let path), .sameContent(let path):
-                out += path == file.path ? "  skipped   \(shown(file.path)): already loaded\n"
-                    : "  skipped   \(shown(file.path)): same content as \(shown(path)), already loaded\n"
+                skippedListed += 1
+                if verbose || skippedListed <= skippedShown {
+                    out += path == file.path ? "  skipped   \(shown(file.path)): already loaded\n"
+                        : "  skipped   \(shown(file.path)): same content as \(shown(path)), already loaded\n"
+                }
             case .damaged(let why):
                 out += "  damaged   \(shown(file.path)): \(shown(why))\n"
             case .missing:
@@ -200,6 +209,10 @@ enum IngestCommand: Command {
             if file.replacedEarlierReads > 0 {
                 out += "  replaced  \(shown(file.path)): \(file.replacedEarlierReads == 1 ? "an earlier read" : "\(file.replacedEarlierReads) earlier reads") of it while it was being written (the warnings of those reads are gone)\n"
             }
+        }
+        if !verbose && skipped > skippedShown {
+            let more = skipped - skippedShown
+            out += "  skipped   \(TextReport.group(more)) more file\(more == 1 ? "" : "s") already loaded (--verbose lists them)\n"
         }
         return out
     }
