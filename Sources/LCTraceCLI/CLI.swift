@@ -24,7 +24,7 @@ public enum ExitStatus {
         (usage, "usage", "usage: unknown command or option, bad value (a duration without a unit, a number outside its range), refused query"),
         (dataError, "damaged input", "ingest: damaged input (truncated or corrupt file, or a file without one valid line); everything else loaded"),
         (noInput, "missing input or no session selected", "ingest: a path does not exist or cannot be read (permissions, a broken link, a FIFO, an unreadable directory), or no trace file was found; report, baseline, compare: the selection holds no session (unless --allow-empty)"),
-        (ioError, "database or I/O failure", "the database cannot be opened, read or written, is missing, is not a regular file, has a schema that is not lctrace's or a corrupt page; query: stopped by --timeout"),
+        (ioError, "database or I/O failure", "the database cannot be opened, read or written (permissions, a missing folder), is missing, is a directory or not SQLite, is not a regular file, has a schema that is not lctrace's or a corrupt page; query: stopped by --timeout"),
         (interrupted(by: SIGINT), "interrupted (SIGINT)", "ingest, analyze: ended by SIGINT (Ctrl-C) after rolling back the batch in flight; the same command finishes the work"),
         (interrupted(by: SIGTERM), "interrupted (SIGTERM)", "ingest, analyze: the same, ended by SIGTERM"),
     ]
@@ -46,6 +46,17 @@ public struct CommandContext {
             if data.count > limit { return nil }
         }
         return data
+    }
+
+    /// The databases the command opens, closed (and their folders tidied) when it ends.
+    let databases = OpenedDatabases()
+
+    /// Opens `path` for a command that only reads (see `OpenedDatabases`).
+    func openForReading(_ path: String) throws -> Database { try databases.openForReading(path) }
+
+    /// Opens (with `create`, makes) `path` for a command that writes.
+    func openForWriting(_ path: String, create: Bool = true) throws -> Database {
+        try databases.openForWriting(path, create: create)
     }
 
     /// `--db`, else `$LCTRACE_DB`, else `./lctrace.db`.
@@ -148,6 +159,7 @@ public enum CLI {
                 console.write(command.spec.help)
                 return ExitStatus.ok
             }
+            defer { context.databases.closeAll() }
             return try command.run(args, context)
         } catch {
             return report(error, console)
@@ -192,15 +204,13 @@ public enum CLI {
             console.writeError(text)
             return ExitStatus.usage
         case let e as OneLineError:
-            console.writeError("Error: \(shown(e.line))\n")
+            var text = "Error: \(shown(e.line))\n"
+            if let hint = e.hint { text += "Hint: \(shown(hint))\n" }
+            console.writeError(text)
             return e.status
         case let e as DatabaseError:
             var text = "Error: database: \(shown(e.message))\n"
-            if e.isCorrupt {
-                text += "Hint: the database file is damaged: 'sqlite3 DB .recover' may save what is left, or ingest again into a new database\n"
-            } else if e.isIOFailure {
-                text += "Hint: check that the database and its folder are writable and the disk has room\n"
-            }
+            if let hint = databaseHint(e) { text += "Hint: \(hint)\n" }
             console.writeError(text)
             return ExitStatus.ioError
         case let e as QueryRefused:
@@ -216,6 +226,19 @@ public enum CLI {
     }
 }
 
+/// The hint of a database failure: about the kind of failure it is, never another.
+func databaseHint(_ e: DatabaseError) -> String? {
+    switch e.reason {
+    case .corrupt, .notADatabase:
+        return "the database file is damaged: 'sqlite3 DB .recover' may save what is left, or ingest again into a new database"
+    case .readOnly: return "the database, its -wal or -shm file, or its folder is read-only for this user"
+    case .diskFull: return "the disk holding the database (or the temporary folder) is full"
+    case .ioFailure: return "the system could not read or write the database file: check the disk and that the database is on a local file system"
+    case .cannotOpen, .permission: return "check that the database and its folder exist and this user may read them (and write them to ingest)"
+    case .busy, .other: return nil
+    }
+}
+
 /// Text from traces, file names or users, escaped for people's terminals (`TerminalText`): the
 /// form every message and summary shows it in.
 func shown(_ text: String) -> String { TerminalText.escaped(text) }
@@ -225,10 +248,15 @@ extension OptionSpec {
     static let safeCSV = OptionSpec("safe-csv", help: "CSV: put ' before cells starting with = + - @ so spreadsheets show them as text.")
 }
 
-/// An error told in one `Error:` line, with the exit status of its kind.
+/// An error told in one `Error:` line (and a `Hint:` where one helps), with the exit status of its kind.
 protocol OneLineError: Error {
     var line: String { get }
+    var hint: String? { get }
     var status: Int32 { get }
+}
+
+extension OneLineError {
+    var hint: String? { nil }
 }
 
 extension Schema.VersionError: OneLineError {

@@ -38,6 +38,8 @@ let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 public final class Database {
     public enum Mode {
         case readWrite, readOnly
+        /// Read and write an existing database, never creating one (`Schema.releaseWALFiles`).
+        case readWriteExisting
         /// Read-only and promised unchanging: for databases on read-only media.
         case immutable
     }
@@ -56,6 +58,7 @@ public final class Database {
         switch mode {
         case .readOnly: flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
         case .readWrite: flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        case .readWriteExisting: flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
         case .immutable:
             flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
             let escaped = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path

@@ -58,9 +58,10 @@ public enum Schema {
         let current: Int64
         do {
             current = try db.scalarInt("PRAGMA user_version") ?? 0
-        } catch let error as DatabaseError where (error.code & 0xff) == SQLITE_CANTOPEN {
-            // A WAL database on read-only media cannot create its -shm file; nobody can be
-            // writing there, so open it immutable (https://sqlite.org/uri.html#uriimmutable).
+        } catch let error as DatabaseError where [SQLITE_CANTOPEN, SQLITE_READONLY].contains(error.code & 0xff) {
+            // A WAL database on read-only media, or in a folder this user may not write,
+            // cannot create its missing -shm file (SQLITE_READONLY_CANTINIT then): no writer has
+            // it open, so open it immutable (https://sqlite.org/uri.html#uriimmutable).
             db = try Database(path: path, mode: .immutable)
             current = try db.scalarInt("PRAGMA user_version") ?? 0
         }

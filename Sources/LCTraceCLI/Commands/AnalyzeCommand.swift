@@ -25,7 +25,7 @@ enum AnalyzeCommand: Command {
         // Before opening: waiting for another writer's lock is interruptible too.
         let signals = SignalWatch()
         defer { signals.end() }
-        let db = try Schema.openForWriting(path: context.databasePath(args), create: false)
+        let db = try context.openForWriting(context.databasePath(args), create: false)
         let all = try args.has("all") || settingsChanged(db, settings)
         let progress = ProgressLine(console: context.console)
         let summary: AnalysisSummary

@@ -27,7 +27,7 @@ enum BaselineCommand: Command {
         // An existing file must be a baseline: its notes are kept, and nothing else is overwritten.
         let previous = output != "-" && FileManager.default.fileExists(atPath: output) ? try Baseline.read(output) : nil
         let path = context.databasePath(args)
-        let (data, _, _) = try ReportCommand.collect(args, path: path, families: ReportCommand.families(args), gapStatistics: false)
+        let (data, _, _) = try ReportCommand.collect(args, context, path: path, families: ReportCommand.families(args), gapStatistics: false)
         var options = ReportOptions()
         options.families = ReportCommand.families(args)
         let view = ReportView(data: data, options: options)

@@ -36,19 +36,19 @@ enum CompareCommand: Command {
         let failOn = try ReportCommand.failOn(args)
         let headPath = context.databasePath(args)
         let basePath = args.value("base-db") ?? headPath
-        let base = try side(baseBuild, option: "base-build", path: basePath, args)
-        let head = try side(headBuild, option: "head-build", path: headPath, args)
+        let base = try side(baseBuild, option: "base-build", path: basePath, args, context)
+        let head = try side(headBuild, option: "head-build", path: headPath, args, context)
         let comparison = BuildComparison(base: base, head: head, failOn: failOn)
         context.console.write(reporter.render(comparison))
         return comparison.failing ? ExitStatus.findings : ExitStatus.ok
     }
 
     /// One build's findings and appearances, after the empty-selection check.
-    static func side(_ build: String, option: String, path: String, _ args: ParsedArguments) throws -> ComparisonSide {
+    static func side(_ build: String, option: String, path: String, _ args: ParsedArguments, _ context: CommandContext) throws -> ComparisonSide {
         var request = ReportRequest()
         request.settings = try AnalyzeCommand.settings(args)
         request.sessions = SessionFilter(app: args.value("app"), build: build)
-        let db = try Schema.openForReading(path: path)
+        let db = try context.openForReading(path)
         let data = try ReportQuery.collect(request, db: db)
         if data.sessions.isEmpty && !args.has("allow-empty") {
             let what = try Selection.describeEmpty(request.sessions, db, path: path)

@@ -32,7 +32,7 @@ enum IngestCommand: Command {
         let signals = SignalWatch()
         defer { signals.end() }
         let (inputs, missing) = Ingester.expand(args.positionals)
-        let db = try Schema.openForWriting(path: context.databasePath(args))
+        let db = try context.openForWriting(context.databasePath(args))
         let store = try IngestStore(db: db)
         let ingester = Ingester(store: store)
         ingester.stop = signals.stop

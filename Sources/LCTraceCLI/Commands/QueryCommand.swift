@@ -32,7 +32,7 @@ enum QueryCommand: Command {
         let timeout = try args.value("timeout").map { try OptionValues.duration($0, option: "--timeout", range: timeoutRange) }
         let maxWidth = try TableOptions.maxWidth(args)
         let sql = try sqlText(args, context)
-        let db = try Schema.openForReading(path: context.databasePath(args))
+        let db = try context.openForReading(context.databasePath(args))
         ReadOnlyQuery.restrict(db)
         let deadline = timeout.map { QueryDeadline(db, nanoseconds: $0) }
         let stmt: Statement

@@ -71,7 +71,7 @@ enum ReportCommand: Command {
         let output = try OutputFile(path: args.value("output"), console: context.console)
         options.color = output.isTerminal
         let path = context.databasePath(args)
-        let (data, filter, db) = try collect(args, path: path, families: options.families,
+        let (data, filter, db) = try collect(args, context, path: path, families: options.families,
                                              gapsBySession: reporter.inputs.contains(.gapsBySession))
         options.followUp = Selection.followUp(filter, className: data.className, minSeverity: data.minSeverity, path: path)
         options.followUp.timelineOptions = timelineOptions(args)
@@ -90,13 +90,13 @@ enum ReportCommand: Command {
 
     /// The findings `report` and `baseline` select, after the empty-selection check, and the
     /// database they came from.
-    static func collect(_ args: ParsedArguments, path: String, families: Set<RuleFamily>,
+    static func collect(_ args: ParsedArguments, _ context: CommandContext, path: String, families: Set<RuleFamily>,
                         gapStatistics: Bool = true, gapsBySession: Bool = false) throws -> (ReportData, SessionFilter, Database) {
         var request = try findingsRequest(args)
         request.families = families
         request.gapStatistics = gapStatistics
         request.gapsBySession = gapsBySession
-        let db = try Schema.openForReading(path: path)
+        let db = try context.openForReading(path)
         request.sessions = try Selection.filter(args, db, path: path)
         let data = try ReportQuery.collect(request, db: db)
         try Selection.requireSessions(data.sessions.count, request.sessions, db, args, path: path)

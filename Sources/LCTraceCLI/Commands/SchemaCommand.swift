@@ -11,7 +11,7 @@ enum SchemaCommand: Command {
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         // Only an explicit --db is opened: the schema is printed whatever $LCTRACE_DB names.
-        if let path = args.value("db") { _ = try Schema.openForReading(path: path) }
+        if let path = args.value("db") { _ = try context.openForReading(path) }
         context.console.write(Schema.ddl + "\n")
         return ExitStatus.ok
     }

@@ -19,7 +19,7 @@ enum SessionsCommand: Command {
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try OutputFormat.parse(args.value("format"), allowed: [.table, .csv, .json], default: .table)
-        let db = try Schema.openForReading(path: context.databasePath(args))
+        let db = try context.openForReading(context.databasePath(args))
         let maxWidth = try TableOptions.maxWidth(args)
         let style: RowFormatter.Style = format == .csv ? .csv : format == .json ? .json : .table
         let out = RowFormatter(style: style, columns: columns, neutralizesFormulas: args.has("safe-csv"),
