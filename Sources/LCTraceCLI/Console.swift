@@ -29,9 +29,15 @@ public final class StandardConsole: Console {
     public let outputIsTerminal = isatty(1) != 0
     public let errorIsTerminal = isatty(2) != 0
     public var outputWidth: Int? { outputIsTerminal ? terminalWidth(1) : nil }
-    private var progressShown = false
+    private var progressShown = 0
+    /// `TERM=dumb`: no escape sequence, not even to clear the progress line (spaces do).
+    private let dumbTerminal: Bool
 
-    public init() {}
+    public init(environment: [String: String]) {
+        dumbTerminal = environment["TERM"] == "dumb"
+    }
+
+    public convenience init() { self.init(environment: ProcessInfo.processInfo.environment) }
 
     public func write(_ text: String) {
         var text = text
@@ -69,15 +75,18 @@ public final class StandardConsole: Console {
     public func progress(_ text: String) {
         let width = terminalWidth(2)
         let line = text.count > width - 1 ? String(text.prefix(width - 2)) + "…" : text
-        Self.writeAll(2, "\r\u{1B}[2K\(line)")
-        progressShown = true
+        if dumbTerminal {
+            Self.writeAll(2, "\r" + line + String(repeating: " ", count: max(0, progressShown - line.count)))
+        } else {
+            Self.writeAll(2, "\r\u{1B}[2K\(line)")
+        }
+        progressShown = max(line.count, 1)
     }
 
     public func clearProgress() {
-        if progressShown {
-            Self.writeAll(2, "\r\u{1B}[2K")
-            progressShown = false
-        }
+        guard progressShown > 0 else { return }
+        Self.writeAll(2, dumbTerminal ? "\r" + String(repeating: " ", count: progressShown) + "\r" : "\r\u{1B}[2K")
+        progressShown = 0
     }
 
     private func terminalWidth(_ fd: Int32) -> Int {

@@ -43,6 +43,7 @@ enum ReportCommand: Command {
                 OptionSpec("examples", value: "N", help: "Examples per rule in text, per group in html, 0 to 1000000 (default 5)."),
                 Selection.allowEmpty,
                 OutputFile.option,
+                ColorOption.option,
             ],
         discussion: """
         Findings are stored by `ingest`/`analyze`; with other tuning (--grace, --gap-threshold,
@@ -69,7 +70,7 @@ enum ReportCommand: Command {
             options.sourceRoot = root
         }
         let output = try OutputFile(path: args.value("output"), console: context.console)
-        options.color = output.isTerminal
+        options.color = try ColorOption.enabled(args, context, terminal: output.isTerminal)
         let path = context.databasePath(args)
         let (data, filter, db) = try collect(args, context, path: path, families: options.families,
                                              gapsBySession: reporter.inputs.contains(.gapsBySession))

@@ -17,7 +17,8 @@ enum TimelineCommand: Command {
             OptionSpec("width", value: "COLUMNS", help: "Text width, 20 to 10000 (default: the terminal's, else 100)."),
         ]
             + ReportCommand.findingOptions + ReportCommand.classOptions + AnalyzeCommand.tuningOptions
-            + [OptionSpec("format", short: "f", value: "FORMAT", help: "text (default) or svg.", choices: ["text", "svg"]), OutputFile.option],
+            + [OptionSpec("format", short: "f", value: "FORMAT", help: "text (default) or svg.", choices: ["text", "svg"]), OutputFile.option,
+               ColorOption.option],
         discussion: """
         The window: --window wide around --around SEQ, the --vc controller's worst finding (or
         the middle of its life) or the session's worst finding; without --window, 10 s around a
@@ -44,6 +45,7 @@ enum TimelineCommand: Command {
         }
         request.showIdle = args.has("idle")
         let width = try args.value("width").map { try OptionValues.count($0, option: "--width", range: widthRange) }
+        _ = try ColorOption.enabled(args, context, terminal: false)  // a bad value is refused before any work
 
         let db = try context.openForReading(context.databasePath(args))
         let session = try SessionChoice.one(sid, db: db)
@@ -64,7 +66,8 @@ enum TimelineCommand: Command {
             try output.write(SVGTimeline(timeline).render())
         default:
             let columns = width ?? (output.isTerminal ? context.console.outputWidth : nil) ?? 100
-            try output.write(TextTimeline(timeline, width: columns, color: output.isTerminal).render())
+            let color = try ColorOption.enabled(args, context, terminal: output.isTerminal)
+            try output.write(TextTimeline(timeline, width: columns, color: color, cutsLongLines: output.isTerminal).render())
         }
         try output.finish()
         return ExitStatus.ok

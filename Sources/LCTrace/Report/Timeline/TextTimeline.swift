@@ -9,13 +9,17 @@ public struct TextTimeline {
     /// Columns available, labels included.
     public var width: Int
     public var color: Bool
+    /// Long lines cut to the width (a terminal) rather than kept whole (a pipe, a log).
+    public var cutsLongLines: Bool
     /// Lines of the event list before it says how many more there are.
     public var maxListed = 30
 
-    public init(_ timeline: Timeline, width: Int, color: Bool) {
+    /// `cutsLongLines` nil: as `color` (colour and cut lines go together on a terminal).
+    public init(_ timeline: Timeline, width: Int, color: Bool, cutsLongLines: Bool? = nil) {
         self.timeline = timeline
         self.width = width
         self.color = color
+        self.cutsLongLines = cutsLongLines ?? color
     }
 
     /// The narrowest timeline drawn: below it, lines wrap.
@@ -56,7 +60,7 @@ public struct TextTimeline {
         let total = max(width, Self.minimumWidth)
         return out.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
             let text = String(line).trimmingTrailingSpaces()
-            guard color, !text.contains("\u{1B}"), text.count > total else { return text }
+            guard cutsLongLines, !text.contains("\u{1B}"), text.count > total else { return text }
             return String(text.prefix(total - 1)) + "…"
         }.joined(separator: "\n")
     }
