@@ -4,8 +4,8 @@
     Benchmarks/run [--quick] [--runs N] [--scaling] [--keep DIR] [--gate-db DB] [--query-db DB] [--before LCTRACE]
 
 The CI gate (report, report --format sarif, report --format html with its size, baseline,
-compare, report --baseline) is timed on the analysed corpus, and with --scaling on the
-analysed 10 M-event database (--gate-db DB times only the gate, on a database kept before).
+compare, report --baseline) is timed on the analyzed corpus, and with --scaling on the
+analyzed 10 M-event database (--gate-db DB times only the gate, on a database kept before).
 The corpus is generated deterministically by lctrace-gen (never committed). Every tool runs
 on the same files, runs alternate between tools, and the table shows medians: wall time,
 events/s, MB/s of JSON, bytes per event in the database, peak RSS, and the ratio of each
@@ -81,7 +81,7 @@ def db_size(path):
 
 
 def gate_commands(lctrace, db, work, runs, label):
-    """Times report, baseline and compare (the CI gate) on an analysed database, side by side."""
+    """Times report, baseline and compare (the CI gate) on an analyzed database, side by side."""
     builds = subprocess.run(["sqlite3", db, "SELECT build FROM sessions GROUP BY build ORDER BY count(*) DESC, build LIMIT 2"],
                             capture_output=True, text=True).stdout.split()
     baseline = os.path.join(work, "gate-baseline.json")
@@ -152,7 +152,7 @@ def main():
     ap.add_argument("--scaling", action="store_true", help="also time lctrace on 1 M, 3 M and 10 M events, and the CI gate "
                     "(report, baseline, compare) on the 10 M-event database")
     ap.add_argument("--keep", help="work folder to keep (corpora are reused)")
-    ap.add_argument("--gate-db", help="only time the CI gate on this analysed database (e.g. the 10 M-event one --scaling "
+    ap.add_argument("--gate-db", help="only time the CI gate on this analyzed database (e.g. the 10 M-event one --scaling "
                     "leaves in --keep DIR as scale10.db)")
     ap.add_argument("--query-db", help="only time the CSV export of events_v on this database")
     ap.add_argument("--before", help="an lctrace binary built from an older commit, timed beside this one in the CSV export")
@@ -234,7 +234,7 @@ def main():
         subprocess.run([lctrace, "report", "--db", db("lctrace"), "--fail-on", "never"], stdout=subprocess.DEVNULL)
         print(f"\nlctrace analyze --all alone: {out}")
         print(f"lctrace report on it: {time.perf_counter() - t0:.2f} s")
-        gate_commands(lctrace, db("lctrace"), work, runs, f"the analysed corpus ({events:,} events)")
+        gate_commands(lctrace, db("lctrace"), work, runs, f"the analyzed corpus ({events:,} events)")
         csv_export(lctrace, db("lctrace"), work, runs, a.before)
     long_session(lctrace, gen, work, db, runs, quick=a.quick)
     if a.scaling and not a.quick:
@@ -247,7 +247,7 @@ def main():
             secs, rss = timed([lctrace, "ingest", "-q", "--db", path] + fs)
             print(f"| {ev:,} | {len(fs)} | {secs:.1f} | {ev / secs / 1e3:,.0f} k | {secs / ev * 1e6:.2f} | {rss:.0f} | {db_size(path) / ev:.0f} |")
             if millions == 10:
-                gate_commands(lctrace, path, work, max(runs, 3), f"the analysed {ev:,}-event database")
+                gate_commands(lctrace, path, work, max(runs, 3), f"the analyzed {ev:,}-event database")
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -7,21 +7,21 @@ public struct AnalysisSummary: Sendable {
     public var findings = 0
     /// Time of the analysis after loading.
     public var seconds: Double = 0
-    /// Of `sessions`, those analysed while later files were loading (`BackgroundAnalyzer`).
+    /// Of `sessions`, those analyzed while later files were loading (`BackgroundAnalyzer`).
     public var whileLoading = 0
-    /// The sessions analysed.
-    public var analysed = SessionSet()
+    /// The sessions analyzed.
+    public var analyzed = SessionSet()
 
-    /// Adds the sessions a background analysis stored and that were not analysed again after,
+    /// Adds the sessions a background analysis stored and that were not analyzed again after,
     /// with their events and findings as stored (read back: nothing per session is kept).
     public mutating func add(_ background: BackgroundAnalyzer, reader: ModelReader) throws {
-        let only = background.storedSessions.subtracting(analysed)
+        let only = background.storedSessions.subtracting(analyzed)
         let counts = try reader.storedCounts(of: only)
         whileLoading += only.count
         sessions += only.count
         events += counts.events
         findings += counts.findings
-        for id in only.ids { analysed.insert(id) }
+        for id in only.ids { analyzed.insert(id) }
     }
 }
 
@@ -57,14 +57,14 @@ public final class Analyzer {
         self.settings = settings
     }
 
-    /// Analyses every session marked dirty (or all of them with `all`).
+    /// Analyzes every session marked dirty (or all of them with `all`).
     /// With `stop`, a raised request rolls back the transaction in flight and throws
-    /// `Interrupted`: the sessions not analysed stay dirty for the next run.
+    /// `Interrupted`: the sessions not analyzed stay dirty for the next run.
     public func analyze(all: Bool = false, stop: StopRequest? = nil,
                         progress: ((AnalysisProgress) -> Void)? = nil) throws -> AnalysisSummary {
         let started = Date()
         var summary = AnalysisSummary()
-        // The sessions to analyse are read a page at a time, so memory stays flat however many.
+        // The sessions to analyze are read a page at a time, so memory stays flat however many.
         let total = Int(try db.scalarInt("SELECT count(*) FROM sessions WHERE dirty = 1 OR ?", [.int(all ? 1 : 0)]) ?? 0)
         let select = try db.prepare("SELECT id, sid FROM sessions WHERE (dirty = 1 OR ?1) AND id > ?2 ORDER BY id LIMIT 4096")
         let writer = try ModelWriter(db: db)
@@ -98,7 +98,7 @@ public final class Analyzer {
                         summary.events += result.events
                         summary.findings += result.findings
                         summary.sessions += 1
-                        summary.analysed.insert(id)
+                        summary.analyzed.insert(id)
                         index += 1
                         done += 1
                     }

@@ -9,7 +9,7 @@ import Glibc
 /// files. The writer stores a finished model between its batches, and only when the session
 /// got no rows since the snapshot it was built from (checked with `IngestStore.Stamp`);
 /// otherwise the session stays dirty and the analysis after loading rebuilds it. The result is
-/// therefore the same as loading everything first and analysing after.
+/// therefore the same as loading everything first and analyzing after.
 ///
 /// A session that was new in its file comes with the rows the writer stored
 /// (`CapturedRows`): its model is built from them, and its events are not read back. A long
@@ -42,7 +42,7 @@ public final class BackgroundAnalyzer {
         let model: SessionModel?
         /// The session's old model is deleted before this part is written.
         let first: Bool
-        /// The model left at the end, with all the findings: the session is then analysed.
+        /// The model left at the end, with all the findings: the session is then analyzed.
         let last: Bool
 
         init(_ request: Request, _ model: SessionModel?, first: Bool = true, last: Bool = true) {
@@ -340,7 +340,7 @@ public final class BackgroundAnalyzer {
     }
 
     /// The worker: one session at a time, each read in its own transaction (a snapshot). A
-    /// failed read only costs time: the session stays dirty and is analysed after loading.
+    /// failed read only costs time: the session stays dirty and is analyzed after loading.
     private func work() {
         do {
             condition.lock()

@@ -18,7 +18,7 @@ public struct IngestOptions: Sendable {
     public init() {}
 }
 
-/// Where an ingest is, for a progress line.
+/// Where an ingest is, for a progress line: the file being read, and the whole run.
 public struct IngestProgress: Sendable {
     public var fileIndex: Int
     public var fileCount: Int
@@ -27,6 +27,18 @@ public struct IngestProgress: Sendable {
     public var events: Int
     public var rawBytes: Int64
     public var rawSize: Int64?
+    /// The run so far: inputs finished (loaded or skipped), event lines read, raw (compressed)
+    /// bytes read, bytes of inputs skipped unread (already loaded), and the raw size of all
+    /// inputs (nil when one has no size known up front: standard input, a pipe).
+    public var run = Run()
+
+    public struct Run: Sendable {
+        public var filesDone = 0
+        public var events = 0
+        public var bytesRead: Int64 = 0
+        public var bytesSkipped: Int64 = 0
+        public var totalBytes: Int64?
+    }
 }
 
 /// What happened to one input.
@@ -87,9 +99,11 @@ public final class Ingester {
     public let store: IngestStore
     public let options: IngestOptions
     private let decoder = EventDecoder()
-    /// When set, the sessions of each loaded file are analysed on the second core while the
+    /// When set, the sessions of each loaded file are analyzed on the second core while the
     /// next files load (see `BackgroundAnalyzer`).
     public var analysis: BackgroundAnalyzer?
+    /// The run so far, for the progress reports.
+    private var run = IngestProgress.Run()
     /// When raised (SIGINT, SIGTERM), the ingest rolls back the batch in flight, lets go of
     /// its locks and throws `Interrupted` with the files loaded so far: a file cut short stays
     /// `loading`, and the same command run again completes it.
@@ -123,6 +137,9 @@ public final class Ingester {
         // reader thread is decoding, so the writer never waits at a file boundary.
         var next: PreparedFile?
         defer { next?.stop() }
+        let sizes = inputs.map { $0 == .standardInput ? nil : rawSize($0) }
+        run = IngestProgress.Run()
+        run.totalBytes = sizes.contains(where: { $0 == nil }) ? nil : sizes.reduce(0) { $0 + $1! }
         for index in inputs.indices {
             do {
                 try stop?.check()
@@ -133,6 +150,13 @@ public final class Ingester {
                 if index + 1 < inputs.count { next = try prepare(inputs[index + 1], ahead: true) }
                 let report = try load(current, index: index, count: inputs.count, progress: progress)
                 summary.files.append(report)
+                run.filesDone += 1
+                if current.input == nil {
+                    // Skipped unread (already loaded) or not found: the run moves on all the same.
+                    run.bytesSkipped += sizes[index] ?? 0
+                    progress?(IngestProgress(fileIndex: index + 1, fileCount: inputs.count, path: current.path, lines: 0,
+                                             events: 0, rawBytes: 0, rawSize: sizes[index], run: run))
+                }
             } catch {
                 throw abandon(error, summary, started)
             }
@@ -323,8 +347,11 @@ public final class Ingester {
             }
             if let progress, batch.linesRead - lastProgress >= 16_384 {
                 lastProgress = batch.linesRead
+                var now = run
+                now.events += report.events
+                now.bytesRead += batch.rawBytesRead
                 progress(IngestProgress(fileIndex: index, fileCount: count, path: path, lines: batch.linesRead,
-                                        events: report.events, rawBytes: batch.rawBytesRead, rawSize: size))
+                                        events: report.events, rawBytes: batch.rawBytesRead, rawSize: size, run: now))
             }
             batch.reset()
             empty.put(batch)
@@ -361,8 +388,12 @@ public final class Ingester {
         // Taken whether or not an analysis wants them: left to pile up, they grew with every session.
         let touched = store.takeTouchedSessions()
         analysis?.enqueue(touched, captured: store.takeCapturedRows(), from: store)
+        run.events += report.events
+        run.bytesRead += input.rawBytesRead
+        var done = run
+        done.filesDone += 1
         progress?(IngestProgress(fileIndex: index + 1, fileCount: count, path: path, lines: report.lines,
-                                 events: report.events, rawBytes: input.rawBytesRead, rawSize: size))
+                                 events: report.events, rawBytes: input.rawBytesRead, rawSize: size, run: done))
         return report
     }
 

@@ -16,7 +16,7 @@ enum AnalyzeCommand: Command {
             OptionSpec("all", help: "Rebuild every session, not only those whose events changed."),
         ] + tuningOptions,
         discussion: """
-        `ingest` analyses what it loads; run this after `ingest --no-analyze`, or with tuning
+        `ingest` analyzes what it loads; run this after `ingest --no-analyze`, or with tuning
         options to store findings built with other settings (`report` then uses them).
         """)
 
@@ -37,20 +37,20 @@ enum AnalyzeCommand: Command {
             }
         } catch is Interrupted {
             progress.clear()
-            let done = last.sessions > 0 ? "\(TextReport.group(last.sessionsDone)) of \(TextReport.group(last.sessions)) sessions analysed"
-                : "before any session was analysed"
+            let done = last.sessions > 0 ? "\(TextReport.group(last.sessionsDone)) of \(TextReport.group(last.sessions)) sessions analyzed"
+                : "before any session was analyzed"
             context.console.writeError("interrupted: \(done); run the same command again to finish\n")
             try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             return SignalWatch.exitStatus(signals.stop.signal)
         }
         progress.clear()
-        context.console.write("Analysed \(TextReport.group(summary.sessions)) session\(summary.sessions == 1 ? "" : "s") (\(TextReport.group(summary.events)) events) in \(Num.seconds(summary.seconds)): \(TextReport.group(summary.findings)) findings\n")
+        context.console.write("Analyzed \(TextReport.group(summary.sessions)) session\(summary.sessions == 1 ? "" : "s") (\(TextReport.group(summary.events)) events) in \(Num.seconds(summary.seconds)): \(TextReport.group(summary.findings)) findings\n")
         return ExitStatus.ok
     }
 
     /// The progress line of an analysis: a long session shows how far into it the model is.
     static func describe(_ p: AnalysisProgress) -> String {
-        let line = "analyse \(TextReport.group(p.sessionsDone))/\(TextReport.group(p.sessions)) sessions"
+        let line = "analyze \(TextReport.group(p.sessionsDone))/\(TextReport.group(p.sessions)) sessions"
         return p.eventsIntoNext > 0 ? line + " (\(TextReport.group(p.eventsIntoNext)) events into the next)" : line
     }
 

@@ -6,7 +6,7 @@ import LCTrace
 enum IngestCommand: Command {
     static let spec = CommandSpec(
         name: "ingest",
-        summary: "Load trace files (gzip or plain JSON lines) into the database and analyse them.",
+        summary: "Load trace files (gzip or plain JSON lines) into the database and analyze them.",
         positional: "PATH...",
         positionalHelp: "Files, directories (searched for *.gz, *.jsonl, *.jsonl.gz) or - for standard input.",
         minPositionals: 1, maxPositionals: nil,
@@ -38,22 +38,20 @@ enum IngestCommand: Command {
         ingester.stop = signals.stop
         let analyze = !args.has("no-analyze")
         let settingsChanged = try AnalyzeCommand.settingsChanged(db, settings)
-        // Sessions are analysed while later files load, unless new tuning means every
+        // Sessions are analyzed while later files load, unless new tuning means every
         // session is rebuilt after loading anyway.
         if analyze && !settingsChanged {
             ingester.analysis = try BackgroundAnalyzer(db: db, settings: settings)
         }
         let progress = ProgressLine(console: console)
         ingester.analysis?.progress = { left in
-            progress.update { "analyse: \(TextReport.group(left)) session\(left == 1 ? "" : "s") of the last files left" }
+            progress.update { "analyze: \(TextReport.group(left)) session\(left == 1 ? "" : "s") of the last files left" }
         }
         let summary: IngestSummary
         do {
+            let started = Date()
             summary = try ingester.ingest(inputs, missing: missing) { p in
-                progress.update {
-                    let share = p.rawSize.flatMap { $0 > 0 ? " \(Int(Double(p.rawBytes) * 100 / Double($0)))%" : nil } ?? ""
-                    return "ingest [\(min(p.fileIndex + 1, p.fileCount))/\(p.fileCount)] \(shown((p.path as NSString).lastPathComponent))\(share)  \(TextReport.group(p.lines)) lines  \(TextReport.group(p.events)) events"
-                }
+                progress.update { describe(p, seconds: Date().timeIntervalSince(started)) }
             }
         } catch let stopped as Interrupted {
             return interrupted(stopped.summary ?? IngestSummary(), db, console, progress, signals.stop.signal)
@@ -86,6 +84,34 @@ enum IngestCommand: Command {
         if !summary.missingFiles.isEmpty || !empty.isEmpty { return ExitStatus.noInput }
         if !summary.damagedFiles.isEmpty || !invalid.isEmpty { return ExitStatus.dataError }
         return ExitStatus.ok
+    }
+
+    /// The progress line of the whole run: files done of all, events, bytes, rate and the time
+    /// left (from the bytes still to read at the rate so far), then the file being read.
+    static func describe(_ p: IngestProgress, seconds: Double) -> String {
+        let run = p.run
+        var parts = ["ingest \(TextReport.group(run.filesDone))/\(TextReport.group(p.fileCount)) files",
+                     "\(TextReport.group(run.events)) events"]
+        let done = run.bytesRead + run.bytesSkipped
+        parts.append(run.totalBytes.map { "\(megabytes(done)) of \(megabytes($0)) MB" } ?? "\(megabytes(done)) MB")
+        if seconds > 0 { parts.append("\(TextReport.group(Int(Double(run.events) / seconds))) events/s") }
+        if let total = run.totalBytes, run.bytesRead > 0, seconds >= 1 {
+            let left = Double(max(total - done, 0)) / (Double(run.bytesRead) / seconds)
+            parts.append("ETA \(clock(left))")
+        }
+        if run.filesDone < p.fileCount {
+            let share = p.rawSize.flatMap { $0 > 0 && p.rawBytes > 0 ? " \(Int(Double(p.rawBytes) * 100 / Double($0)))%" : nil } ?? ""
+            parts.append(shown((p.path as NSString).lastPathComponent) + share)
+        }
+        return parts.joined(separator: " · ")
+    }
+
+    static func megabytes(_ bytes: Int64) -> String { String(format: "%.1f", Double(bytes) / 1e6) }
+
+    /// Seconds as m:ss, or h:mm:ss from an hour.
+    static func clock(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded(.up))
+        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
     }
 
     /// The end of an interrupted ingest: the problems of the files loaded, then one line; the
@@ -183,9 +209,9 @@ enum IngestCommand: Command {
             let when = a.whileLoading > 0
                 ? "(\(TextReport.group(a.whileLoading)) while loading, \(TextReport.group(a.sessions - a.whileLoading)) after in \(Num.seconds(a.seconds)))"
                 : "in \(Num.seconds(a.seconds))"
-            out += "  sessions  \(TextReport.group(a.sessions)) analysed \(when): \(TextReport.group(a.findings)) findings (lctrace report)\n"
+            out += "  sessions  \(TextReport.group(a.sessions)) analyzed \(when): \(TextReport.group(a.findings)) findings (lctrace report)\n"
         } else {
-            out += "  sessions  not analysed (--no-analyze): run lctrace analyze\n"
+            out += "  sessions  not analyzed (--no-analyze): run lctrace analyze\n"
         }
         // A re-run over a campaign skips every file: a count and the first few, not a line each.
         var skippedListed = 0

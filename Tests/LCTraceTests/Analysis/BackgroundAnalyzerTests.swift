@@ -3,7 +3,7 @@ import XCTest
 import LCTraceGen
 
 /// Analysis while loading: a model built on the second connection is stored only when its
-/// session got no rows since the snapshot, and the end result equals load-then-analyse.
+/// session got no rows since the snapshot, and the end result equals load-then-analyze.
 final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
 
     /// Two halves of one session, in two files.
@@ -89,8 +89,8 @@ final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
     }
 
     /// Sessions rotated over several files, several sessions a file: some background models
-    /// go stale, and the result must still be exactly load-then-analyse.
-    func testIngestWithAnalysisWhileLoadingEqualsLoadThenAnalyse() throws {
+    /// go stale, and the result must still be exactly load-then-analyze.
+    func testIngestWithAnalysisWhileLoadingEqualsLoadThenAnalyze() throws {
         let o = CorpusOptions.make(seed: 77, sessions: 10, sessionsPerFile: 3, scenarios: 40, rotateEvery: 300)
         let corpus = dir + "/corpus"
         try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: corpus, options: o)
@@ -138,7 +138,7 @@ final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
         try store.commit()
     }
 
-    /// A stop raised midway rolls back the transaction in flight: what was analysed before it
+    /// A stop raised midway rolls back the transaction in flight: what was analyzed before it
     /// stays, the rest stays dirty, and the next analysis finishes the work.
     func testAnAnalysisStoppedMidwayLeavesTheRestDirty() throws {
         var lines: [String] = []

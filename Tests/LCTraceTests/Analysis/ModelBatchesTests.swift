@@ -63,7 +63,7 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
 
     func database(_ path: String) throws -> Database { try Database(path: path, mode: .readOnly) }
 
-    func analyse(_ path: String, _ files: [String], factsPerBatch: Int, tombstones: Int = 16_384,
+    func analyze(_ path: String, _ files: [String], factsPerBatch: Int, tombstones: Int = 16_384,
                  settings: RuleSettings) throws {
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", path] + files).status, 0)
         let database = try Schema.openForWriting(path: path)
@@ -79,9 +79,9 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
         var settings = RuleSettings()
         settings.maxLive = ["DetailVC": 1, "ImageCellController": 2]  // LC303 counts across batches
         let whole = dir + "/whole.db", batched = dir + "/batched.db"
-        try analyse(whole, files, factsPerBatch: Int.max, settings: settings)
+        try analyze(whole, files, factsPerBatch: Int.max, settings: settings)
         // A batch after every event; ended instances read back from their rows every time.
-        try analyse(batched, files, factsPerBatch: 0, tombstones: 0, settings: settings)
+        try analyze(batched, files, factsPerBatch: 0, tombstones: 0, settings: settings)
         let expected = try TestSupport.logicalDump(whole)
         XCTAssertEqual(try TestSupport.logicalDump(batched), expected)
         for rule in ["LC101", "LC104", "LC205", "LC301", "LC303", "LC402"] {
@@ -128,7 +128,7 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
 
     /// The analysis while loading hands a long session to the writer in batches; past its
     /// limit of events it leaves the session to the analysis after loading. Either way the
-    /// database is the one that loading first and analysing after gives.
+    /// database is the one that loading first and analyzing after gives.
     func testTheBackgroundAnalysisStoresLongSessionsInBatches() throws {
         var o = CorpusOptions.make(seed: 78, sessions: 3, sessionsPerFile: 1, scenarios: 40)
         o.gzip = false
@@ -170,7 +170,7 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
         }
     }
 
-    /// A session analysed in one run and continued in the next: the batches of its new model
+    /// A session analyzed in one run and continued in the next: the batches of its new model
     /// replace the stored one (the first batch deletes it).
     func testBatchesReplaceAModelStoredByAnEarlierRun() throws {
         var o = CorpusOptions.make(seed: 79, sessions: 1, sessionsPerFile: 1, scenarios: 40)

@@ -186,9 +186,9 @@ final class CLITests: TemporaryDirectoryTestCase {
 
     func testAnalysisProgressSaysHowFarIntoALongSession() {
         XCTAssertEqual(AnalyzeCommand.describe(AnalysisProgress(sessionsDone: 0, sessions: 1, eventsIntoNext: 3_276_800)),
-                       "analyse 0/1 sessions (3,276,800 events into the next)")
+                       "analyze 0/1 sessions (3,276,800 events into the next)")
         XCTAssertEqual(AnalyzeCommand.describe(AnalysisProgress(sessionsDone: 2, sessions: 5, eventsIntoNext: 0)),
-                       "analyse 2/5 sessions")
+                       "analyze 2/5 sessions")
     }
 
     func testProgressIsDrawnOnATerminalOnly() {
@@ -201,6 +201,28 @@ final class CLITests: TemporaryDirectoryTestCase {
         let terminal = CapturingConsole(terminal: true)
         XCTAssertEqual(CLI.run(["ingest", "--db", dir + "/t2.db", dir + "/big.jsonl"], console: terminal, environment: [:]), 0)
         XCTAssertFalse(terminal.progressLines.isEmpty)
-        XCTAssertTrue(terminal.progressLines[0].hasPrefix("ingest [1/1] big.jsonl"), terminal.progressLines[0])
+        // The first line is drawn some 16,384 lines into the file: the run so far, then the file.
+        XCTAssertTrue(terminal.progressLines[0].hasPrefix("ingest 0/1 files · "), terminal.progressLines[0])
+        XCTAssertTrue(terminal.progressLines[0].contains(" MB · ") && terminal.progressLines[0].contains(" · big.jsonl "),
+                      terminal.progressLines[0])
+    }
+
+    /// The progress line of the whole run: files done of all, events, bytes, rate, time left.
+    func testIngestProgressShowsTheWholeRun() {
+        var p = IngestProgress(fileIndex: 12, fileCount: 300, path: "/logs/device-013.jsonl.gz", lines: 5_000, events: 4_990,
+                               rawBytes: 250_000, rawSize: 1_000_000)
+        p.run = IngestProgress.Run(filesDone: 12, events: 1_234_567, bytesRead: 40_000_000, bytesSkipped: 5_000_000, totalBytes: 282_000_000)
+        XCTAssertEqual(IngestCommand.describe(p, seconds: 4),
+                       "ingest 12/300 files · 1,234,567 events · 45.0 of 282.0 MB · 308,641 events/s · ETA 0:24 · device-013.jsonl.gz 25%")
+        // The time left is the bytes still to read at the rate so far: 3,604 GB at 1 GB/s.
+        p.run.bytesRead = 4_000_000_000
+        p.run.totalBytes = 8_000_000_000 + 5_000_000 + 3_600 * 1_000_000_000
+        XCTAssertTrue(IngestCommand.describe(p, seconds: 4).contains(" · ETA 1:00:04 · "), IngestCommand.describe(p, seconds: 4))
+        // Standard input has no size: bytes without a total, no ETA; the last file done: no file.
+        p.run.totalBytes = nil
+        p.run.filesDone = 300
+        XCTAssertEqual(IngestCommand.describe(p, seconds: 4), "ingest 300/300 files · 1,234,567 events · 4005.0 MB · 308,641 events/s")
+        XCTAssertEqual(IngestCommand.clock(59.2), "1:00")
+        XCTAssertEqual(IngestCommand.clock(3_661), "1:01:01")
     }
 }

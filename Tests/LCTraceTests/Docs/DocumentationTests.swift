@@ -148,3 +148,34 @@ final class DocumentationTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(readme.contains("it holds \(count) findings"), "README prose does not say \(count) findings")
     }
 }
+
+/// One spelling: `analyze` (the command's name), never `analyse`, in output, help and docs.
+final class SpellingTests: XCTestCase {
+    static let british = try! NSRegularExpression(pattern: "\\b(un)?analys(e|ed|es|ing)\\b", options: [.caseInsensitive])
+
+    func british(_ text: String) -> [String] {
+        Self.british.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range, in: text)!]) }
+    }
+
+    func testAnalyzeIsSpelledOneWay() throws {
+        var texts: [String: String] = ["overview": TestSupport.run(["help"]).out, "man": TestSupport.run(["help", "--man"]).out]
+        for name in CLI.commandNames { texts["help \(name)"] = TestSupport.run(["help", name]).out }
+        let root = TestSupport.root
+        let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path).filter { $0.hasSuffix(".md") || $0.hasSuffix(".1") }
+        for path in ["README.md", "SampleTraces/README.md"] + docs.map({ "docs/" + $0 }) {
+            texts[path] = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+        }
+        // Everything a source prints: its lines that are not comments.
+        let sources = FileManager.default.enumerator(atPath: root.appendingPathComponent("Sources").path)!
+        while let file = sources.nextObject() as? String {
+            guard file.hasSuffix(".swift") else { continue }
+            let text = try String(contentsOf: root.appendingPathComponent("Sources/" + file), encoding: .utf8)
+            texts["Sources/" + file] = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
+        }
+        XCTAssertGreaterThan(texts.count, 50)
+        for (name, text) in texts.sorted(by: { $0.key < $1.key }) {
+            XCTAssertEqual(british(text), [], "\(name) spells analyze another way")
+        }
+        XCTAssertEqual(british("we analyse; Analysed and unanalysed; analysis stays"), ["analyse", "Analysed", "unanalysed"])
+    }
+}

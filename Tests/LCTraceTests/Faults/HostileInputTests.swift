@@ -15,7 +15,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         try TestSupport.process(TestSupport.binary, args, timeout: timeout)
     }
 
-    /// A small analysed database to point the commands at.
+    /// A small analyzed database to point the commands at.
     func sampleDatabase() throws -> String {
         var b = TraceBuilder()
         b.vc(2, "init", "0xa", #""cls":"A""#)
@@ -395,7 +395,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(query, "class,n\n\"'=HYPERLINK(\"\"http://x\"\")\",-1\n", "numbers are left alone")
     }
 
-    // MARK: 6. Reports on a database that is not analysed
+    // MARK: 6. Reports on a database that is not analyzed
 
     /// What `report` (JSON, and its exit status at --fail-on warning) and `sessions` say of a database.
     func answers(_ db: String) throws -> [String] {
@@ -404,8 +404,8 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         return [report.out, "exit \(report.status)", sessions.out, sessions.err]
     }
 
-    /// A copy of a database (with its log), analysed.
-    func analysedCopy(of db: String, _ name: String) throws -> String {
+    /// A copy of a database (with its log), analyzed.
+    func analyzedCopy(of db: String, _ name: String) throws -> String {
         let copy = dir + "/" + name
         try Database(path: db, mode: .readOnly).execute("VACUUM INTO '\(copy)'")
         let r = try lctrace(["analyze", "--db", copy])
@@ -413,29 +413,29 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         return copy
     }
 
-    func testReportAndSessionsOnADatabaseNotAnalysedSayWhatAnAnalysedOneSays() throws {
+    func testReportAndSessionsOnADatabaseNotAnalyzedSayWhatAnAnalyzedOneSays() throws {
         let o = CorpusOptions.make(seed: 41, sessions: 16, scenarios: 80, rotateEvery: 500, linesPerMember: 400)
         let corpus = dir + "/corpus"
         try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: corpus, options: o)
         try CorpusWriter.writeBadLinesFile(to: corpus + "/bad.jsonl", seed: 41)
-        let analysed = dir + "/analysed.db"
-        XCTAssertEqual(try lctrace(["ingest", "-q", "--db", analysed, corpus]).status, 0)
-        let expected = try answers(analysed)
+        let analyzed = dir + "/analyzed.db"
+        XCTAssertEqual(try lctrace(["ingest", "-q", "--db", analyzed, corpus]).status, 0)
+        let expected = try answers(analyzed)
         XCTAssertEqual(expected[1], "exit 1", "LC904 and others are warnings")
         XCTAssertTrue(expected[0].contains("\"LC904\""))
 
-        // ingest --no-analyze: nothing analysed at all.
+        // ingest --no-analyze: nothing analyzed at all.
         let loaded = dir + "/loaded.db"
         XCTAssertEqual(try lctrace(["ingest", "-q", "--no-analyze", "--db", loaded, corpus]).status, 0)
         XCTAssertEqual(try answers(loaded), expected, "after ingest --no-analyze")
 
-        // A killed analyze: some sessions analysed, the others dirty, no file findings stored.
+        // A killed analyze: some sessions analyzed, the others dirty, no file findings stored.
         var killedMidway = 0
         for (i, fraction) in [0.3, 0.6].enumerated() {
             let db = dir + "/k\(i).db"
             XCTAssertEqual(try lctrace(["ingest", "-q", "--no-analyze", "--db", db, corpus]).status, 0)
             let started = Date()
-            XCTAssertEqual(try lctrace(["analyze", "--db", try analysedCopy(of: db, "timing\(i).db")]).status, 0)
+            XCTAssertEqual(try lctrace(["analyze", "--db", try analyzedCopy(of: db, "timing\(i).db")]).status, 0)
             let duration = Date().timeIntervalSince(started)
             let p = Process()
             p.executableURL = URL(fileURLWithPath: TestSupport.binary)
@@ -447,7 +447,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
             if p.isRunning { kill(p.processIdentifier, SIGKILL); killedMidway += 1 }
             p.waitUntilExit()
             XCTAssertEqual(try answers(db), expected, "after analyze killed at \(fraction)")
-            XCTAssertEqual(try answers(try analysedCopy(of: db, "c\(i).db")), expected)
+            XCTAssertEqual(try answers(try analyzedCopy(of: db, "c\(i).db")), expected)
         }
         // A killed ingest: whatever was loaded is reported as an analysis of it would.
         let partial = dir + "/partial.db"
@@ -461,7 +461,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         if p.isRunning { kill(p.processIdentifier, SIGKILL) }
         p.waitUntilExit()
         if FileManager.default.fileExists(atPath: partial) {
-            XCTAssertEqual(try answers(partial), try answers(try analysedCopy(of: partial, "partial-analysed.db")), "after a killed ingest")
+            XCTAssertEqual(try answers(partial), try answers(try analyzedCopy(of: partial, "partial-analyzed.db")), "after a killed ingest")
         }
         _ = killedMidway
     }
@@ -591,7 +591,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         let a = try signal(SIGINT, after: 0.6, ["analyze", "--all", "--db", big])
         release.wait()
         XCTAssertEqual(a.status, 130, a.err)
-        XCTAssertEqual(a.err, "interrupted: before any session was analysed; run the same command again to finish\n")
+        XCTAssertEqual(a.err, "interrupted: before any session was analyzed; run the same command again to finish\n")
         XCTAssertEqual(try Database(path: big, mode: .readOnly).scalarInt("SELECT count(*) FROM sessions WHERE dirty = 0"), 0)
         XCTAssertEqual(try lctrace(["analyze", "--db", big]).status, 0)
         XCTAssertEqual(try TestSupport.logicalDump(big), expected)

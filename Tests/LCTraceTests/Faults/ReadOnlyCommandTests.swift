@@ -66,7 +66,7 @@ final class ReadOnlyCommandTests: TemporaryDirectoryTestCase {
     }
 
     /// Reading commands run again and again, as processes, while an ingest writes: every answer
-    /// is a consistent state (counts never go back; a session analysed has exactly its events),
+    /// is a consistent state (counts never go back; a session analyzed has exactly its events),
     /// the ingest ends as it would alone, and nothing is left beside the database.
     func testAConcurrentIngestIsReadConsistently() throws {
         let corpus = dir + "/corpus"

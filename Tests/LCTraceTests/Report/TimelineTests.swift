@@ -192,10 +192,10 @@ final class TimelineTests: TemporaryDirectoryTestCase {
         try Database(path: db).execute("UPDATE sessions SET dirty = 1")
         let rebuilt = draw()
         // Loaded without analysis: not even the session's counts and times are stored yet.
-        db = dir + "/unanalysed.db"
+        db = dir + "/unanalyzed.db"
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", db, samples]).status, 0)
-        let unanalysed = draw()
-        for (name, other) in [("rebuilt", rebuilt), ("unanalysed", unanalysed)] {
+        let unanalyzed = draw()
+        for (name, other) in [("rebuilt", rebuilt), ("unanalyzed", unanalyzed)] {
             XCTAssertEqual(stored.count, other.count)
             for (a, b) in zip(stored, other) where a != b {
                 XCTFail("stored and \(name) differ:\n\(a.prefix(600))\n---\n\(b.prefix(600))")

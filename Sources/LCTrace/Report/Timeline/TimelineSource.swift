@@ -1,4 +1,4 @@
-/// Where one session's timeline facts come from: the stored model of an analysed session, or,
+/// Where one session's timeline facts come from: the stored model of an analyzed session, or,
 /// for a session whose events changed since (`sessions.dirty`, whose stored rows are stale or
 /// partial), its model rebuilt in memory from its events. The events themselves always come
 /// from the table.
