@@ -15,7 +15,10 @@ import Glibc
 /// (`CapturedRows`): its model is built from them, and its events are not read back. A long
 /// session's model reaches the writer in parts, batches of final facts and then what is left
 /// (`ModelBuilder.compact`), so memory stays bounded however long the session.
-public final class BackgroundAnalyzer {
+///
+/// Sendable: the state its worker thread shares with the writer is guarded by `condition`; the
+/// worker's own connections and builders are touched by that thread only.
+public final class BackgroundAnalyzer: @unchecked Sendable {
     private struct Request {
         let session: Int64
         let stamp: IngestStore.Stamp

@@ -12,7 +12,10 @@ import Foundation
 /// which a busy writer never sees while the copying happens elsewhere; so once the log passes
 /// `restartFrames` the writer copies the few frames left itself (about 5 ms), and the log
 /// stays bounded. Call `stop` when done: the thread keeps the checkpointer alive until then.
-public final class Checkpointer {
+///
+/// Sendable: its thread and the writer share only what `condition` guards; `connection` is used
+/// by the thread alone.
+public final class Checkpointer: @unchecked Sendable {
     /// Not owned: the thread may outlive `stop` by a moment, and must not keep the writer's
     /// connection open then (the last close is what removes the log).
     private unowned let writer: Database

@@ -172,7 +172,8 @@ final class ModelWriter {
 
 /// The raw values of an enum's cases as C strings made once and never freed, so the model's
 /// text columns are bound without SQLite copying the text of every row (`bindStatic`).
-struct StaticTexts<E: RawRepresentable & CaseIterable & Equatable> where E.RawValue == String {
+/// Sendable: written once at init, then only read (the C strings are never freed nor changed).
+struct StaticTexts<E: RawRepresentable & CaseIterable & Equatable>: @unchecked Sendable where E.RawValue == String {
     private let cases = Array(E.allCases)
     private let texts: [UnsafePointer<CChar>] = E.allCases.map { UnsafePointer(strdup($0.rawValue)!) }
 

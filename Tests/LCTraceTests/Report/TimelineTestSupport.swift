@@ -64,7 +64,8 @@ enum TimelineFixtures {
 
 /// A test case with SampleTraces/ loaded once for the whole class (`db`), read-only.
 class SampleDatabaseTestCase: XCTestCase {
-    private static var path = ""
+    /// XCTest runs a class's setUp, tests and tearDown one after another on one thread.
+    nonisolated(unsafe) private static var path = ""
     override class func setUp() { super.setUp(); path = TimelineFixtures.loadSample() }
     override class func tearDown() { TimelineFixtures.removeSample(path); super.tearDown() }
     var db: String { Self.path }

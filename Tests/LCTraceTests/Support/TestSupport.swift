@@ -86,11 +86,13 @@ enum TestSupport {
             watchdog = item
         }
         // Both pipes are drained at once: a process that fills one while we wait on the other stalls.
-        var o = Data()
+        /// Written by the draining thread before `leave`, read after `wait`: the group orders them.
+        final class Drained: @unchecked Sendable { var data = Data() }
+        let o = Drained()
         let drained = DispatchGroup()
         drained.enter()
         DispatchQueue.global().async {
-            o = out.fileHandleForReading.readDataToEndOfFile()
+            o.data = out.fileHandleForReading.readDataToEndOfFile()
             drained.leave()
         }
         let e = err.fileHandleForReading.readDataToEndOfFile()
@@ -98,7 +100,7 @@ enum TestSupport {
         p.waitUntilExit()
         watchdog?.cancel()
         let status = p.terminationReason == .uncaughtSignal ? 128 + p.terminationStatus : p.terminationStatus
-        return (status, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        return (status, String(decoding: o.data, as: UTF8.self), String(decoding: e, as: UTF8.self))
     }
 }
 
