@@ -179,7 +179,7 @@ public enum CLI {
         case let e as OneLineError:
             console.writeError("Error: \(shown(e.line))\n")
             return e.status
-        case let e as DatabaseError:
+        case let e as SQLiteError:
             var text = "Error: database: \(shown(e.message))\n"
             if e.isCorrupt {
                 text += "Hint: the database file is damaged: 'sqlite3 DB .recover' may save what is left, or ingest again into a new database\n"

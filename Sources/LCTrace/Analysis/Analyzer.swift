@@ -42,7 +42,7 @@ public struct AnalysisProgress: Sendable {
 /// any order, so this runs after loading (`BackgroundAnalyzer` gets most sessions done while
 /// loading, and leaves the ones that changed since to this).
 public final class Analyzer {
-    public let db: Database
+    public let db: SQLiteDatabase
     public var settings: RuleSettings
     /// Facts a session's model may hold before its final ones are judged and stored in a batch.
     public var factsPerBatch = Analyzer.factsPerBatch
@@ -52,7 +52,7 @@ public final class Analyzer {
     /// Events between two progress reports inside one session.
     var progressEvery = Analyzer.eventsPerProgress
 
-    public init(db: Database, settings: RuleSettings = RuleSettings()) {
+    public init(db: SQLiteDatabase, settings: RuleSettings = RuleSettings()) {
         self.db = db
         self.settings = settings
     }

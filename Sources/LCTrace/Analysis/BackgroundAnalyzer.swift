@@ -74,11 +74,11 @@ public final class BackgroundAnalyzer: @unchecked Sendable {
     private let settings: RuleSettings
     /// The writer's connection, not owned (see `work`: the worker thread may release this
     /// object last, and must not close the writer's connection then).
-    private unowned let database: Database
+    private unowned let database: SQLiteDatabase
     /// Made on first use, sharing the ingest store's string cache.
     private var writer: ModelWriter?
     /// The worker's (on its connection).
-    private var spanQuery: Statement?
+    private var spanQuery: SQLiteStatement?
     private let condition = NSCondition()
     private var groups: [RequestGroup] = []
     private var firstGroup = 0
@@ -90,7 +90,7 @@ public final class BackgroundAnalyzer: @unchecked Sendable {
     private var working = false
     /// The worker's connection and reader, until the worker takes them; `workerEnded` once it
     /// has let them go (its connection closed, so the writer's close can remove the log).
-    private var workerConnection: (db: Database, reader: SessionEventReader)?
+    private var workerConnection: (db: SQLiteDatabase, reader: SessionEventReader)?
     private var workerEnded = false
     /// Finished models the worker may hold before it waits for the writer to store them, and
     /// the facts they may hold together (at least one model always fits).
@@ -111,10 +111,10 @@ public final class BackgroundAnalyzer: @unchecked Sendable {
 
     /// `db` is the writer's connection (models are written there); the worker opens its own
     /// read-only connection to `db.path`.
-    public init(db: Database, settings: RuleSettings) throws {
+    public init(db: SQLiteDatabase, settings: RuleSettings) throws {
         self.settings = settings
         database = db
-        let reading = try Database(path: db.path, mode: .readOnly)
+        let reading = try SQLiteDatabase(path: db.path, mode: .readOnly)
         // It reads each session once, in key order: a small page cache does (memory stays flat).
         try reading.execute("PRAGMA cache_size = -4096")
         workerConnection = (reading, try SessionEventReader(db: reading))
@@ -313,7 +313,7 @@ public final class BackgroundAnalyzer: @unchecked Sendable {
     /// had. The snapshot must start after the request's commit: never inside a transaction
     /// left open, and the model only counts when the read transaction ends cleanly. A long
     /// session's batches go to `batches` as they are made.
-    private func build(_ request: Request, on db: Database, _ reader: SessionEventReader, _ metadata: ModelReader,
+    private func build(_ request: Request, on db: SQLiteDatabase, _ reader: SessionEventReader, _ metadata: ModelReader,
                        batches: @escaping (SessionModel) throws -> Void) -> SessionModel? {
         guard db.isAutocommit && !db.hasActiveStatements else { return nil }
         do {
@@ -332,7 +332,7 @@ public final class BackgroundAnalyzer: @unchecked Sendable {
     }
 
     /// max(seq) - min(seq) + 1 of a session's stored events: two seeks in the primary key.
-    private func seqSpan(_ session: Int64, _ db: Database) throws -> Int64 {
+    private func seqSpan(_ session: Int64, _ db: SQLiteDatabase) throws -> Int64 {
         if spanQuery == nil {
             spanQuery = try db.prepare("SELECT (SELECT max(seq) FROM events WHERE session = ?1) - (SELECT min(seq) FROM events WHERE session = ?1) + 1")
         }
@@ -361,7 +361,7 @@ public final class BackgroundAnalyzer: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func work(_ db: Database, _ reader: SessionEventReader) {
+    private func work(_ db: SQLiteDatabase, _ reader: SessionEventReader) {
         #if os(Linux)
         // Loading is the critical path: this thread takes what the writer and the reader leave
         // of the two cores (nice 10 gives it about a tenth when all three could run). On Linux

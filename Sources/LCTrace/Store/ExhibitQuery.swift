@@ -2,10 +2,10 @@
 /// instance around a finding's decisive event (a bounded number, never its whole life), and
 /// the times of single events.
 public final class ExhibitQuery {
-    private let db: Database
-    private var timeStatement: Statement?
+    private let db: SQLiteDatabase
+    private var timeStatement: SQLiteStatement?
 
-    public init(db: Database) { self.db = db }
+    public init(db: SQLiteDatabase) { self.db = db }
 
     /// The t of event `seq` of `session`, nil when there is none.
     public func eventTime(session: Int64, seq: Int64) throws -> Int64? {
@@ -50,14 +50,14 @@ public final class ExhibitQuery {
         return try select("e.session = ?1 AND e.seq IN (\(list)) ORDER BY e.seq", sid: sid) { q in q.bind(session, at: 1) }
     }
 
-    private func bind(_ q: Statement, _ session: Int64, _ since: Int64, _ end: Int64?, _ vc: Int64) {
+    private func bind(_ q: SQLiteStatement, _ session: Int64, _ since: Int64, _ end: Int64?, _ vc: Int64) {
         q.bind(session, at: 1)
         q.bind(since, at: 2)
         q.bind(end, at: 3)
         q.bind(vc, at: 4)
     }
 
-    private func select(_ clause: String, sid: String, bind: (Statement) -> Void) throws -> [TraceEvent] {
+    private func select(_ clause: String, sid: String, bind: (SQLiteStatement) -> Void) throws -> [TraceEvent] {
         let q = try db.prepare("""
             SELECT e.seq, e.t, n.text, v.text, c.text, o.text, e.flags, d.text, th.text, e.wall, e.attrs
             FROM events e JOIN strings n ON n.id = e.ev

@@ -40,7 +40,7 @@ public struct GapRows: Sendable {
 
 /// Reads the gaps of a report with their sessions.
 struct GapRowsQuery {
-    let db: Database
+    let db: SQLiteDatabase
 
     /// The gaps `ModelReader.gaps(_:)` reads (completed, non-interactive, foreground appearances of the
     /// analysed sessions the filter selects), per class and animation and, in the same pass,

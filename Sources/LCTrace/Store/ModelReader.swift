@@ -37,9 +37,9 @@ public struct SessionFilter: Sendable {
 
 /// Reads sessions, findings and file problems back (read-only SQL, usable on a read-only connection).
 public final class ModelReader {
-    private let db: Database
+    private let db: SQLiteDatabase
 
-    public init(db: Database) { self.db = db }
+    public init(db: SQLiteDatabase) { self.db = db }
 
     /// The WHERE clause of a session filter over `sessions` (parameters ?1, ?2, ?3). The
     /// session is a whole id: a prefix is resolved first (`sessions(matching:)`).
@@ -59,7 +59,7 @@ public final class ModelReader {
     /// The number of sessions in the database.
     public func sessionCount() throws -> Int { Int(try db.scalarInt("SELECT count(*) FROM sessions") ?? 0) }
 
-    private func bind(_ filter: SessionFilter, _ q: Statement) {
+    private func bind(_ filter: SessionFilter, _ q: SQLiteStatement) {
         q.bind(filter.session, at: 1)
         q.bind(filter.app, at: 2)
         q.bind(filter.build, at: 3)
@@ -99,7 +99,7 @@ public final class ModelReader {
 
     /// What the session record of session `id` said (the rules need the SDK and OS versions).
     public func sessionMetadata(_ id: Int64) throws -> SessionMetadata {
-        guard let q = selectMetadata else { throw DatabaseError(code: 1, message: "cannot read sessions", sql: nil) }
+        guard let q = selectMetadata else { throw SQLiteError(code: 1, message: "cannot read sessions", sql: nil) }
         q.reset()
         // Reset after reading: a statement left on a row keeps its read transaction open.
         defer { q.reset() }

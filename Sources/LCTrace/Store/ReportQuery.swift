@@ -53,7 +53,7 @@ public struct ReportData: Sendable {
 /// otherwise the model is rebuilt in memory for the selected sessions (nothing is written,
 /// so a report also works on a read-only database).
 public enum ReportQuery {
-    public static func collect(_ request: ReportRequest, db: Database) throws -> ReportData {
+    public static func collect(_ request: ReportRequest, db: SQLiteDatabase) throws -> ReportData {
         let reader = ModelReader(db: db)
         var data = ReportData()
         data.minSeverity = request.minSeverity
@@ -138,7 +138,7 @@ extension ReportQuery {
     /// dirty session (events changed since its model was built: `ingest --no-analyze`, a killed
     /// ingest or analyze) has its counts, times and end computed from its events, so no stale
     /// number is shown. One session is held at a time.
-    public static func forEachCurrentSession(_ filter: SessionFilter, db: Database, _ body: (SessionInfo) throws -> Void) throws {
+    public static func forEachCurrentSession(_ filter: SessionFilter, db: SQLiteDatabase, _ body: (SessionInfo) throws -> Void) throws {
         let events = try SessionEventReader(db: db)
         try ModelReader(db: db).forEachSession(filter) { info in
             var info = info

@@ -76,7 +76,7 @@ public struct TimeWindow: Sendable, Equatable {
 /// Read-only SQL for timelines and exports: one session's model rows and events, limited to a
 /// window of time where one is given (a long session is never read whole for a window of it).
 public final class TimelineQuery {
-    private let db: Database
+    private let db: SQLiteDatabase
     private let session: Int64
     private let sid: String
 
@@ -90,7 +90,7 @@ public final class TimelineQuery {
     public static let markedKinds: [EventKind] = [.present, .dismiss, .push, .pop, .viewAttached, .viewDetached]
         + backgroundKinds
 
-    public init(db: Database, session: Int64, sid: String) {
+    public init(db: SQLiteDatabase, session: Int64, sid: String) {
         self.db = db
         self.session = session
         self.sid = sid
@@ -145,7 +145,7 @@ public final class TimelineQuery {
 
     /// Runs `sql` with the session as ?1 and the window as ?2 (start) and ?3 (end), both NULL
     /// without one, and makes a value of each row.
-    private func select<T>(_ sql: String, window: TimeWindow?, _ row: (Statement) -> T) throws -> [T] {
+    private func select<T>(_ sql: String, window: TimeWindow?, _ row: (SQLiteStatement) -> T) throws -> [T] {
         let q = try db.prepare(sql)
         q.bind(session, at: 1)
         q.bind(window?.start, at: 2)

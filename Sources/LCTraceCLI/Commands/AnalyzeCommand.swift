@@ -55,7 +55,7 @@ enum AnalyzeCommand: Command {
     }
 
     /// True when stored findings were built with other tuning: then every session is stale.
-    static func settingsChanged(_ db: Database, _ settings: RuleSettings) throws -> Bool {
+    static func settingsChanged(_ db: SQLiteDatabase, _ settings: RuleSettings) throws -> Bool {
         try ModelReader(db: db).storedSettingsFingerprint().map { $0 != settings.fingerprint } ?? false
     }
 

@@ -89,7 +89,7 @@ enum IngestCommand: Command {
 
     /// The end of an interrupted ingest: the problems of the files loaded, then one line; the
     /// write-ahead log is copied back into the database file (https://sqlite.org/pragma.html#pragma_wal_checkpoint).
-    static func interrupted(_ summary: IngestSummary, _ db: Database, _ console: Console, _ progress: ProgressLine,
+    static func interrupted(_ summary: IngestSummary, _ db: SQLiteDatabase, _ console: Console, _ progress: ProgressLine,
                             _ signal: Int32) -> Int32 {
         progress.clear()
         reportProblems(summary, console, database: db.path)

@@ -29,10 +29,10 @@ enum QueryCommand: Command {
         let db = try Schema.openForReading(path: context.databasePath(args))
         ReadOnlyQuery.restrict(db)
         let deadline = timeout.map { QueryDeadline(db, nanoseconds: $0) }
-        let stmt: Statement
+        let stmt: SQLiteStatement
         do {
             stmt = try ReadOnlyQuery.prepare(args.positionals[0], on: db)
-        } catch let error as DatabaseError where deadline?.stopped(error) ?? false {
+        } catch let error as SQLiteError where deadline?.stopped(error) ?? false {
             throw stopped(deadline!)
         }
         let columns = (0..<stmt.columnCount).map { stmt.columnName($0) }
@@ -52,9 +52,9 @@ enum QueryCommand: Command {
                 }
                 if let deadline, deadline.passed { throw stopped(deadline) }
             }
-        } catch let error as DatabaseError where deadline?.stopped(error) ?? false {
+        } catch let error as SQLiteError where deadline?.stopped(error) ?? false {
             throw stopped(deadline!)
-        } catch let error as DatabaseError where ReadOnlyQuery.isQueryFault(error) {
+        } catch let error as SQLiteError where ReadOnlyQuery.isQueryFault(error) {
             throw QueryRefused(message: "SQL error: \(error.message)")
         }
         out.finish()
@@ -62,7 +62,7 @@ enum QueryCommand: Command {
     }
 
     /// The row's cells, the large ones as bytes where SQLite holds them (valid inside `body`).
-    private static func withCells(_ stmt: Statement, _ count: Int, _ large: [Int: Bool],
+    private static func withCells(_ stmt: SQLiteStatement, _ count: Int, _ large: [Int: Bool],
                                   _ body: ([RowFormatter.Cell]) throws -> Void) throws {
         func build(_ i: Int, _ cells: [RowFormatter.Cell]) throws {
             if i == count { return try body(cells) }

@@ -91,7 +91,7 @@ enum ReportCommand: Command {
     /// The findings `report` and `baseline` select, after the empty-selection check, and the
     /// database they came from.
     static func collect(_ args: ParsedArguments, path: String, families: Set<RuleFamily>,
-                        gapStatistics: Bool = true, gapsBySession: Bool = false) throws -> (ReportData, SessionFilter, Database) {
+                        gapStatistics: Bool = true, gapsBySession: Bool = false) throws -> (ReportData, SessionFilter, SQLiteDatabase) {
         var request = try findingsRequest(args)
         request.families = families
         request.gapStatistics = gapStatistics

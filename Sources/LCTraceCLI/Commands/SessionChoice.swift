@@ -5,7 +5,7 @@ import LCTrace
 /// candidates, never guessed.
 enum SessionChoice {
     /// The one session `text` names.
-    static func one(_ text: String, db: Database) throws -> SessionInfo {
+    static func one(_ text: String, db: SQLiteDatabase) throws -> SessionInfo {
         let matches = try candidates(text, db: db)
         if matches.count == 1 { return matches[0] }
         if let exact = matches.first(where: { $0.sid.lowercased() == text.lowercased() }) { return exact }
@@ -22,7 +22,7 @@ enum SessionChoice {
 
     /// Every session named by `texts` (each a unique prefix), plus every session of `app`
     /// and `build` when given, in listing order, each once.
-    static func many(_ texts: [String], app: String?, build: String?, db: Database) throws -> [SessionInfo] {
+    static func many(_ texts: [String], app: String?, build: String?, db: SQLiteDatabase) throws -> [SessionInfo] {
         var chosen = try texts.map { try one($0, db: db) }
         if app != nil || build != nil {
             chosen += try ModelReader(db: db).sessions(SessionFilter(app: app, build: build))
@@ -36,7 +36,7 @@ enum SessionChoice {
     }
 
     /// Sessions whose id begins with `text`, ignoring case (at most `limit`), in id order.
-    static func candidates(_ text: String, db: Database, limit: Int = 1000) throws -> [SessionInfo] {
+    static func candidates(_ text: String, db: SQLiteDatabase, limit: Int = 1000) throws -> [SessionInfo] {
         let reader = ModelReader(db: db)
         return try reader.sessions(matching: text, limit: limit).flatMap { try reader.sessions(SessionFilter(session: $0)) }
     }

@@ -25,7 +25,7 @@ final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
         return (first, second)
     }
 
-    func scalar(_ database: Database, _ sql: String) throws -> Int64 { try database.scalarInt(sql) ?? -1 }
+    func scalar(_ database: SQLiteDatabase, _ sql: String) throws -> Int64 { try database.scalarInt(sql) ?? -1 }
 
     func testAModelIsStoredWhenItsSessionIsUnchanged() throws {
         let (first, _) = writeHalves()
@@ -58,7 +58,7 @@ final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
     }
 
     /// Loads the first half, then asks a new background analyzer for the session's model.
-    func loadFirstHalfAndAskForItsModel() throws -> (Database, IngestStore, BackgroundAnalyzer, String) {
+    func loadFirstHalfAndAskForItsModel() throws -> (SQLiteDatabase, IngestStore, BackgroundAnalyzer, String) {
         let (first, second) = writeHalves()
         let database = try Schema.openForWriting(path: db)
         let store = try IngestStore(db: database)
@@ -81,7 +81,7 @@ final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
     func testAModelIsDroppedWhenAnotherConnectionCommittedSince() throws {
         let (database, store, background, _) = try loadFirstHalfAndAskForItsModel()
         // Another process (here: another connection) writes between the stamp and the store.
-        let other = try Database(path: db)
+        let other = try SQLiteDatabase(path: db)
         try other.execute("INSERT INTO meta(key, value) VALUES ('other-writer', 'was here')")
         try background.finish(store)
         XCTAssertEqual(background.sessions, 0)
@@ -104,7 +104,7 @@ final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(TestSupport.run(["ingest", "--no-analyze", "--db", apart, corpus]).status, 0)
         XCTAssertEqual(TestSupport.run(["analyze", "--db", apart]).status, 0)
         XCTAssertEqual(try TestSupport.logicalDump(together), try TestSupport.logicalDump(apart))
-        XCTAssertEqual(try Database(path: together, mode: .readOnly).scalarInt("SELECT sum(dirty) FROM sessions"), 0)
+        XCTAssertEqual(try SQLiteDatabase(path: together, mode: .readOnly).scalarInt("SELECT sum(dirty) FROM sessions"), 0)
     }
 
     /// Two requests of one session: the later one may end first (the writer builds from the

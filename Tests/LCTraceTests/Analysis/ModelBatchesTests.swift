@@ -61,7 +61,7 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
         return b
     }
 
-    func database(_ path: String) throws -> Database { try Database(path: path, mode: .readOnly) }
+    func database(_ path: String) throws -> SQLiteDatabase { try SQLiteDatabase(path: path, mode: .readOnly) }
 
     func analyse(_ path: String, _ files: [String], factsPerBatch: Int, tombstones: Int = 16_384,
                  settings: RuleSettings) throws {
@@ -101,10 +101,10 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
         request.settings.leakGrace = 100_000_000
         request.settings.gapPlain = 10_000_000
         request.settings.gapAnimated = 20_000_000
-        let oneModel = try ReportQuery.collect(request, db: try Database(path: batched, mode: .readOnly))
+        let oneModel = try ReportQuery.collect(request, db: try SQLiteDatabase(path: batched, mode: .readOnly))
         request.factsPerBatch = 0
         request.tombstonesInMemory = 0
-        let inBatches = try ReportQuery.collect(request, db: try Database(path: batched, mode: .readOnly))
+        let inBatches = try ReportQuery.collect(request, db: try SQLiteDatabase(path: batched, mode: .readOnly))
         XCTAssertTrue(oneModel.recomputed)
         XCTAssertEqual(inBatches.findings, oneModel.findings)
         XCTAssertEqual(inBatches.gaps.mapValues { $0.sorted() }, oneModel.gaps.mapValues { $0.sorted() })
@@ -114,7 +114,7 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
                           "the other tuning changes the findings")
 
         // Batches did happen, and every instance is in exactly one of them or in the model left.
-        let database = try Database(path: batched, mode: .readOnly)
+        let database = try SQLiteDatabase(path: batched, mode: .readOnly)
         let reader = try SessionEventReader(db: database)
         let id = try database.scalarInt("SELECT id FROM sessions ORDER BY events DESC LIMIT 1")!
         let meta = try ModelReader(db: database).sessionMetadata(id)

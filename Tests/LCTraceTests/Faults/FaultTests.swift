@@ -19,7 +19,7 @@ final class FaultTests: TemporaryDirectoryTestCase {
     }
 
     func integrity(_ db: String) throws -> String? {
-        try Database(path: db, mode: .readOnly).scalarText("PRAGMA integrity_check")
+        try SQLiteDatabase(path: db, mode: .readOnly).scalarText("PRAGMA integrity_check")
     }
 
     func testKillDuringIngestThenRerunGivesTheSameDatabase() throws {

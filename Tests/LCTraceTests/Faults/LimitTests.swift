@@ -19,7 +19,7 @@ final class LimitTests: TemporaryDirectoryTestCase {
         let r = TestSupport.run(["ingest", "--db", db, dir + "/long.jsonl"])
         XCTAssertEqual(r.status, 0)
         XCTAssertTrue(r.err.contains("long.jsonl:4: line longer than 1048576 bytes (\(lines[3].utf8.count) bytes)"), r.err)
-        let d = try Database(path: db, mode: .readOnly)
+        let d = try SQLiteDatabase(path: db, mode: .readOnly)
         XCTAssertEqual(try d.scalarInt("SELECT count(*) FROM events"), 4)
         XCTAssertEqual(try d.scalarInt("SELECT length(text) FROM rejects"), 200, "only the first 200 bytes are kept")
         XCTAssertEqual(try d.scalarInt("SELECT offset FROM rejects"), Int64(lines[0..<3].map { $0.utf8.count + 1 }.reduce(0, +)))

@@ -43,7 +43,7 @@ final class HTMLBrowserTests: SampleDatabaseTestCase {
         XCTAssertEqual(facts["requests"] as? [String], [], "no request besides the page itself")
 
         // What the DOM must hold: the view model's groups, examples, timelines and charts.
-        let database = try Database(path: db, mode: .readOnly)
+        let database = try SQLiteDatabase(path: db, mode: .readOnly)
         var request = ReportRequest()
         request.gapsBySession = true
         var view = ReportView(data: try ReportQuery.collect(request, db: database), options: ReportOptions())

@@ -20,7 +20,7 @@ enum TimelineFixtures {
 
     /// The one row `sql` returns in the sample database, as text.
     static func scalar(_ db: String, _ sql: String) throws -> String {
-        let q = try Database(path: db, mode: .readOnly).prepare(sql)
+        let q = try SQLiteDatabase(path: db, mode: .readOnly).prepare(sql)
         guard try q.step() else { XCTFail("no row for \(sql)"); return "" }
         return RowFormatter.plain(q.value(0))
     }

@@ -32,7 +32,7 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
     }
 
     /// The table's rows of `sid` in seq order, as captured rows.
-    func tableRows(_ database: Database, _ sid: String) throws -> [CapturedRows.Row] {
+    func tableRows(_ database: SQLiteDatabase, _ sid: String) throws -> [CapturedRows.Row] {
         let q = try database.prepare("""
             SELECT seq, t, ev, vc, cls, other, detail, flags FROM events
             WHERE session = (SELECT id FROM sessions WHERE sid = ?) ORDER BY seq
@@ -47,7 +47,7 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
         return rows
     }
 
-    func sessionID(_ database: Database, _ sid: String) throws -> Int64 {
+    func sessionID(_ database: SQLiteDatabase, _ sid: String) throws -> Int64 {
         try database.scalarInt("SELECT id FROM sessions WHERE sid = ?", [.text(sid)]) ?? -1
     }
 
@@ -83,7 +83,7 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
         store.capturesRows = true
         try insert((0..<5).map { line("X", $0) }, into: store)
         // Another writer commits before this file's next batch: it may have added rows to X.
-        try Database(path: db).execute("INSERT INTO meta(key, value) VALUES ('other-writer', 'was here')")
+        try SQLiteDatabase(path: db).execute("INSERT INTO meta(key, value) VALUES ('other-writer', 'was here')")
         try insert((5..<10).map { line("X", $0) }, into: store)
         XCTAssertTrue(store.takeCapturedRows().isEmpty)
     }
@@ -143,7 +143,7 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
 /// statement sees must always be the last value asked for, whatever else bound in between.
 final class BindKeepingTests: XCTestCase {
     func testTheStatementAlwaysSeesTheLastValue() throws {
-        let database = try Database(path: ":memory:")
+        let database = try SQLiteDatabase(path: ":memory:")
         let s = try database.prepare("SELECT ?1, ?2")
         func row() throws -> [SQLValue] {
             defer { s.resetKeepingBindings() }   // binds only take on a statement not stepping

@@ -7,7 +7,7 @@ import LCTraceGen
 final class IngestTests: TemporaryDirectoryTestCase {
 
     func count(_ sql: String) throws -> Int64 {
-        try Database(path: db, mode: .readOnly).scalarInt(sql) ?? -1
+        try SQLiteDatabase(path: db, mode: .readOnly).scalarInt(sql) ?? -1
     }
 
     func testIngestIsIdempotentAndCopiesAddNothing() throws {
@@ -63,7 +63,7 @@ final class IngestTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try count("SELECT count(*) FROM events"), 8)
         XCTAssertEqual(try count("SELECT count(*) FROM rejects WHERE kind = 'conflict'"), 1)
         // The first stored copy wins.
-        XCTAssertEqual(try Database(path: db, mode: .readOnly).scalarText("SELECT detail FROM events_v WHERE seq = 4"), "m2")
+        XCTAssertEqual(try SQLiteDatabase(path: db, mode: .readOnly).scalarText("SELECT detail FROM events_v WHERE seq = 4"), "m2")
     }
 
     /// Rows above a session's highest stored seq take the multi-row insert path; everything
@@ -93,7 +93,7 @@ final class IngestTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(events["duplicate"], 1 + 1 + 9)
         XCTAssertEqual(events["conflicting"], 1 + 1)
         XCTAssertEqual(try count("SELECT count(*) FROM events"), 670)
-        let d = try Database(path: db, mode: .readOnly)
+        let d = try SQLiteDatabase(path: db, mode: .readOnly)
         XCTAssertEqual(try d.scalarText("SELECT detail FROM events_v WHERE sid = 'A' AND seq = 10"), "a10")
         XCTAssertEqual(try d.scalarText("SELECT detail FROM events_v WHERE sid = 'B' AND seq = 125"), "b125")
         XCTAssertEqual(try d.scalarInt("""
@@ -154,7 +154,7 @@ final class IngestTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(early.status, 0)
         XCTAssertTrue(early.out.contains("\"record_conflicts\":0"), early.out)
         XCTAssertFalse(early.err.contains("disagree"), early.err)
-        let d = try Database(path: db, mode: .readOnly)
+        let d = try SQLiteDatabase(path: db, mode: .readOnly)
         XCTAssertEqual(try d.scalarText("SELECT build FROM sessions"), "1")
         XCTAssertEqual(try d.scalarInt("SELECT record_seq FROM sessions"), 0)
         XCTAssertEqual(try d.scalarInt("SELECT record_conflicts FROM sessions"), 1)
@@ -212,7 +212,7 @@ final class IngestTests: TemporaryDirectoryTestCase {
     func testSchemaVersionIsCheckedOnOpen() throws {
         _ = try Schema.openForWriting(path: db)
         XCTAssertEqual(try count("PRAGMA user_version"), Schema.version)
-        let newer = try Database(path: db)
+        let newer = try SQLiteDatabase(path: db)
         try newer.execute("PRAGMA user_version = 99")
         XCTAssertThrowsError(try Schema.openForWriting(path: db)) { error in
             XCTAssertTrue("\(error)".contains("newer than this lctrace"), "\(error)")
@@ -221,7 +221,7 @@ final class IngestTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.status, 74)
         XCTAssertTrue(r.err.contains("schema version 99"), r.err)
         let other = dir + "/other.db"
-        try Database(path: other).execute("CREATE TABLE x(y)")
+        try SQLiteDatabase(path: other).execute("CREATE TABLE x(y)")
         XCTAssertThrowsError(try Schema.openForWriting(path: other)) { error in
             XCTAssertTrue("\(error)".contains("not an lctrace database"), "\(error)")
         }
@@ -263,7 +263,7 @@ final class IngestTests: TemporaryDirectoryTestCase {
         let first = TestSupport.run(["ingest", "--db", db, corpus])
         XCTAssertEqual(first.status, 65, first.err)
         XCTAssertTrue(first.err.contains("truncated.jsonl.gz: damaged: gzip stream truncated"), first.err)
-        let d = try Database(path: db, mode: .readOnly)
+        let d = try SQLiteDatabase(path: db, mode: .readOnly)
         let truncatedEvents = try d.scalarInt("SELECT events FROM files WHERE path LIKE '%truncated.jsonl.gz'") ?? 0
         XCTAssertGreaterThan(truncatedEvents, 0, "events before the damage are kept")
         XCTAssertEqual(try d.scalarInt("SELECT count(*) FROM events"), Int64(goodLines) + truncatedEvents)

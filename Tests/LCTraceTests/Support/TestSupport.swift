@@ -43,7 +43,7 @@ enum TestSupport {
 
     /// Everything a user can see of a database, in a stable order, without ids or clocks.
     static func logicalDump(_ path: String) throws -> String {
-        let db = try Database(path: path, mode: .readOnly)
+        let db = try SQLiteDatabase(path: path, mode: .readOnly)
         var out = ""
         let queries = [
             "SELECT sid, seq, t, event, vc, class, parent, host, presented, child, animated, is_moving_to_parent, is_being_presented, is_moving_from_parent, is_being_dismissed, interactive, detail, thread, wall, attrs FROM events_v ORDER BY sid, seq",

@@ -11,7 +11,7 @@ public final class TimelineSource {
     private var rebuilt: TimelineRows?
 
     /// `progress` hears how many events of a rebuilt session have been read (every 65,536).
-    public init(db: Database, session: SessionInfo, settings: RuleSettings = RuleSettings(),
+    public init(db: SQLiteDatabase, session: SessionInfo, settings: RuleSettings = RuleSettings(),
                 progress: ((Int) -> Void)? = nil) throws {
         self.session = session
         query = TimelineQuery(db: db, session: session.id, sid: session.sid)

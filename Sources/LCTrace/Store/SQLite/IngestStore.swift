@@ -36,7 +36,7 @@ public enum FilePlan: Equatable {
 /// BEGIN IMMEDIATE, so a kill at any moment leaves whole batches only, and a second
 /// process can interleave its own batches.
 public final class IngestStore {
-    public let db: Database
+    public let db: SQLiteDatabase
     /// Also the model writer's during ingest (`BackgroundAnalyzer`): the texts of a model are
     /// those just interned for its events, so its lookups hit this cache instead of the table.
     let strings: StringPool
@@ -127,16 +127,16 @@ public final class IngestStore {
     /// Rows known to be new, waiting for `flush` (their text lives in the batch's arena).
     private var pending: [PendingRow] = []
 
-    private let insertSession: Statement
-    private let selectSession: Statement
+    private let insertSession: SQLiteStatement
+    private let selectSession: SQLiteStatement
     private let insertEvents: RowInsert
-    private let selectHighestSeq: Statement
-    private let selectDataVersion: Statement
-    private let selectEvent: Statement
-    private let insertReject: Statement
-    private let markDirty: Statement
+    private let selectHighestSeq: SQLiteStatement
+    private let selectDataVersion: SQLiteStatement
+    private let selectEvent: SQLiteStatement
+    private let insertReject: SQLiteStatement
+    private let markDirty: SQLiteStatement
 
-    public init(db: Database) throws {
+    public init(db: SQLiteDatabase) throws {
         self.db = db
         loaders = try LoaderLocks(databasePath: db.path)
         strings = try StringPool(db: db)
@@ -247,7 +247,7 @@ public final class IngestStore {
         try insertSession.step()
         selectSession.reset()
         selectSession.bind(sid, at: 1)
-        guard try selectSession.step() else { throw DatabaseError(code: 1, message: "session vanished", sql: nil) }
+        guard try selectSession.step() else { throw SQLiteError(code: 1, message: "session vanished", sql: nil) }
         return selectSession.int(0)
     }
 
@@ -310,7 +310,7 @@ public final class IngestStore {
     /// Binds a row's 12 values from parameter `first` on (integers and NULLs only when they
     /// differ from what the parameter holds: the session and the empty columns rarely do).
     @inline(__always)
-    private func bind(_ r: PendingRow, to s: Statement, from first: Int32, _ arena: UnsafeRawBufferPointer) {
+    private func bind(_ r: PendingRow, to s: SQLiteStatement, from first: Int32, _ arena: UnsafeRawBufferPointer) {
         s.bindKeeping(r.session, at: first)
         s.bind(r.seq, at: first + 1)
         s.bind(r.t, at: first + 2)
@@ -544,7 +544,7 @@ public final class IngestStore {
         // A new row's byte is free: its id was never used, or its loader finished (and let go
         // of the lock before it deleted the row).
         guard loaders.take(id) else {
-            throw DatabaseError(code: SQLITE_BUSY, message: "another ingest holds the lock of new file row \(id) in \(loaders.path)", sql: nil)
+            throw SQLiteError(code: SQLITE_BUSY, message: "another ingest holds the lock of new file row \(id) in \(loaders.path)", sql: nil)
         }
         loadingHere[id] = size ?? -1
         return .load(fileID: id)

@@ -18,8 +18,8 @@ import Foundation
 public final class Checkpointer: @unchecked Sendable {
     /// Not owned: the thread may outlive `stop` by a moment, and must not keep the writer's
     /// connection open then (the last close is what removes the log).
-    private unowned let writer: Database
-    private let connection: Database
+    private unowned let writer: SQLiteDatabase
+    private let connection: SQLiteDatabase
     private let condition = NSCondition()
     private var wanted = false
     private var closed = false
@@ -35,11 +35,11 @@ public final class Checkpointer: @unchecked Sendable {
     public private(set) var largestLog: Int32 = 0
 
     /// Takes over `writer`'s checkpoints until `stop`.
-    public init(writer: Database, wakeFrames: Int32 = 1024, restartFrames: Int32 = 8192) throws {
+    public init(writer: SQLiteDatabase, wakeFrames: Int32 = 1024, restartFrames: Int32 = 8192) throws {
         self.writer = writer
         self.wakeFrames = wakeFrames
         self.restartFrames = restartFrames
-        connection = try Database(path: writer.path, mode: .readWrite)
+        connection = try SQLiteDatabase(path: writer.path, mode: .readWrite)
         // A connection learns that the database is in WAL mode when it first reads it; until
         // then a checkpoint on it does nothing (and says so with a log size of -1).
         _ = try connection.scalarInt("SELECT count(*) FROM sqlite_master")
