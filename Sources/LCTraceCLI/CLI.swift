@@ -216,7 +216,7 @@ protocol OneLineError: Error {
     var status: Int32 { get }
 }
 
-extension Schema.VersionError: OneLineError {
+extension SQLiteSchema.VersionError: OneLineError {
     var line: String { description }
     var status: Int32 { ExitStatus.ioError }
 }

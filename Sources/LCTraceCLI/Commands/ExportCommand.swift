@@ -28,7 +28,7 @@ enum ExportCommand: Command {
                              hint: "list the sessions with 'lctrace sessions --db \(Selection.shell(context.databasePath(args)))'")
         }
         let findings = try ReportCommand.findingsRequest(args)
-        let db = try Schema.openForReading(path: context.databasePath(args))
+        let db = try Storage.openForReading(context.databasePath(args))
         let sessions = try SessionChoice.many(named, app: args.value("app"), build: args.value("build"), db: db)
         let output = try OutputFile(path: args.value("output"), console: context.console)
         let writer = ChromeTraceWriter { try output.write($0) }

@@ -26,7 +26,7 @@ enum QueryCommand: Command {
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try OutputFormat.parse(args.value("format"), allowed: [.table, .csv, .json], default: .table)
         let timeout = try args.value("timeout").map { try OptionValues.duration($0, option: "--timeout", range: timeoutRange) }
-        let db = try Schema.openForReading(path: context.databasePath(args))
+        let db = try SQLiteSchema.openForReading(path: context.databasePath(args))
         ReadOnlyQuery.restrict(db)
         let deadline = timeout.map { QueryDeadline(db, nanoseconds: $0) }
         let stmt: SQLiteStatement

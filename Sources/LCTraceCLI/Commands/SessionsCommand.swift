@@ -19,11 +19,11 @@ enum SessionsCommand: Command {
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try OutputFormat.parse(args.value("format"), allowed: [.table, .csv, .json], default: .table)
-        let db = try Schema.openForReading(path: context.databasePath(args))
+        let db = try Storage.openForReading(context.databasePath(args))
         let style: RowFormatter.Style = format == .csv ? .csv : format == .json ? .json : .table
         let out = RowFormatter(style: style, columns: columns, neutralizesFormulas: args.has("safe-csv")) { context.console.write($0) }
         // Streamed: one session at a time, each as it is now (a dirty one is counted from its events).
-        try ReportQuery.forEachCurrentSession(SessionFilter(app: args.value("app"), build: args.value("build")), db: db) { s in
+        try ReportCollector.forEachCurrentSession(SessionFilter(app: args.value("app"), build: args.value("build")), db: db) { s in
             func text(_ v: String?) -> SQLValue { v.map { .text($0) } ?? .null }
             let os = [s.os, s.osVersion].compactMap { $0 }.joined(separator: " ")
             out.add([

@@ -45,7 +45,7 @@ enum TimelineCommand: Command {
         request.showIdle = args.has("idle")
         let width = try args.value("width").map { try OptionValues.count($0, option: "--width", range: widthRange) }
 
-        let db = try Schema.openForReading(path: context.databasePath(args))
+        let db = try Storage.openForReading(context.databasePath(args))
         let session = try SessionChoice.one(sid, db: db)
         let timeline: Timeline
         let progress = ProgressLine(console: context.console)

@@ -19,13 +19,13 @@ final class HTMLReportTests: SampleDatabaseTestCase {
         let database = try SQLiteDatabase(path: db, mode: .readOnly)
         var request = ReportRequest()
         request.gapsBySession = true
-        let data = try ReportQuery.collect(request, db: database)
+        let data = try ReportCollector.collect(request, db: Storage(database))
         var options = ReportOptions()
         options.failOn = nil
         options.examples = examples
         options.followUp = FollowUp(database: db)
         var view = ReportView(data: data, options: options)
-        view.exhibits = try ReportExhibits.gather(view, db: database, limits: limits)
+        view.exhibits = try ReportExhibits.gather(view, db: Storage(database), limits: limits)
         return view
     }
 
@@ -249,7 +249,7 @@ final class HTMLReportTests: SampleDatabaseTestCase {
         let plain = try ModelReader(db: database).gaps(SessionFilter())
         var request = ReportRequest()
         request.gapsBySession = true
-        XCTAssertEqual(try ReportQuery.collect(request, db: database).gapSeries.mapValues { $0.sorted() }, plain.mapValues { $0.sorted() })
+        XCTAssertEqual(try ReportCollector.collect(request, db: Storage(database)).gapSeries.mapValues { $0.sorted() }, plain.mapValues { $0.sorted() })
         for b in v.builds {
             let sessions = try TimelineFixtures.scalar(db, "SELECT count(*) FROM sessions WHERE app_version || ' (' || build || ')' = '\(b.name)'")
             let errors = try TimelineFixtures.scalar(db, "SELECT count(*) FROM findings_v f JOIN sessions s ON s.id = f.session_id WHERE s.app_version || ' (' || s.build || ')' = '\(b.name)' AND f.severity = 'error'")

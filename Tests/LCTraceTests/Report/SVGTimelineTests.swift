@@ -83,7 +83,7 @@ final class SVGTimelineTests: SampleDatabaseTestCase {
         let info = try XCTUnwrap(ModelReader(db: try SQLiteDatabase(path: Self.db, mode: .readOnly)).sessions(SessionFilter(session: sid)).first)
         var request = TimelineRequest()
         request.maxLanes = nil
-        var inline = SVGTimeline(try TimelineReport.make(db: try SQLiteDatabase(path: Self.db, mode: .readOnly), session: info, request))
+        var inline = SVGTimeline(try TimelineReport.make(db: Storage(try SQLiteDatabase(path: Self.db, mode: .readOnly)), session: info, request))
         inline.standalone = false
         inline.idPrefix = "t2"
         let text = inline.render()

@@ -52,7 +52,7 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
     }
 
     func testANewSessionIsCapturedExactlyAndAnOldOneIsNot() throws {
-        let database = try Schema.openForWriting(path: db)
+        let database = try SQLiteSchema.openForWriting(path: db)
         let store = try IngestStore(db: database)
         store.capturesRows = true
         try insert((0..<10).map { line("OLD", $0) }, into: store)
@@ -78,7 +78,7 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
     }
 
     func testCapturesAreDroppedWhenAnotherConnectionCommits() throws {
-        let database = try Schema.openForWriting(path: db)
+        let database = try SQLiteSchema.openForWriting(path: db)
         let store = try IngestStore(db: database)
         store.capturesRows = true
         try insert((0..<5).map { line("X", $0) }, into: store)
@@ -89,7 +89,7 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
     }
 
     func testASessionPastTheLimitIsNotCaptured() throws {
-        let database = try Schema.openForWriting(path: db)
+        let database = try SQLiteSchema.openForWriting(path: db)
         let store = try IngestStore(db: database)
         store.capturesRows = true
         store.captureLimit = 8
@@ -100,7 +100,7 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
     }
 
     func testNothingIsCapturedUnlessAsked() throws {
-        let database = try Schema.openForWriting(path: db)
+        let database = try SQLiteSchema.openForWriting(path: db)
         let store = try IngestStore(db: database)
         try insert((0..<5).map { line("A", $0) }, into: store)
         XCTAssertTrue(store.takeCapturedRows().isEmpty)
@@ -125,10 +125,10 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
         files.sort()
 
         let together = dir + "/together.db", apart = dir + "/apart.db"
-        let database = try Schema.openForWriting(path: together)
+        let database = try SQLiteSchema.openForWriting(path: together)
         let store = try IngestStore(db: database)
         let ingester = Ingester(store: store)
-        let background = try BackgroundAnalyzer(db: database, settings: RuleSettings())
+        let background = try BackgroundAnalyzer(host: store, settings: RuleSettings())
         ingester.analysis = background
         _ = try ingester.ingest(files.map { .file($0) })
         XCTAssertEqual(background.storedFromCapturedRows, 6, "every session was new in its file")

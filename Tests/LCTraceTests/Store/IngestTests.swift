@@ -105,7 +105,7 @@ final class IngestTests: TemporaryDirectoryTestCase {
     /// The id caches are bounded (memory stays flat on any number of distinct controller
     /// ids); after the cache empties, the same text must still get the same id.
     func testStringIdsSurviveTheCacheBeingEmptied() throws {
-        let database = try Schema.openForWriting(path: db)
+        let database = try SQLiteSchema.openForWriting(path: db)
         let pool = try StringPool(db: database, maxCached: 10)
         try database.beginImmediate()
         let first = try (0..<25).map { try pool.id("vc-\($0)") }
@@ -210,11 +210,11 @@ final class IngestTests: TemporaryDirectoryTestCase {
     }
 
     func testSchemaVersionIsCheckedOnOpen() throws {
-        _ = try Schema.openForWriting(path: db)
-        XCTAssertEqual(try count("PRAGMA user_version"), Schema.version)
+        _ = try SQLiteSchema.openForWriting(path: db)
+        XCTAssertEqual(try count("PRAGMA user_version"), SQLiteSchema.version)
         let newer = try SQLiteDatabase(path: db)
         try newer.execute("PRAGMA user_version = 99")
-        XCTAssertThrowsError(try Schema.openForWriting(path: db)) { error in
+        XCTAssertThrowsError(try SQLiteSchema.openForWriting(path: db)) { error in
             XCTAssertTrue("\(error)".contains("newer than this lctrace"), "\(error)")
         }
         let r = TestSupport.run(["sessions", "--db", db])
@@ -222,7 +222,7 @@ final class IngestTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(r.err.contains("schema version 99"), r.err)
         let other = dir + "/other.db"
         try SQLiteDatabase(path: other).execute("CREATE TABLE x(y)")
-        XCTAssertThrowsError(try Schema.openForWriting(path: other)) { error in
+        XCTAssertThrowsError(try SQLiteSchema.openForWriting(path: other)) { error in
             XCTAssertTrue("\(error)".contains("not an lctrace database"), "\(error)")
         }
     }
@@ -305,7 +305,7 @@ final class CheckpointerTests: TemporaryDirectoryTestCase {
 
     /// The same, with the size of the log file at the end (while the database is still open).
     func ingestMeasuringLog(_ corpus: String, into path: String, wake: Int32?, restart: Int32?) throws -> (checkpointer: Checkpointer?, walBytes: Int) {
-        let database = try Schema.openForWriting(path: path)
+        let database = try SQLiteSchema.openForWriting(path: path)
         let checkpointer = try wake.map { try Checkpointer(writer: database, wakeFrames: $0, restartFrames: restart!) }
         var options = IngestOptions()
         options.backgroundCheckpoints = false   // this test's own, with small thresholds

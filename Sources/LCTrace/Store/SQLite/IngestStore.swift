@@ -6,36 +6,11 @@ import Glibc
 import Darwin
 #endif
 
-/// What became of one event line at insert time.
-public enum InsertOutcome: Equatable {
-    case inserted
-    /// Same (sid, seq) with the same content: dropped silently (re-ingest is idempotent).
-    case duplicate
-    /// Same (sid, seq) with other content: the first stored copy wins.
-    case conflict
-}
-
-/// Session records of one session that disagreed with the one kept (the earliest).
-public struct RecordConflict: Sendable, Equatable {
-    public var sid: String
-    public var count: Int
-    /// The keys that differed (app, build, osVersion …).
-    public var fields: [String]
-}
-
-/// What to do with a file, decided from its content hash before reading it.
-public enum FilePlan: Equatable {
-    /// Load it into the row with this id (new, or resuming a load that was killed).
-    case load(fileID: Int64)
-    /// The same content was loaded before, under this path.
-    case alreadyLoaded(path: String)
-}
-
 /// The write side of the database during ingest: interning, sessions, events, rejects,
 /// file rows. All writes happen inside `begin()`/`commit()` batches taken with
 /// BEGIN IMMEDIATE, so a kill at any moment leaves whole batches only, and a second
 /// process can interleave its own batches.
-public final class IngestStore {
+final class IngestStore: IngestSink {
     public let db: SQLiteDatabase
     /// Also the model writer's during ingest (`BackgroundAnalyzer`): the texts of a model are
     /// those just interned for its events, so its lookups hit this cache instead of the table.
@@ -154,6 +129,50 @@ public final class IngestStore {
         markDirty = try db.prepare("UPDATE sessions SET dirty = 1 WHERE id = ? AND dirty = 0")
     }
 
+    // MARK: The run
+
+    /// Copies the write-ahead log back on a thread of its own during the run.
+    private var checkpointer: Checkpointer?
+
+    func startRun(capturesRows: Bool, backgroundWork: Bool) throws {
+        self.capturesRows = capturesRows
+        if backgroundWork { checkpointer = try Checkpointer(writer: db) }
+    }
+
+    func endRun() {
+        checkpointer?.stop()
+        checkpointer = nil
+    }
+
+    /// Stores a batch: each event in order (so duplicates inside the batch resolve as in the
+    /// file), then the rows known to be new in many-row statements, then the rejected lines.
+    func store(_ batch: EventBatch, file: Int64) throws -> BatchCounts {
+        var counts = BatchCounts()
+        try batch.arena.withUnsafeBytes { arena in
+            for e in batch.events {
+                counts.events += 1
+                switch try insert(e, batch, arena) {
+                case .inserted: counts.new += 1
+                case .duplicate: counts.duplicates += 1
+                case .conflict:
+                    counts.conflicts += 1
+                    let sid = UnsafeRawBufferPointer(rebasing: arena[Int(e.sid.start)..<Int(e.sid.start + e.sid.count)])
+                    try reject(file: file, kind: .conflict, line: e.line, offset: e.offset,
+                               reason: "conflicting duplicate: session \(String(decoding: sid, as: UTF8.self)) seq \(e.seq) is stored with other content (first copy kept)",
+                               sample: nil)
+                }
+            }
+            try flush(arena)
+            for r in batch.rejects {
+                let sample = UnsafeRawBufferPointer(rebasing: arena[Int(r.sample.start)..<Int(r.sample.start + r.sample.count)])
+                try reject(file: file, kind: .line, line: r.line, offset: r.offset, reason: r.reason, sample: sample)
+                counts.rejects += 1
+                counts.rejected.append((r.line, r.reason))
+            }
+        }
+        return counts
+    }
+
     // MARK: Batches
 
     public func begin() throws {
@@ -198,19 +217,13 @@ public final class IngestStore {
         try db.commit()
     }
 
-    /// What identifies the database state a snapshot taken now would see, for `unchangedSince`.
-    public struct Stamp: Sendable {
-        let transaction: Int64
-        let dataVersion: Int64
-    }
-
     /// Call after `commit`: every row this store wrote so far is in, nothing of later batches.
-    public var stamp: Stamp { Stamp(transaction: transaction, dataVersion: dataVersion) }
+    public var stamp: SnapshotStamp { SnapshotStamp(transaction: transaction, dataVersion: dataVersion) }
 
     /// True when `session` got no rows after `stamp` was taken, from this store or any other
     /// connection (another connection's commit counts as a change to every session). Call
     /// inside a batch.
-    public func unchangedSince(_ stamp: Stamp, session: Int64) -> Bool {
+    public func unchangedSince(_ stamp: SnapshotStamp, session: Int64) -> Bool {
         dataVersion == stamp.dataVersion && (lastChanged[session] ?? 0) <= stamp.transaction
     }
 
@@ -467,7 +480,6 @@ public final class IngestStore {
 
     // MARK: Rejects
 
-    public enum RejectKind: String { case line, conflict, damage }
 
     public func reject(file: Int64, kind: RejectKind, line: Int?, offset: Int64?, reason: String, sample: UnsafeRawBufferPointer?) throws {
         let s = insertReject
@@ -564,13 +576,6 @@ public final class IngestStore {
         loadingHere.removeAll()
     }
 
-    /// A file read before: its row, raw size and content hash.
-    public struct EarlierRead: Sendable {
-        public var id: Int64
-        public var size: Int64
-        public var hash: String
-    }
-
     /// Files loaded before under `path` with fewer than `size` raw bytes: maybe the same file
     /// read while it was still being written (checked by hashing that many bytes of it).
     public func earlierReads(of path: String, smallerThan size: Int64) throws -> [EarlierRead] {
@@ -598,17 +603,6 @@ public final class IngestStore {
     /// True when a stored file has `size` raw bytes: only then is hashing before reading worth it.
     public func hasFile(ofSize size: Int64) throws -> Bool {
         (try db.scalarInt("SELECT count(*) FROM files WHERE size = ?", [.int(size)]) ?? 0) > 0
-    }
-
-    public struct FileStats {
-        public var size: Int64 = 0
-        public var members = 0
-        public var lines = 0
-        public var events = 0
-        public var rejects = 0
-        public var conflicts = 0
-        public var damage: String?
-        public init() {}
     }
 
     /// Records the outcome of a load. When another row already holds the same content

@@ -9,7 +9,7 @@ import Darwin
 /// The versioned public schema. `PRAGMA user_version` carries `Schema.version`; a database
 /// from another version is migrated when lctrace knows how, refused with a clear message
 /// otherwise, never silently misread.
-public enum Schema {
+public enum SQLiteSchema {
     public static let version: Int64 = 2
 
     /// Why a database cannot be used.

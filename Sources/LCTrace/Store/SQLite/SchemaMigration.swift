@@ -1,7 +1,7 @@
 /// Migrations of older databases, run by the writing commands (`Schema.openForWriting`)
 /// inside their first write transaction; read-only commands refuse an older database and
 /// say how to migrate it.
-extension Schema {
+extension SQLiteSchema {
     /// Brings a database of schema version `from` to `version` in place.
     static func migrate(_ db: SQLiteDatabase, from: Int64, path: String) throws {
         guard from == 1 else {

@@ -75,8 +75,8 @@ public struct TimeWindow: Sendable, Equatable {
 
 /// Read-only SQL for timelines and exports: one session's model rows and events, limited to a
 /// window of time where one is given (a long session is never read whole for a window of it).
-public final class TimelineQuery {
-    private let db: SQLiteDatabase
+final class TimelineQuery {
+    private let db: any SQLReadConnection
     private let session: Int64
     private let sid: String
 
@@ -90,7 +90,7 @@ public final class TimelineQuery {
     public static let markedKinds: [EventKind] = [.present, .dismiss, .push, .pop, .viewAttached, .viewDetached]
         + backgroundKinds
 
-    public init(db: SQLiteDatabase, session: Int64, sid: String) {
+    init(db: any SQLReadConnection, session: Int64, sid: String) {
         self.db = db
         self.session = session
         self.sid = sid
@@ -140,13 +140,13 @@ public final class TimelineQuery {
 
     /// Calls `body` with every event of the session in seq order (for an export's instants).
     public func forEachEvent(_ body: (TraceEvent) throws -> Void) throws {
-        try SessionEventReader(db: db).forEachEvent(session: session, sid: sid, body)
+        try PortableEventReader(db: db).forEachEvent(session: session, sid: sid, body)
     }
 
     /// Runs `sql` with the session as ?1 and the window as ?2 (start) and ?3 (end), both NULL
     /// without one, and makes a value of each row.
-    private func select<T>(_ sql: String, window: TimeWindow?, _ row: (SQLiteStatement) -> T) throws -> [T] {
-        let q = try db.prepare(sql)
+    private func select<T>(_ sql: String, window: TimeWindow?, _ row: (any SQLQuery) -> T) throws -> [T] {
+        let q = try db.query(sql)
         q.bind(session, at: 1)
         q.bind(window?.start, at: 2)
         q.bind(window?.end, at: 3)
@@ -161,7 +161,7 @@ public final class TimelineQuery {
     }
 
     private func instances(where clause: String, _ bindings: [SQLValue]) throws -> [TimelineRows.Instance] {
-        let q = try db.prepare("""
+        let q = try db.query("""
             SELECT v.text, i.since, c.text, coalesce(e.t, i.init_t, 0), i.end_seq, i.end_t, i.end_how, pr.text,
                    i.release_seq, i.release_t, i.release_how
             FROM instances i JOIN strings v ON v.id = i.vc
