@@ -179,18 +179,14 @@ public enum CLI {
         case let e as OneLineError:
             console.writeError("Error: \(shown(e.line))\n")
             return e.status
-        case let e as SQLiteError:
-            var text = "Error: database: \(shown(e.message))\n"
-            if e.isCorrupt {
-                text += "Hint: the database file is damaged: 'sqlite3 DB .recover' may save what is left, or ingest again into a new database\n"
-            } else if e.isIOFailure {
-                text += "Hint: check that the database and its folder are writable and the disk has room\n"
-            }
+        case let e as StorageFailure:
+            var text = "Error: \(shown(e.line))\n"
+            if let hint = e.hint { text += "Hint: \(shown(hint))\n" }
             console.writeError(text)
-            return ExitStatus.ioError
-        case let e as QueryRefused:
-            console.writeError("Error: \(shown(e.message))\n")
-            return ExitStatus.usage
+            switch e.kind {
+            case .unavailable, .stopped: return ExitStatus.ioError
+            case .refused: return ExitStatus.usage
+            }
         case let e as QueryStopped:
             console.writeError("Error: \(e.message)\n")
             return ExitStatus.ioError
@@ -214,11 +210,6 @@ extension OptionSpec {
 protocol OneLineError: Error {
     var line: String { get }
     var status: Int32 { get }
-}
-
-extension SQLiteSchema.VersionError: OneLineError {
-    var line: String { description }
-    var status: Int32 { ExitStatus.ioError }
 }
 
 extension BaselineError: OneLineError {

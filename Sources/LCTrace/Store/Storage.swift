@@ -26,11 +26,13 @@ public enum StorageLocation: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A failure of the storage layer, whatever the backend: the command line prints `message`
-/// (and `hint`) and exits with the status of `kind`. Every backend's error conforms.
-public protocol StorageFailure: Error, CustomStringConvertible {
+/// A failure of the storage layer, whatever the backend: the command line prints
+/// `Error: <line>` (and `Hint: <hint>`) and exits with the status of `kind`. Every backend's
+/// error conforms.
+public protocol StorageFailure: Error {
     var kind: StorageFailureKind { get }
-    var message: String { get }
+    /// One line saying what failed, naming the database.
+    var line: String { get }
     var hint: String? { get }
 }
 
@@ -45,10 +47,11 @@ public enum StorageFailureKind: Sendable {
 }
 
 /// A misuse of the storage layer that is lctrace's own fault, told plainly.
-struct StoreMisuse: StorageFailure {
+struct StoreMisuse: StorageFailure, CustomStringConvertible {
     var message: String
     init(_ message: String) { self.message = message }
     var kind: StorageFailureKind { .unavailable }
+    var line: String { message }
     var hint: String? { nil }
     var description: String { message }
 }

@@ -167,3 +167,27 @@ extension Storage {
         self.init(location: .sqlite(path: db.path), backend: SQLiteBackend(db: db))
     }
 }
+
+extension SQLiteError: StorageFailure {
+    public var kind: StorageFailureKind { .unavailable }
+    public var line: String { "database: " + message }
+    public var hint: String? {
+        if isCorrupt {
+            return "the database file is damaged: 'sqlite3 DB .recover' may save what is left, or ingest again into a new database"
+        }
+        if isIOFailure { return "check that the database and its folder are writable and the disk has room" }
+        return nil
+    }
+}
+
+extension SQLiteSchema.VersionError: StorageFailure {
+    public var kind: StorageFailureKind { .unavailable }
+    public var line: String { description }
+    public var hint: String? { nil }
+}
+
+extension QueryRefused: StorageFailure {
+    public var kind: StorageFailureKind { .refused }
+    public var line: String { message }
+    public var hint: String? { nil }
+}
