@@ -628,14 +628,5 @@ final class IngestStore: IngestSink {
         return nil
     }
 
-    /// The current UTC time as RFC 3339 (`2026-11-29T16:53:36Z`). Formatted by hand: a
-    /// Foundation date formatter costs more to create than a small file takes to load.
-    static func now() -> String {
-        var seconds = time(nil)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
-    }
+    static func now() -> String { utcNow() }
 }
