@@ -283,7 +283,10 @@ final class PGIngestSink: IngestSink {
         if let hash {
             let q = try pg.query("SELECT id, path, status FROM files WHERE sha256 = $1", [hash])
             if q.rowCount > 0 {
-                if q.text(0, 2) != "loading" { return .alreadyLoaded(path: q.text(0, 1) ?? "?") }
+                if q.text(0, 2) != "loading" {
+                    try dropAbandonedLoads(path: path, size: size)
+                    return .alreadyLoaded(path: q.text(0, 1) ?? "?")
+                }
                 hashTaken = true
                 let id = q.int(0, 0) ?? 0
                 if loadingHere[id] == nil, try take(id) { reusable = id }
@@ -316,6 +319,22 @@ final class PGIngestSink: IngestSink {
         guard try take(id) else { throw StoreMisuse("another ingest holds the lock of new file row \(id)") }
         loadingHere[id] = size ?? -1
         return .load(fileID: id)
+    }
+
+    /// Rows of killed loads of this file (same path and size, no hash yet, nobody holding
+    /// them) once its content is loaded whole under another row: their lines are all in it,
+    /// so they and their rejects go (left, they would stay `loading` for good).
+    private func dropAbandonedLoads(path: String, size: Int64?) throws {
+        guard let size, path != "-" else { return }
+        let q = try pg.query("SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = $1 AND size = $2",
+                             [path, String(size)])
+        for r in 0..<q.rowCount {
+            let id = q.int(r, 0) ?? 0
+            guard loadingHere[id] == nil, try take(id) else { continue }
+            try pg.query("DELETE FROM rejects WHERE file = $1", [String(id)])
+            try pg.query("DELETE FROM files WHERE id = $1", [String(id)])
+            try pg.execute("SELECT pg_advisory_unlock\(Self.fileLock(id))")
+        }
     }
 
     func earlierReads(of path: String, smallerThan size: Int64) throws -> [EarlierRead] {

@@ -57,7 +57,11 @@ enum PGSchema {
     }
 
     private static func hasMeta(_ pg: PGConnection) throws -> Bool {
-        try pg.query("SELECT to_regclass('meta') IS NOT NULL").text(0, 0) == "t"
+        // From the catalog as it is now (a cached name look-up may predate another ingest's commit).
+        try pg.query("""
+            SELECT EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                           WHERE n.nspname = current_schema() AND c.relname = 'meta')
+            """).text(0, 0) == "t"
     }
 
     static func currentSchema(_ pg: PGConnection) throws -> String {

@@ -526,7 +526,12 @@ final class IngestStore: IngestSink {
             let q = try db.prepare("SELECT id, path, status FROM files WHERE sha256 = ?")
             try q.bind([.text(hash)])
             if try q.step() {
-                if q.text(2) != "loading" { return .alreadyLoaded(path: q.text(1) ?? "?") }
+                if q.text(2) != "loading" {
+                    let loaded = q.text(1) ?? "?"
+                    q.reset()
+                    try dropAbandonedLoads(path: path, size: size)
+                    return .alreadyLoaded(path: loaded)
+                }
                 hashTaken = true
                 if isAbandoned(q.int(0)) { reusable = q.int(0) }
             }
@@ -560,6 +565,22 @@ final class IngestStore: IngestSink {
         }
         loadingHere[id] = size ?? -1
         return .load(fileID: id)
+    }
+
+    /// Rows of killed loads of this file (same path and size, no hash yet, nobody loading
+    /// them) once its content is loaded whole under another row (a concurrent ingest finished
+    /// it): their lines are all in it, so they and their rejects go; left, they would stay
+    /// `loading` for good.
+    private func dropAbandonedLoads(path: String, size: Int64?) throws {
+        guard let size, path != "-" else { return }
+        let q = try db.prepare("SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = ? AND size = ?")
+        try q.bind([.text(path), .int(size)])
+        var abandoned: [Int64] = []
+        while try q.step() { if isAbandoned(q.int(0)) { abandoned.append(q.int(0)) } }
+        for id in abandoned {
+            try db.prepare("DELETE FROM rejects WHERE file = ?").run([.int(id)])
+            try db.prepare("DELETE FROM files WHERE id = ?").run([.int(id)])
+        }
     }
 
     /// True when a `loading` row belongs to no running ingest: not this store's, and its lock
