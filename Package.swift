@@ -29,5 +29,5 @@ let package = Package(
         .testTarget(name: "LCTraceTests", dependencies: ["LCTrace", "LCTraceCLI", "LCTraceGen"],
                     exclude: ["Fuzz/regressions", "Report/Golden", "Fixtures"]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

@@ -52,10 +52,10 @@ public struct CommandContext {
     let databases = OpenedDatabases()
 
     /// Opens `path` for a command that only reads (see `OpenedDatabases`).
-    func openForReading(_ path: String) throws -> Database { try databases.openForReading(path) }
+    func openForReading(_ path: String) throws -> Storage { try databases.openForReading(path) }
 
     /// Opens (with `create`, makes) `path` for a command that writes.
-    func openForWriting(_ path: String, create: Bool = true) throws -> Database {
+    func openForWriting(_ path: String, create: Bool = true) throws -> Storage {
         try databases.openForWriting(path, create: create)
     }
 
@@ -208,14 +208,14 @@ public enum CLI {
             if let hint = e.hint { text += "Hint: \(shown(hint))\n" }
             console.writeError(text)
             return e.status
-        case let e as DatabaseError:
-            var text = "Error: database: \(shown(e.message))\n"
-            if let hint = databaseHint(e) { text += "Hint: \(hint)\n" }
+        case let e as StorageFailure:
+            var text = "Error: \(shown(e.line))\n"
+            if let hint = e.hint { text += "Hint: \(shown(hint))\n" }
             console.writeError(text)
-            return ExitStatus.ioError
-        case let e as QueryRefused:
-            console.writeError("Error: \(shown(e.message))\n")
-            return ExitStatus.usage
+            switch e.kind {
+            case .unavailable, .stopped: return ExitStatus.ioError
+            case .refused: return ExitStatus.usage
+            }
         case let e as QueryStopped:
             console.writeError("Error: \(e.message)\n")
             return ExitStatus.ioError
@@ -223,19 +223,6 @@ public enum CLI {
             console.writeError("Error: \(shown(String(describing: error)))\n")
             return ExitStatus.ioError
         }
-    }
-}
-
-/// The hint of a database failure: about the kind of failure it is, never another.
-func databaseHint(_ e: DatabaseError) -> String? {
-    switch e.reason {
-    case .corrupt, .notADatabase:
-        return "the database file is damaged: 'sqlite3 DB .recover' may save what is left, or ingest again into a new database"
-    case .readOnly: return "the database, its -wal or -shm file, or its folder is read-only for this user"
-    case .diskFull: return "the disk holding the database (or the temporary folder) is full"
-    case .ioFailure: return "the system could not read or write the database file: check the disk and that the database is on a local file system"
-    case .cannotOpen, .permission: return "check that the database and its folder exist and this user may read them (and write them to ingest)"
-    case .busy, .other: return nil
     }
 }
 
@@ -257,11 +244,6 @@ protocol OneLineError: Error {
 
 extension OneLineError {
     var hint: String? { nil }
-}
-
-extension Schema.VersionError: OneLineError {
-    var line: String { description }
-    var status: Int32 { ExitStatus.ioError }
 }
 
 extension BaselineError: OneLineError {

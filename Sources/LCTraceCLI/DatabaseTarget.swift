@@ -16,32 +16,46 @@ struct DatabaseTargetError: OneLineError {
 }
 
 /// The databases a command opened, closed when it ends; a reading command's `-wal` and `-shm`
-/// files are removed then when they were not there before (`Schema.releaseWALFiles`).
+/// files are removed then when they were not there before (`SQLiteSchema.releaseWALFiles`).
 final class OpenedDatabases {
     private var reading: [(path: String, hadWALFiles: Bool)] = []
-    private var databases: [Database] = []
+    private var closers: [() -> Void] = []
 
-    /// Opens `path` for a command that only reads.
-    func openForReading(_ path: String) throws -> Database {
-        try DatabaseTarget.check(path, writing: false, create: false)
-        // What was there before this process opened it (a second connection finds its own files).
-        if !reading.contains(where: { $0.path == path }) { reading.append((path, Schema.hasWALFiles(path))) }
-        let db = try DatabaseTarget.opening(path) { try Schema.openForReading(path: path) }
-        databases.append(db)
+    /// Opens `location` for a command that only reads.
+    func openForReading(_ location: String) throws -> Storage {
+        try beforeReading(location)
+        let db = try DatabaseTarget.opening(location) { try Storage.openForReading(location) }
+        closers.append { db.close() }
         return db
     }
 
-    /// Opens (with `create`, makes) `path` for a command that writes.
-    func openForWriting(_ path: String, create: Bool = true) throws -> Database {
-        try DatabaseTarget.check(path, writing: true, create: create)
-        return try DatabaseTarget.opening(path) { try Schema.openForWriting(path: path, create: create) }
+    /// The SQLite connection itself (`lctrace query` reads rows in place).
+    func openSQLiteForReading(_ path: String) throws -> SQLiteDatabase {
+        try beforeReading(path)
+        let db = try DatabaseTarget.opening(path) { try SQLiteSchema.openForReading(path: path) }
+        closers.append { db.close() }
+        return db
+    }
+
+    /// Opens (with `create`, makes) `location` for a command that writes.
+    func openForWriting(_ location: String, create: Bool = true) throws -> Storage {
+        if case .sqlite(let path) = StorageLocation(location) { try DatabaseTarget.check(path, writing: true, create: create) }
+        return try DatabaseTarget.opening(location) { try Storage.openForWriting(location, create: create) }
+    }
+
+    /// A file's checks, and what was beside it before this process opened it (a second
+    /// connection finds the first one's files).
+    private func beforeReading(_ location: String) throws {
+        guard case .sqlite(let path) = StorageLocation(location) else { return }
+        try DatabaseTarget.check(path, writing: false, create: false)
+        if !reading.contains(where: { $0.path == path }) { reading.append((path, SQLiteSchema.hasWALFiles(path))) }
     }
 
     /// Closes what was opened for reading and leaves each folder as it was.
     func closeAll() {
-        for db in databases { db.close() }
-        databases = []
-        for (path, had) in reading where !had { Schema.releaseWALFiles(path: path) }
+        for close in closers { close() }
+        closers = []
+        for (path, had) in reading where !had { SQLiteSchema.releaseWALFiles(path: path) }
         reading = []
     }
 }
@@ -138,10 +152,10 @@ enum DatabaseTarget {
     }
 
     /// Runs `open`; an error of SQLite's names the database it is about.
-    static func opening(_ path: String, _ open: () throws -> Database) throws -> Database {
+    static func opening<T>(_ path: String, _ open: () throws -> T) throws -> T {
         do {
             return try open()
-        } catch var error as DatabaseError {
+        } catch var error as SQLiteError {
             if !error.message.contains(path) { error.message = "\(path): \(error.message)" }
             throw error
         }

@@ -19,7 +19,7 @@ enum Selection {
     static let candidatesShown = 10
 
     /// The filter of `args`, its `--session` prefix resolved to one whole id.
-    static func filter(_ args: ParsedArguments, _ db: Database, path: String) throws -> SessionFilter {
+    static func filter(_ args: ParsedArguments, _ db: Storage, path: String) throws -> SessionFilter {
         var filter = SessionFilter(app: args.value("app"), build: args.value("build"))
         if let prefix = args.value("session") {
             filter.session = try resolve(prefix, db, path: path)
@@ -29,7 +29,7 @@ enum Selection {
 
     /// One whole session id for `prefix`: an id equal to it (ignoring case), else the only one
     /// starting with it. Several: a usage error listing them; none: an empty selection.
-    static func resolve(_ prefix: String, _ db: Database, path: String) throws -> String {
+    static func resolve(_ prefix: String, _ db: Storage, path: String) throws -> String {
         let candidates = try SessionChoice.candidates(prefix, db: db, limit: candidatesShown + 1).map(\.sid)
         if let exact = candidates.first(where: { $0.lowercased() == prefix.lowercased() }) { return exact }
         if candidates.count == 1 { return candidates[0] }
@@ -41,15 +41,15 @@ enum Selection {
     }
 
     /// Throws `EmptySelection` when `sessions` is 0 and `--allow-empty` is not given.
-    static func requireSessions(_ sessions: Int, _ filter: SessionFilter, _ db: Database, _ args: ParsedArguments,
+    static func requireSessions(_ sessions: Int, _ filter: SessionFilter, _ db: Storage, _ args: ParsedArguments,
                                 path: String) throws {
         guard sessions == 0, !args.has("allow-empty") else { return }
         throw EmptySelection(message: try describeEmpty(filter, db, path: path))
     }
 
     /// One line saying what matched nothing.
-    static func describeEmpty(_ filter: SessionFilter, _ db: Database, path: String) throws -> String {
-        let total = try ModelReader(db: db).sessionCount()
+    static func describeEmpty(_ filter: SessionFilter, _ db: Storage, path: String) throws -> String {
+        let total = try db.sessionCount()
         if total == 0 { return "no session in \(path): the database is empty (load traces with lctrace ingest)" }
         var parts: [String] = []
         if let s = filter.session { parts.append("--session \(s)") }

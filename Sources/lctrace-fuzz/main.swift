@@ -30,7 +30,7 @@ FuzzCrashGuard.install(file: crashFile)
 let scratch = NSTemporaryDirectory() + "lctrace-fuzz-\(getpid())"
 /// Runs the fuzzer and returns the exit status (so everything is released before exit,
 /// and valgrind's leak check sees only what the reader leaks).
-func fuzz() -> Int32 {
+@MainActor func fuzz() -> Int32 {
     let started = Date()
     do {
         let fuzzer = try Fuzzer(seed: seed, scratchDirectory: scratch)

@@ -14,9 +14,9 @@ public struct AnalysisSummary: Sendable {
 
     /// Adds the sessions a background analysis stored and that were not analyzed again after,
     /// with their events and findings as stored (read back: nothing per session is kept).
-    public mutating func add(_ background: BackgroundAnalyzer, reader: ModelReader) throws {
+    public mutating func add(_ background: BackgroundAnalyzer, from db: Storage) throws {
         let only = background.storedSessions.subtracting(analyzed)
-        let counts = try reader.storedCounts(of: only)
+        let counts = try ModelReader(db: db.backend.reader).storedCounts(of: only)
         whileLoading += only.count
         sessions += only.count
         events += counts.events
@@ -42,7 +42,8 @@ public struct AnalysisProgress: Sendable {
 /// any order, so this runs after loading (`BackgroundAnalyzer` gets most sessions done while
 /// loading, and leaves the ones that changed since to this).
 public final class Analyzer {
-    public let db: Database
+    /// Where sessions are read and their models stored (the backend's analysis connection).
+    let store: any AnalysisStore
     public var settings: RuleSettings
     /// Facts a session's model may hold before its final ones are judged and stored in a batch.
     public var factsPerBatch = Analyzer.factsPerBatch
@@ -52,8 +53,13 @@ public final class Analyzer {
     /// Events between two progress reports inside one session.
     var progressEvery = Analyzer.eventsPerProgress
 
-    public init(db: Database, settings: RuleSettings = RuleSettings()) {
-        self.db = db
+    /// Analyses the sessions of `db` (opened for writing).
+    public convenience init(db: Storage, settings: RuleSettings = RuleSettings()) throws {
+        self.init(store: try db.backend.analysisStore(), settings: settings)
+    }
+
+    init(store: any AnalysisStore, settings: RuleSettings = RuleSettings()) {
+        self.store = store
         self.settings = settings
     }
 
@@ -65,38 +71,31 @@ public final class Analyzer {
         let started = Date()
         var summary = AnalysisSummary()
         // The sessions to analyze are read a page at a time, so memory stays flat however many.
-        let total = Int(try db.scalarInt("SELECT count(*) FROM sessions WHERE dirty = 1 OR ?", [.int(all ? 1 : 0)]) ?? 0)
-        let select = try db.prepare("SELECT id, sid FROM sessions WHERE (dirty = 1 OR ?1) AND id > ?2 ORDER BY id LIMIT 4096")
-        let writer = try ModelWriter(db: db)
-        let reader = try SessionEventReader(db: db)
-        let retired = try RetiredInstanceReader(db: db)
-        let sessions = ModelReader(db: db)
+        let total = try store.countSessionsToAnalyse(all: all)
         var done = 0
         var after: Int64 = 0
         while true {
-            select.reset()
-            try select.bind([.int(all ? 1 : 0), .int(after)])
-            var targets: [(Int64, String)] = []
-            while try select.step() { targets.append((select.int(0), select.text(1) ?? "")) }
-            select.reset()
+            let targets = try store.sessionsToAnalyse(all: all, after: after, limit: 4096)
             guard let last = targets.last else { break }
-            after = last.0
+            after = last.id
             // Group small sessions into one transaction; a big one gets its own.
             var index = 0
             while index < targets.count {
-                try db.writeTransaction {
+                try store.writeTransaction {
                     var eventsInTransaction = 0
                     while index < targets.count && eventsInTransaction < 200_000 {
                         try stop?.check()
                         let (id, sid) = targets[index]
                         let current = done
-                        let result = try analyzeSession(id: id, sid: sid, metadata: try sessions.sessionMetadata(id),
-                                                        reader: reader, retired: retired, writer: writer) { events in
+                        let model = try Analyzer.store(session: id, sid: sid, metadata: try store.sessionMetadata(id),
+                                                       source: store, sink: store, settings: settings,
+                                                       factsPerBatch: factsPerBatch, tombstones: tombstonesInMemory,
+                                                       progressEvery: progressEvery) { events in
                             progress?(AnalysisProgress(sessionsDone: current, sessions: max(total, current + 1), eventsIntoNext: events))
                         }
-                        eventsInTransaction += result.events
-                        summary.events += result.events
-                        summary.findings += result.findings
+                        eventsInTransaction += model.stats.events
+                        summary.events += model.stats.events
+                        summary.findings += model.findings.count
                         summary.sessions += 1
                         summary.analyzed.insert(id)
                         index += 1
@@ -106,42 +105,33 @@ public final class Analyzer {
                 progress?(AnalysisProgress(sessionsDone: done, sessions: max(total, done), eventsIntoNext: 0))
             }
         }
-        summary.findings += try db.writeTransaction {
-            try writer.saveSettings(settings)
-            return try writer.writeFileFindings()
+        summary.findings += try store.writeTransaction {
+            try store.saveSettings(settings)
+            return try store.writeFileFindings()
         }
         summary.seconds = Date().timeIntervalSince(started)
         return summary
     }
 
-    private func analyzeSession(id: Int64, sid: String, metadata: SessionMetadata, reader: SessionEventReader,
-                                retired: RetiredInstanceReader, writer: ModelWriter,
-                                progress: @escaping (Int) -> Void) throws -> (events: Int, findings: Int) {
-        let model = try Analyzer.store(session: id, sid: sid, metadata: metadata, reader: reader, retired: retired,
-                                       writer: writer, settings: settings, factsPerBatch: factsPerBatch,
-                                       tombstones: tombstonesInMemory, progressEvery: progressEvery, progress: progress)
-        return (model.stats.events, model.findings.count)
-    }
-
-    /// Builds one session's model on the writer's connection, inside its write transaction,
-    /// and replaces the stored one: batches are written as they are made, and ended instances
-    /// read back from their rows, so memory stays flat however long the session.
+    /// Builds one session's model from `source` and replaces the stored one in `sink`, inside
+    /// the caller's write transaction: batches are written as they are made, and ended
+    /// instances read back from their rows, so memory stays flat however long the session.
     static func store(session id: Int64, sid: String, metadata: SessionMetadata, captured: CapturedRows? = nil,
-                      reader: SessionEventReader, retired: RetiredInstanceReader, writer: ModelWriter,
+                      source: any SessionSource, sink: any ModelSink,
                       settings: RuleSettings, factsPerBatch: Int = Analyzer.factsPerBatch,
                       tombstones: Int = Analyzer.tombstonesInMemory, progressEvery: Int = Analyzer.eventsPerProgress,
                       progress: ((Int) -> Void)? = nil) throws -> SessionModel {
-        try writer.clear(session: id)
-        retired.session = id
+        try sink.clear(session: id)
+        let retired = try source.retiredInstances(session: id)
         let model = try Analyzer.build(sid: sid, metadata: metadata, settings: settings, factsPerBatch: factsPerBatch,
-                                       batches: { try writer.writeRows(session: id, $0) },
+                                       batches: { try sink.writeRows(session: id, $0) },
                                        retired: retired, tombstones: tombstones,
                                        progressEvery: progressEvery, progress: progress) { consume in
-            try reader.forEachEvent(session: id, captured: captured, sid: sid, consume)
+            try source.forEachEvent(session: id, captured: captured, sid: sid, consume)
         }
         if let error = retired.error { throw error }
-        try writer.writeRows(session: id, model)
-        try writer.finish(session: id, model)
+        try sink.writeRows(session: id, model)
+        try sink.finish(session: id, model)
         return model
     }
 
@@ -158,17 +148,17 @@ public final class Analyzer {
     public struct SessionTooLong: Error {}
 
     /// Builds one session's model and runs the rules on it. `captured`, when given, must be
-    /// all the session's rows (`IngestStore.takeCapturedRows`): they are used instead of the
+    /// all the session's rows (`LoadingAnalysisHost.takeCapturedRows`): they are used instead of the
     /// table. With `batches`, a long session's final facts are judged and handed to it in
     /// batches as the model grows past `factsPerBatch` facts (the caller stores their rows), and
     /// the model returned holds only what was left at the end, with every finding of the
     /// session. Without it the whole model is kept (reports with other tuning, tests).
-    public static func buildModel(session id: Int64, sid: String, metadata: SessionMetadata, reader: SessionEventReader,
-                                  captured: CapturedRows? = nil, settings: RuleSettings,
-                                  factsPerBatch: Int = Analyzer.factsPerBatch,
-                                  batches: ((SessionModel) throws -> Void)? = nil) throws -> SessionModel {
+    static func buildModel(session id: Int64, sid: String, metadata: SessionMetadata, source: any SessionSource,
+                           captured: CapturedRows? = nil, settings: RuleSettings,
+                           factsPerBatch: Int = Analyzer.factsPerBatch,
+                           batches: ((SessionModel) throws -> Void)? = nil) throws -> SessionModel {
         try buildModel(sid: sid, metadata: metadata, settings: settings, factsPerBatch: factsPerBatch, batches: batches) { consume in
-            try reader.forEachEvent(session: id, captured: captured, sid: sid, consume)
+            try source.forEachEvent(session: id, captured: captured, sid: sid, consume)
         }
     }
 

@@ -7,7 +7,7 @@ import Glibc
 /// are read back on a second (read-only) connection and run through the model and the rules
 /// on another thread, so the second core does the analysis while the writer loads the next
 /// files. The writer stores a finished model between its batches, and only when the session
-/// got no rows since the snapshot it was built from (checked with `IngestStore.Stamp`);
+/// got no rows since the snapshot it was built from (checked with a `SnapshotStamp`);
 /// otherwise the session stays dirty and the analysis after loading rebuilds it. The result is
 /// therefore the same as loading everything first and analyzing after.
 ///
@@ -15,17 +15,20 @@ import Glibc
 /// (`CapturedRows`): its model is built from them, and its events are not read back. A long
 /// session's model reaches the writer in parts, batches of final facts and then what is left
 /// (`ModelBuilder.compact`), so memory stays bounded however long the session.
-public final class BackgroundAnalyzer {
+///
+/// Sendable: the state its worker thread shares with the writer is guarded by `condition`; the
+/// worker's own connections and builders are touched by that thread only.
+public final class BackgroundAnalyzer: @unchecked Sendable {
     private struct Request {
         let session: Int64
-        let stamp: IngestStore.Stamp
+        let stamp: SnapshotStamp
         let rows: CapturedRows?
     }
 
     /// The requests of one file: its sessions share a stamp, so a long queue (the analysis falls
     /// behind on many tiny sessions) costs 8 bytes a session.
     private struct RequestGroup {
-        let stamp: IngestStore.Stamp
+        let stamp: SnapshotStamp
         var sessions: [Int64]
         var next = 0
         var rows: [Int64: CapturedRows]
@@ -35,7 +38,7 @@ public final class BackgroundAnalyzer {
     /// (`ModelBuilder.compact`) and then the model left at the end; a short one in one part.
     private struct Result {
         let session: Int64
-        let stamp: IngestStore.Stamp
+        let stamp: SnapshotStamp
         /// Built from captured rows (which are let go once built).
         let fromCapturedRows: Bool
         /// nil: the model could not be had (the session stays dirty).
@@ -69,13 +72,11 @@ public final class BackgroundAnalyzer {
     public var maxEventsPerSession: Int64 = 1_500_000
 
     private let settings: RuleSettings
-    /// The writer's connection, not owned (see `work`: the worker thread may release this
-    /// object last, and must not close the writer's connection then).
-    private unowned let database: Database
-    /// Made on first use, sharing the ingest store's string cache.
-    private var writer: ModelWriter?
-    /// The worker's (on its connection).
-    private var spanQuery: Statement?
+    /// The ingest's side, not owned (see `work`: the worker thread may release this object
+    /// last, and must not close the writer's connection then).
+    private unowned let host: any LoadingAnalysisHost
+    /// Where models go, on the writer's connection; made on first use.
+    private var writer: (any AnalysisStore)?
     private let condition = NSCondition()
     private var groups: [RequestGroup] = []
     private var firstGroup = 0
@@ -87,7 +88,7 @@ public final class BackgroundAnalyzer {
     private var working = false
     /// The worker's connection and reader, until the worker takes them; `workerEnded` once it
     /// has let them go (its connection closed, so the writer's close can remove the log).
-    private var workerConnection: (db: Database, reader: SessionEventReader)?
+    private var workerConnection: (any SnapshotReader)?
     private var workerEnded = false
     /// Finished models the worker may hold before it waits for the writer to store them, and
     /// the facts they may hold together (at least one model always fits).
@@ -106,15 +107,12 @@ public final class BackgroundAnalyzer {
     /// Of the models stored, those built from captured rows rather than read back.
     public private(set) var storedFromCapturedRows = 0
 
-    /// `db` is the writer's connection (models are written there); the worker opens its own
-    /// read-only connection to `db.path`.
-    public init(db: Database, settings: RuleSettings) throws {
+    /// Models are written through `host` (the ingest's sink); the worker reads snapshots on a
+    /// connection of its own.
+    init(host: any LoadingAnalysisHost, settings: RuleSettings) throws {
         self.settings = settings
-        database = db
-        let reading = try Database(path: db.path, mode: .readOnly)
-        // It reads each session once, in key order: a small page cache does (memory stays flat).
-        try reading.execute("PRAGMA cache_size = -4096")
-        workerConnection = (reading, try SessionEventReader(db: reading))
+        self.host = host
+        workerConnection = try host.openSnapshotReader()
         // Weak: a finished worker thread must not keep the analyzer (and the writer's
         // connection) alive while the process closes its databases.
         let thread = Thread { [weak self] in self?.work() }
@@ -124,9 +122,9 @@ public final class BackgroundAnalyzer {
 
     /// Asks for the models of `sessions` as `store` committed them last (call after `commit`);
     /// `captured` holds all the rows of those of them that had none before
-    /// (`IngestStore.takeCapturedRows`). The store tracks changes to them until each is stored or
+    /// (`LoadingAnalysisHost.takeCapturedRows`). The store tracks changes to them until each is stored or
     /// dropped.
-    public func enqueue(_ sessions: [Int64], captured: [Int64: CapturedRows] = [:], from store: IngestStore) {
+    func enqueue(_ sessions: [Int64], captured: [Int64: CapturedRows] = [:], from store: any LoadingAnalysisHost) {
         guard !sessions.isEmpty else { return }
         let stamp = store.stamp
         store.watch(sessions)
@@ -146,7 +144,7 @@ public final class BackgroundAnalyzer {
 
     /// Stores the models finished so far whose sessions did not change. Call inside a batch
     /// of `store`, on the writer thread.
-    public func storeFinished(_ store: IngestStore) throws {
+    func storeFinished(_ store: any LoadingAnalysisHost) throws {
         condition.lock()
         let ready = takeResults()
         condition.unlock()
@@ -157,12 +155,11 @@ public final class BackgroundAnalyzer {
     /// of its own (the write lock is not held while waiting). Loading is over, so this thread
     /// builds models too, from the queue's front, on the writer's connection: both cores work
     /// through what is left. The worker then ends.
-    public func finish(_ store: IngestStore, stop: StopRequest? = nil) throws {
+    func finish(_ store: any LoadingAnalysisHost, stop: StopRequest? = nil) throws {
         condition.lock()
         closed = true
         condition.broadcast()
         condition.unlock()
-        var own: (reader: SessionEventReader, metadata: ModelReader, retired: RetiredInstanceReader)?
         while true {
             try stop?.check()
             condition.lock()
@@ -179,17 +176,14 @@ public final class BackgroundAnalyzer {
             } else if queued > 0 {
                 let request = takeRequest()
                 condition.unlock()
-                if own == nil {
-                    own = (try SessionEventReader(db: database), ModelReader(db: database), try RetiredInstanceReader(db: database))
-                }
                 // On the writer's connection: built and stored in one write transaction, in batches.
                 try store.begin()
                 if store.unchangedSince(request.stamp, session: request.session) {
-                    if writer == nil { writer = try ModelWriter(db: store.db, strings: store.strings) }
-                    let meta = try own!.metadata.sessionMetadata(request.session)
+                    if writer == nil { writer = try store.modelStore() }
+                    let meta = try writer!.sessionMetadata(request.session)
                     let model = try Analyzer.store(session: request.session, sid: meta.sid, metadata: meta,
-                                                   captured: request.rows, reader: own!.reader, retired: own!.retired,
-                                                   writer: writer!, settings: settings, factsPerBatch: factsPerBatch)
+                                                   captured: request.rows, source: writer!, sink: writer!,
+                                                   settings: settings, factsPerBatch: factsPerBatch)
                     recordStored(request.session, model, fromCapturedRows: request.rows != nil)
                 }
                 store.unwatch(request.session)
@@ -270,12 +264,12 @@ public final class BackgroundAnalyzer {
     /// Writes the parts whose session got no rows since their snapshot. Once a session changed
     /// it stays changed, so the later parts of a model are dropped as well; the rows of earlier
     /// parts then wait, in a session still marked dirty, for the analysis after loading.
-    private func store(_ ready: [Result], _ store: IngestStore) throws {
+    private func store(_ ready: [Result], _ store: any LoadingAnalysisHost) throws {
         for result in ready {
             // The last part ends the request, stored or not: its session is no longer watched.
             defer { if result.last { store.unwatch(result.session) } }
             guard let model = result.model, store.unchangedSince(result.stamp, session: result.session) else { continue }
-            if writer == nil { writer = try ModelWriter(db: store.db, strings: store.strings) }
+            if writer == nil { writer = try store.modelStore() }
             if result.first { try writer!.clear(session: result.session) }
             try writer!.writeRows(session: result.session, model)
             guard result.last else { continue }
@@ -306,37 +300,18 @@ public final class BackgroundAnalyzer {
         return true
     }
 
-    /// One session's model from one read transaction (a snapshot), or nil when it cannot be
-    /// had. The snapshot must start after the request's commit: never inside a transaction
-    /// left open, and the model only counts when the read transaction ends cleanly. A long
-    /// session's batches go to `batches` as they are made.
-    private func build(_ request: Request, on db: Database, _ reader: SessionEventReader, _ metadata: ModelReader,
+    /// One session's model from one snapshot, or nil when it cannot be had (the snapshot must
+    /// start after the request's commit, and the model only counts when it ends cleanly). A
+    /// long session's batches go to `batches` as they are made.
+    private func build(_ request: Request, on reader: any SnapshotReader,
                        batches: @escaping (SessionModel) throws -> Void) -> SessionModel? {
-        guard db.isAutocommit && !db.hasActiveStatements else { return nil }
-        do {
-            try db.execute("BEGIN")
-            guard try seqSpan(request.session, db) <= maxEventsPerSession else { throw Analyzer.SessionTooLong() }
-            let meta = try metadata.sessionMetadata(request.session)
-            let model = try Analyzer.buildModel(session: request.session, sid: meta.sid, metadata: meta,
-                                                reader: reader, captured: request.rows, settings: settings,
-                                                factsPerBatch: factsPerBatch, batches: batches)
-            try db.commit()
-            return model
-        } catch {
-            if !db.isAutocommit { try? db.execute("ROLLBACK") }
-            return nil
+        reader.inSnapshot {
+            guard try reader.seqSpan(of: request.session) <= maxEventsPerSession else { throw Analyzer.SessionTooLong() }
+            let meta = try reader.sessionMetadata(request.session)
+            return try Analyzer.buildModel(session: request.session, sid: meta.sid, metadata: meta,
+                                           source: reader, captured: request.rows, settings: settings,
+                                           factsPerBatch: factsPerBatch, batches: batches)
         }
-    }
-
-    /// max(seq) - min(seq) + 1 of a session's stored events: two seeks in the primary key.
-    private func seqSpan(_ session: Int64, _ db: Database) throws -> Int64 {
-        if spanQuery == nil {
-            spanQuery = try db.prepare("SELECT (SELECT max(seq) FROM events WHERE session = ?1) - (SELECT min(seq) FROM events WHERE session = ?1) + 1")
-        }
-        let q = spanQuery!
-        q.bind(session, at: 1)
-        defer { q.resetKeepingBindings() }
-        return try q.step() ? q.optionalInt(0) ?? 0 : 0
     }
 
     /// The worker: one session at a time, each read in its own transaction (a snapshot). A
@@ -347,9 +322,8 @@ public final class BackgroundAnalyzer {
             let connection = workerConnection
             workerConnection = nil
             condition.unlock()
-            if let connection { work(connection.db, connection.reader) }
-            spanQuery = nil
-            connection?.db.close()
+            if let connection { work(connection) }
+            connection?.close()
         }
         // The reader and the connection were let go at the end of the scope above.
         condition.lock()
@@ -358,14 +332,13 @@ public final class BackgroundAnalyzer {
         condition.unlock()
     }
 
-    private func work(_ db: Database, _ reader: SessionEventReader) {
+    private func work(_ reader: any SnapshotReader) {
         #if os(Linux)
         // Loading is the critical path: this thread takes what the writer and the reader leave
         // of the two cores (nice 10 gives it about a tenth when all three could run). On Linux
         // the nice value is per thread, and who = 0 names the calling thread.
         setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
         #endif
-        let metadata = ModelReader(db: db)
         while true {
             condition.lock()
             while queued == 0 && !closed { condition.wait() }
@@ -375,7 +348,7 @@ public final class BackgroundAnalyzer {
             condition.unlock()
 
             var parts = 0
-            let model = build(request, on: db, reader, metadata) { [self] batch in
+            let model = build(request, on: reader) { [self] batch in
                 parts += 1
                 guard deliver(Result(request, batch, first: parts == 1, last: false)) else { throw CancellationError() }
             }

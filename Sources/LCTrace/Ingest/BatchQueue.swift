@@ -2,7 +2,7 @@ import Foundation
 
 /// A bounded hand-off between the reading thread and the writing thread. Bounded, so memory
 /// stays flat: the reader waits when the writer (SQLite) is behind.
-final class BatchQueue<Element> {
+final class BatchQueue<Element>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Element] = []
     private let capacity: Int

@@ -39,7 +39,11 @@ public struct RawReject: Sendable {
 
 /// Decoded lines on their way from the reader thread to the store: events, rejects, and the
 /// arena their strings live in. Reused from batch to batch (capacity is kept).
-public final class EventBatch {
+///
+/// Sendable by hand-off: a batch belongs to one thread at a time, passed on through a
+/// `BatchQueue` (whose lock orders the reader's writes before the writer's reads), never
+/// touched by two threads at once.
+public final class EventBatch: @unchecked Sendable {
     public var arena: [UInt8] = []
     public var events: [RawEvent] = []
     public var rejects: [RawReject] = []

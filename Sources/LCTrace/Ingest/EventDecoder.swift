@@ -17,7 +17,7 @@ public struct RejectReason: Error, Equatable, CustomStringConvertible {
 /// it asks to be (unknown keys kept verbatim in `attrs`, unknown event names kept). The hot
 /// path works on bytes: keys are classified without building strings, string values are
 /// copied (escapes decoded) into the batch arena, and nothing is allocated per line.
-public struct EventDecoder {
+public struct EventDecoder: Sendable {
     /// The newest format version this decoder reads.
     public static let formatVersion: Int64 = 1
     public static let maxSessionIDLength = 128

@@ -93,10 +93,10 @@ public struct IngestSummary: Sendable {
     }
 }
 
-/// Streams trace files into the database: Source → LineReader → EventDecoder → IngestStore.
+/// Streams trace files into the database: Source → LineReader → EventDecoder → IngestSink.
 /// Never prints: progress goes to a callback, results to the returned summary.
 public final class Ingester {
-    public let store: IngestStore
+    let store: any IngestSink
     public let options: IngestOptions
     private let decoder = EventDecoder()
     /// When set, the sessions of each loaded file are analyzed on the second core while the
@@ -109,9 +109,24 @@ public final class Ingester {
     /// `loading`, and the same command run again completes it.
     public var stop: StopRequest?
 
-    public init(store: IngestStore, options: IngestOptions = IngestOptions()) {
+    /// Loads into `db` (opened for writing).
+    public convenience init(db: Storage, options: IngestOptions = IngestOptions()) throws {
+        self.init(store: try db.backend.ingestSink(), options: options)
+    }
+
+    init(store: any IngestSink, options: IngestOptions = IngestOptions()) {
         self.store = store
         self.options = options
+    }
+
+    /// Analyses each loaded file's sessions on the second core while the next files load,
+    /// where the backend can tell whether a session changed since a snapshot (SQLite; other
+    /// backends analyze after loading). True when it will.
+    @discardableResult
+    public func analyzeWhileLoading(settings: RuleSettings) throws -> Bool {
+        guard let host = store as? any LoadingAnalysisHost else { return false }
+        analysis = try BackgroundAnalyzer(host: host, settings: settings)
+        return true
     }
 
     /// Expands command-line paths (see `InputWalker`): the inputs, and the paths that cannot be
@@ -126,10 +141,10 @@ public final class Ingester {
                        progress: ((IngestProgress) -> Void)? = nil) throws -> IngestSummary {
         let started = Date()
         var summary = IngestSummary()
-        store.capturesRows = analysis != nil
-        // The write-ahead log is copied back on another thread, off the writer's path.
-        let checkpointer = options.backgroundCheckpoints ? try Checkpointer(writer: store.db) : nil
-        defer { checkpointer?.stop() }
+        // Housekeeping (SQLite: copying the write-ahead log back) runs on another thread, off
+        // the writer's path.
+        try store.startRun(capturesRows: analysis != nil, backgroundWork: options.backgroundCheckpoints)
+        defer { store.endRun() }
         for problem in missing {
             summary.files.append(FileReport(path: problem.path, status: problem.missing ? .missing(problem.reason) : .unreadable(problem.reason)))
         }
@@ -163,7 +178,7 @@ public final class Ingester {
         }
         summary.seconds = Date().timeIntervalSince(started)
         do {
-            try analysis?.finish(store, stop: stop)
+            if let analysis, let host = store as? any LoadingAnalysisHost { try analysis.finish(host, stop: stop) }
         } catch {
             throw abandon(error, summary, started)
         }
@@ -216,7 +231,7 @@ public final class Ingester {
         let size: Int64?
         let fileID: Int64
         /// Files read before under this path with fewer bytes (see `IngestStore.earlierReads`).
-        var earlier: [IngestStore.EarlierRead] = []
+        var earlier: [EarlierRead] = []
         let filled = BatchQueue<EventBatch>(capacity: 2)
         let empty = BatchQueue<EventBatch>(capacity: 4)
 
@@ -315,34 +330,21 @@ public final class Ingester {
         defer { stop?.onRequest(nil) }
         while let batch = filled.take() {
             try stop?.check()
-            try batch.arena.withUnsafeBytes { arena in
-                for e in batch.events {
-                    report.events += 1
-                    switch try store.insert(e, batch, arena) {
-                    case .inserted: report.newEvents += 1
-                    case .duplicate: report.duplicates += 1
-                    case .conflict:
-                        report.conflicts += 1
-                        let sample = UnsafeRawBufferPointer(rebasing: arena[Int(e.sid.start)..<Int(e.sid.start + e.sid.count)])
-                        try store.reject(file: fileID, kind: .conflict, line: e.line, offset: e.offset,
-                                         reason: "conflicting duplicate: session \(String(decoding: sample, as: UTF8.self)) seq \(e.seq) is stored with other content (first copy kept)",
-                                         sample: nil)
-                    }
-                }
-                try store.flush(arena)
-                for r in batch.rejects {
-                    let sample = UnsafeRawBufferPointer(rebasing: arena[Int(r.sample.start)..<Int(r.sample.start + r.sample.count)])
-                    try store.reject(file: fileID, kind: .line, line: r.line, offset: r.offset, reason: r.reason, sample: sample)
-                    report.rejects += 1
-                    if report.rejectExamples.count < options.rejectExamples { report.rejectExamples.append((r.line, r.reason)) }
-                }
+            let counts = try store.store(batch, file: fileID)
+            report.events += counts.events
+            report.newEvents += counts.new
+            report.duplicates += counts.duplicates
+            report.conflicts += counts.conflicts
+            report.rejects += counts.rejects
+            for example in counts.rejected.prefix(max(0, options.rejectExamples - report.rejectExamples.count)) {
+                report.rejectExamples.append(example)
             }
             inBatch += batch.events.count + batch.rejects.count
             report.lines = batch.linesRead
             if inBatch >= options.batchSize {
                 try store.commit()
                 try store.begin()
-                try analysis?.storeFinished(store)
+                try storeFinishedModels()
                 inBatch = 0
             }
             if let progress, batch.linesRead - lastProgress >= 16_384 {
@@ -364,7 +366,7 @@ public final class Ingester {
                              reason: damage.reason, sample: nil)
         }
         // The file row's counts are the report's (the damage reject is not a line reject).
-        var stats = IngestStore.FileStats()
+        var stats = FileStats()
         stats.size = input.rawBytesRead
         stats.members = input.members
         stats.lines = report.lines
@@ -383,11 +385,13 @@ public final class Ingester {
         report.replacedEarlierReads = grown.count
         // Models finished meanwhile go in with the file's last batch (files are often
         // smaller than one batch).
-        try analysis?.storeFinished(store)
+        try storeFinishedModels()
         try store.commit()
         // Taken whether or not an analysis wants them: left to pile up, they grew with every session.
         let touched = store.takeTouchedSessions()
-        analysis?.enqueue(touched, captured: store.takeCapturedRows(), from: store)
+        if let analysis, let host = store as? any LoadingAnalysisHost {
+            analysis.enqueue(touched, captured: host.takeCapturedRows(), from: host)
+        }
         run.events += report.events
         run.bytesRead += input.rawBytesRead
         var done = run
@@ -395,6 +399,11 @@ public final class Ingester {
         progress?(IngestProgress(fileIndex: index + 1, fileCount: count, path: path, lines: report.lines,
                                  events: report.events, rawBytes: input.rawBytesRead, rawSize: size, run: done))
         return report
+    }
+
+    /// Stores the models the analysis finished meanwhile, inside the open batch.
+    private func storeFinishedModels() throws {
+        if let analysis, let host = store as? any LoadingAnalysisHost { try analysis.storeFinished(host) }
     }
 
     /// The reader thread: lines of `input`, decoded into batches (128 lines first, up to 4,096).

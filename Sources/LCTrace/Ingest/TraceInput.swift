@@ -75,7 +75,11 @@ public struct InputDamage: Error, Equatable, CustomStringConvertible {
 /// every member of a multi-member file inflated in turn, plain text passed through.
 /// Memory is two fixed buffers whatever the input size. Also hashes the raw bytes
 /// (SHA-256) so the file can be recognised by content.
-public final class TraceInput {
+///
+/// Sendable by hand-off: the reader thread owns it while it reads; the writer looks at its
+/// results (damage, hash, counts) only after the reader closed the batch queue, whose lock
+/// orders those writes before the reads.
+public final class TraceInput: @unchecked Sendable {
     public let location: InputLocation
     private let fd: Int32
     private let ownsFD: Bool

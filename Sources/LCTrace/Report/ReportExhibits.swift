@@ -57,10 +57,10 @@ public struct ReportExhibits: Sendable {
     /// `limits.perGroup` listed examples, one round over every group at a time (each group
     /// gets its first before any gets its second) until `limits.total`. `progress` hears
     /// (done, to do).
-    public static func gather(_ view: ReportView, db: Database, limits: ExhibitLimits = ExhibitLimits(),
+    public static func gather(_ view: ReportView, db: Storage, limits: ExhibitLimits = ExhibitLimits(),
                               progress: ((Int, Int) -> Void)? = nil) throws -> ReportExhibits {
         var out = ReportExhibits(limits: limits)
-        let query = ExhibitQuery(db: db)
+        let query = ExhibitQuery(db: db.backend.reader)
         let listed = view.options.examples
         var rounds: [[Int]] = []
         for family in view.sections {

@@ -40,7 +40,7 @@ enum AnalyzeCommand: Command {
             let done = last.sessions > 0 ? "\(TextReport.group(last.sessionsDone)) of \(TextReport.group(last.sessions)) sessions analyzed"
                 : "before any session was analyzed"
             context.console.writeError("interrupted: \(done); run the same command again to finish\n")
-            try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            db.tidyAfterInterruption()
             return SignalWatch.exitStatus(signals.stop.signal)
         }
         progress.clear()
@@ -55,8 +55,8 @@ enum AnalyzeCommand: Command {
     }
 
     /// True when stored findings were built with other tuning: then every session is stale.
-    static func settingsChanged(_ db: Database, _ settings: RuleSettings) throws -> Bool {
-        try ModelReader(db: db).storedSettingsFingerprint().map { $0 != settings.fingerprint } ?? false
+    static func settingsChanged(_ db: Storage, _ settings: RuleSettings) throws -> Bool {
+        try db.storedSettingsFingerprint().map { $0 != settings.fingerprint } ?? false
     }
 
     /// Rule settings from the tuning options.

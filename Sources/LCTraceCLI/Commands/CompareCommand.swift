@@ -49,7 +49,7 @@ enum CompareCommand: Command {
         request.settings = try AnalyzeCommand.settings(args)
         request.sessions = SessionFilter(app: args.value("app"), build: build)
         let db = try context.openForReading(path)
-        let data = try ReportQuery.collect(request, db: db)
+        let data = try ReportCollector.collect(request, db: db)
         if data.sessions.isEmpty && !args.has("allow-empty") {
             let what = try Selection.describeEmpty(request.sessions, db, path: path)
             throw EmptySelection(message: "--\(option) \(build): \(what)")

@@ -33,15 +33,14 @@ enum IngestCommand: Command {
         defer { signals.end() }
         let (inputs, missing) = Ingester.expand(args.positionals)
         let db = try context.openForWriting(context.databasePath(args))
-        let store = try IngestStore(db: db)
-        let ingester = Ingester(store: store)
+        let ingester = try Ingester(db: db)
         ingester.stop = signals.stop
         let analyze = !args.has("no-analyze")
         let settingsChanged = try AnalyzeCommand.settingsChanged(db, settings)
         // Sessions are analyzed while later files load, unless new tuning means every
         // session is rebuilt after loading anyway.
         if analyze && !settingsChanged {
-            ingester.analysis = try BackgroundAnalyzer(db: db, settings: settings)
+            try ingester.analyzeWhileLoading(settings: settings)
         }
         let progress = ProgressLine(console: console)
         ingester.analysis?.progress = { left in
@@ -58,12 +57,12 @@ enum IngestCommand: Command {
         }
         var analysis: AnalysisSummary?
         if analyze {
-            let analyzer = Analyzer(db: db, settings: settings)
+            let analyzer = try Analyzer(db: db, settings: settings)
             do {
                 var after = try analyzer.analyze(all: settingsChanged, stop: signals.stop) { p in
                     progress.update { AnalyzeCommand.describe(p) }
                 }
-                if let background = ingester.analysis { try after.add(background, reader: ModelReader(db: db)) }
+                if let background = ingester.analysis { try after.add(background, from: db) }
                 analysis = after
             } catch is Interrupted {
                 return interrupted(summary, db, console, progress, signals.stop.signal)
@@ -116,13 +115,13 @@ enum IngestCommand: Command {
 
     /// The end of an interrupted ingest: the problems of the files loaded, then one line; the
     /// write-ahead log is copied back into the database file (https://sqlite.org/pragma.html#pragma_wal_checkpoint).
-    static func interrupted(_ summary: IngestSummary, _ db: Database, _ console: Console, _ progress: ProgressLine,
+    static func interrupted(_ summary: IngestSummary, _ db: Storage, _ console: Console, _ progress: ProgressLine,
                             _ signal: Int32) -> Int32 {
         progress.clear()
-        reportProblems(summary, console, database: db.path)
+        reportProblems(summary, console, database: db.location.description)
         let loaded = loadedCount(summary)
         console.writeError("interrupted: \(TextReport.group(loaded)) file\(loaded == 1 ? "" : "s") loaded; run the same command again to finish\n")
-        try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.tidyAfterInterruption()
         return SignalWatch.exitStatus(signal)
     }
 

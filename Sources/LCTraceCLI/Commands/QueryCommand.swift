@@ -32,13 +32,14 @@ enum QueryCommand: Command {
         let timeout = try args.value("timeout").map { try OptionValues.duration($0, option: "--timeout", range: timeoutRange) }
         let maxWidth = try TableOptions.maxWidth(args)
         let sql = try sqlText(args, context)
-        let db = try context.openForReading(context.databasePath(args))
+        // The SQLite connection itself, for now: its rows are read in place (QueryRow).
+        let db = try context.databases.openSQLiteForReading(context.databasePath(args))
         ReadOnlyQuery.restrict(db)
         let deadline = timeout.map { QueryDeadline(db, nanoseconds: $0) }
-        let stmt: Statement
+        let stmt: SQLiteStatement
         do {
             stmt = try ReadOnlyQuery.prepare(sql, on: db)
-        } catch let error as DatabaseError where deadline?.stopped(error) ?? false {
+        } catch let error as SQLiteError where deadline?.stopped(error) ?? false {
             throw stopped(deadline!)
         }
         let style: RowFormatter.Style = format == .csv ? .csv : format == .json ? .json : .table
@@ -50,10 +51,10 @@ enum QueryCommand: Command {
                 try out.add(row)
                 if let deadline, deadline.passed { throw stopped(deadline) }
             }
-        } catch let error as DatabaseError where deadline?.stopped(error) ?? false {
+        } catch let error as SQLiteError where deadline?.stopped(error) ?? false {
             out.abandon()
             throw stopped(deadline!)
-        } catch let error as DatabaseError where ReadOnlyQuery.isQueryFault(error) {
+        } catch let error as SQLiteError where ReadOnlyQuery.isQueryFault(error) {
             out.abandon()
             throw QueryRefused(message: "SQL error: \(error.message)")
         } catch {

@@ -92,14 +92,14 @@ enum ReportCommand: Command {
     /// The findings `report` and `baseline` select, after the empty-selection check, and the
     /// database they came from.
     static func collect(_ args: ParsedArguments, _ context: CommandContext, path: String, families: Set<RuleFamily>,
-                        gapStatistics: Bool = true, gapsBySession: Bool = false) throws -> (ReportData, SessionFilter, Database) {
+                        gapStatistics: Bool = true, gapsBySession: Bool = false) throws -> (ReportData, SessionFilter, Storage) {
         var request = try findingsRequest(args)
         request.families = families
         request.gapStatistics = gapStatistics
         request.gapsBySession = gapsBySession
         let db = try context.openForReading(path)
         request.sessions = try Selection.filter(args, db, path: path)
-        let data = try ReportQuery.collect(request, db: db)
+        let data = try ReportCollector.collect(request, db: db)
         try Selection.requireSessions(data.sessions.count, request.sessions, db, args, path: path)
         return (data, request.sessions, db)
     }

@@ -11,8 +11,8 @@ enum SchemaCommand: Command {
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         // Only an explicit --db is opened: the schema is printed whatever $LCTRACE_DB names.
-        if let path = args.value("db") { _ = try context.openForReading(path) }
-        context.console.write(Schema.ddl + "\n")
+        let ddl = try args.value("db").map { try context.openForReading($0).ddl } ?? Storage.defaultDDL
+        context.console.write(ddl + "\n")
         return ExitStatus.ok
     }
 }

@@ -5,12 +5,12 @@ import LCTrace
 /// candidates, never guessed.
 enum SessionChoice {
     /// The one session `text` names.
-    static func one(_ text: String, db: Database) throws -> SessionInfo {
+    static func one(_ text: String, db: Storage) throws -> SessionInfo {
         let matches = try candidates(text, db: db)
         if matches.count == 1 { return matches[0] }
         if let exact = matches.first(where: { $0.sid.lowercased() == text.lowercased() }) { return exact }
         if matches.isEmpty {
-            throw UsageError("no session matches '\(text)'", hint: "list them with 'lctrace sessions --db \(Selection.shell(db.path))'")
+            throw UsageError("no session matches '\(text)'", hint: "list them with 'lctrace sessions --db \(Selection.shell(db.location.description))'")
         }
         let listed = matches.prefix(8).map { s in
             "\(s.sid) (\([s.app, s.appVersion, s.build.map { "(\($0))" }, s.wall].compactMap { $0 }.joined(separator: " ")))"
@@ -22,13 +22,13 @@ enum SessionChoice {
 
     /// Every session named by `texts` (each a unique prefix), plus every session of `app`
     /// and `build` when given, in listing order, each once.
-    static func many(_ texts: [String], app: String?, build: String?, db: Database) throws -> [SessionInfo] {
+    static func many(_ texts: [String], app: String?, build: String?, db: Storage) throws -> [SessionInfo] {
         var chosen = try texts.map { try one($0, db: db) }
         if app != nil || build != nil {
-            chosen += try ModelReader(db: db).sessions(SessionFilter(app: app, build: build))
+            chosen += try db.sessions(SessionFilter(app: app, build: build))
             if chosen.isEmpty {
                 let what = [app.map { "app '\($0)'" }, build.map { "build '\($0)'" }].compactMap { $0 }.joined(separator: " and ")
-                throw UsageError("no session of \(what)", hint: "list them with 'lctrace sessions --db \(Selection.shell(db.path))'")
+                throw UsageError("no session of \(what)", hint: "list them with 'lctrace sessions --db \(Selection.shell(db.location.description))'")
             }
         }
         var seen = Set<String>()
@@ -36,8 +36,7 @@ enum SessionChoice {
     }
 
     /// Sessions whose id begins with `text`, ignoring case (at most `limit`), in id order.
-    static func candidates(_ text: String, db: Database, limit: Int = 1000) throws -> [SessionInfo] {
-        let reader = ModelReader(db: db)
-        return try reader.sessions(matching: text, limit: limit).flatMap { try reader.sessions(SessionFilter(session: $0)) }
+    static func candidates(_ text: String, db: Storage, limit: Int = 1000) throws -> [SessionInfo] {
+        try db.sessionIDs(matching: text, limit: limit).flatMap { try db.sessions(SessionFilter(session: $0)) }
     }
 }

@@ -25,7 +25,7 @@ enum SessionsCommand: Command {
         let out = RowFormatter(style: style, columns: columns, neutralizesFormulas: args.has("safe-csv"),
                                maxWidth: maxWidth, bytes: { context.console.write(bytes: $0) })
         // Streamed: one session at a time, each as it is now (a dirty one is counted from its events).
-        try ReportQuery.forEachCurrentSession(SessionFilter(app: args.value("app"), build: args.value("build")), db: db) { s in
+        try ReportCollector.forEachCurrentSession(SessionFilter(app: args.value("app"), build: args.value("build")), db: db) { s in
             func text(_ v: String?) -> SQLValue { v.map { .text($0) } ?? .null }
             let os = [s.os, s.osVersion].compactMap { $0 }.joined(separator: " ")
             try out.add([

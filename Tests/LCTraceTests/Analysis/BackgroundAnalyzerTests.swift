@@ -25,14 +25,14 @@ final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
         return (first, second)
     }
 
-    func scalar(_ database: Database, _ sql: String) throws -> Int64 { try database.scalarInt(sql) ?? -1 }
+    func scalar(_ database: SQLiteDatabase, _ sql: String) throws -> Int64 { try database.scalarInt(sql) ?? -1 }
 
     func testAModelIsStoredWhenItsSessionIsUnchanged() throws {
         let (first, _) = writeHalves()
-        let database = try Schema.openForWriting(path: db)
+        let database = try SQLiteSchema.openForWriting(path: db)
         let store = try IngestStore(db: database)
         let ingester = Ingester(store: store)
-        let background = try BackgroundAnalyzer(db: database, settings: RuleSettings())
+        let background = try BackgroundAnalyzer(host: store, settings: RuleSettings())
         ingester.analysis = background
         _ = try ingester.ingest([.file(first)])
         XCTAssertEqual(background.sessions, 1)
@@ -58,13 +58,13 @@ final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
     }
 
     /// Loads the first half, then asks a new background analyzer for the session's model.
-    func loadFirstHalfAndAskForItsModel() throws -> (Database, IngestStore, BackgroundAnalyzer, String) {
+    func loadFirstHalfAndAskForItsModel() throws -> (SQLiteDatabase, IngestStore, BackgroundAnalyzer, String) {
         let (first, second) = writeHalves()
-        let database = try Schema.openForWriting(path: db)
+        let database = try SQLiteSchema.openForWriting(path: db)
         let store = try IngestStore(db: database)
         _ = try Ingester(store: store).ingest([.file(first)])
         let session = try scalar(database, "SELECT id FROM sessions")
-        let background = try BackgroundAnalyzer(db: database, settings: RuleSettings())
+        let background = try BackgroundAnalyzer(host: store, settings: RuleSettings())
         background.enqueue([session], from: store)
         return (database, store, background, second)
     }
@@ -81,7 +81,7 @@ final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
     func testAModelIsDroppedWhenAnotherConnectionCommittedSince() throws {
         let (database, store, background, _) = try loadFirstHalfAndAskForItsModel()
         // Another process (here: another connection) writes between the stamp and the store.
-        let other = try Database(path: db)
+        let other = try SQLiteDatabase(path: db)
         try other.execute("INSERT INTO meta(key, value) VALUES ('other-writer', 'was here')")
         try background.finish(store)
         XCTAssertEqual(background.sessions, 0)
@@ -104,7 +104,7 @@ final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(TestSupport.run(["ingest", "--no-analyze", "--db", apart, corpus]).status, 0)
         XCTAssertEqual(TestSupport.run(["analyze", "--db", apart]).status, 0)
         XCTAssertEqual(try TestSupport.logicalDump(together), try TestSupport.logicalDump(apart))
-        XCTAssertEqual(try Database(path: together, mode: .readOnly).scalarInt("SELECT sum(dirty) FROM sessions"), 0)
+        XCTAssertEqual(try SQLiteDatabase(path: together, mode: .readOnly).scalarInt("SELECT sum(dirty) FROM sessions"), 0)
     }
 
     /// Two requests of one session: the later one may end first (the writer builds from the
@@ -112,7 +112,7 @@ final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
     /// found stale. Only watched sessions are tracked.
     func testChangesAreTrackedUntilTheLastRequestOfASessionEnds() throws {
         let (first, second) = writeHalves()
-        let database = try Schema.openForWriting(path: db)
+        let database = try SQLiteSchema.openForWriting(path: db)
         let store = try IngestStore(db: database)
         _ = try Ingester(store: store).ingest([.file(first)])
         let session = try scalar(database, "SELECT id FROM sessions")
@@ -149,8 +149,8 @@ final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
         }
         TestSupport.writeLines(lines, to: dir + "/six.jsonl")
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", db, dir + "/six.jsonl"]).status, 0)
-        let database = try Schema.openForWriting(path: db)
-        let analyzer = Analyzer(db: database)
+        let database = try SQLiteSchema.openForWriting(path: db)
+        let analyzer = try Analyzer(db: Storage(database))
         analyzer.progressEvery = 1   // heard inside the first session: the stop comes before the second
         let stop = StopRequest()
         XCTAssertThrowsError(try analyzer.analyze(stop: stop) { p in if p.sessionsDone >= 0 { stop.request() } }) { error in

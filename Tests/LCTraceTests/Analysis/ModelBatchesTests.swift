@@ -61,13 +61,13 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
         return b
     }
 
-    func database(_ path: String) throws -> Database { try Database(path: path, mode: .readOnly) }
+    func database(_ path: String) throws -> SQLiteDatabase { try SQLiteDatabase(path: path, mode: .readOnly) }
 
     func analyze(_ path: String, _ files: [String], factsPerBatch: Int, tombstones: Int = 16_384,
                  settings: RuleSettings) throws {
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", path] + files).status, 0)
-        let database = try Schema.openForWriting(path: path)
-        let analyzer = Analyzer(db: database, settings: settings)
+        let database = try SQLiteSchema.openForWriting(path: path)
+        let analyzer = try Analyzer(db: Storage(database), settings: settings)
         analyzer.factsPerBatch = factsPerBatch
         analyzer.tombstonesInMemory = tombstones
         let summary = try analyzer.analyze()
@@ -101,10 +101,10 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
         request.settings.leakGrace = 100_000_000
         request.settings.gapPlain = 10_000_000
         request.settings.gapAnimated = 20_000_000
-        let oneModel = try ReportQuery.collect(request, db: try Database(path: batched, mode: .readOnly))
+        let oneModel = try ReportCollector.collect(request, db: Storage(try SQLiteDatabase(path: batched, mode: .readOnly)))
         request.factsPerBatch = 0
         request.tombstonesInMemory = 0
-        let inBatches = try ReportQuery.collect(request, db: try Database(path: batched, mode: .readOnly))
+        let inBatches = try ReportCollector.collect(request, db: Storage(try SQLiteDatabase(path: batched, mode: .readOnly)))
         XCTAssertTrue(oneModel.recomputed)
         XCTAssertEqual(inBatches.findings, oneModel.findings)
         XCTAssertEqual(inBatches.gaps.mapValues { $0.sorted() }, oneModel.gaps.mapValues { $0.sorted() })
@@ -114,12 +114,12 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
                           "the other tuning changes the findings")
 
         // Batches did happen, and every instance is in exactly one of them or in the model left.
-        let database = try Database(path: batched, mode: .readOnly)
-        let reader = try SessionEventReader(db: database)
+        let database = try SQLiteDatabase(path: batched, mode: .readOnly)
+        let reader = try SQLiteSessionSource(db: database)
         let id = try database.scalarInt("SELECT id FROM sessions ORDER BY events DESC LIMIT 1")!
         let meta = try ModelReader(db: database).sessionMetadata(id)
         var batches = 0, retired = 0
-        let model = try Analyzer.buildModel(session: id, sid: meta.sid, metadata: meta, reader: reader, settings: settings,
+        let model = try Analyzer.buildModel(session: id, sid: meta.sid, metadata: meta, source: reader, settings: settings,
                                             factsPerBatch: 20, batches: { batches += 1; retired += $0.instances.count })
         XCTAssertGreaterThan(batches, 3)
         XCTAssertEqual(retired + model.instances.count, try database.scalarInt("SELECT count(*) FROM instances WHERE session = \(id)").map(Int.init))
@@ -144,9 +144,9 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
         for (name, maxEvents, storedByTheWorker) in [("batched.db", Int64(1_000_000), 3), ("left.db", Int64(100), 0)] {
             let path = dir + "/" + name
             XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", path] + files).status, 0)
-            let database = try Schema.openForWriting(path: path)
+            let database = try SQLiteSchema.openForWriting(path: path)
             let store = try IngestStore(db: database)
-            let background = try BackgroundAnalyzer(db: database, settings: RuleSettings())
+            let background = try BackgroundAnalyzer(host: store, settings: RuleSettings())
             background.factsPerBatch = 10
             background.maxEventsPerSession = maxEvents
             try store.begin()  // a stamp is taken after a batch of the store
@@ -165,7 +165,7 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
             XCTAssertEqual(background.sessions, storedByTheWorker, name)
             XCTAssertEqual(try database.scalarInt("SELECT count(*) FROM sessions WHERE dirty = 1"), Int64(3 - storedByTheWorker), name)
             try background.finish(store)
-            _ = try Analyzer(db: database, settings: RuleSettings()).analyze()
+            _ = try Analyzer(db: Storage(database), settings: RuleSettings()).analyze()
             XCTAssertEqual(try TestSupport.logicalDump(path), expected, name)
         }
     }
@@ -188,9 +188,9 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, halves[0]]).status, 0)
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", db, halves[1]]).status, 0)
         // The worker alone builds the whole session (the writer only stores its parts).
-        let database = try Schema.openForWriting(path: db)
+        let database = try SQLiteSchema.openForWriting(path: db)
         let store = try IngestStore(db: database)
-        let background = try BackgroundAnalyzer(db: database, settings: RuleSettings())
+        let background = try BackgroundAnalyzer(host: store, settings: RuleSettings())
         background.factsPerBatch = 10
         try store.begin()  // a stamp is taken after a batch of the store
         try store.commit()
@@ -212,7 +212,7 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
         for i in 0..<250 { b.add(Double(i), "mark", #""name":"tick""#) }
         TestSupport.writeLines(b.lines, to: dir + "/long.jsonl")
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", db, dir + "/long.jsonl"]).status, 0)
-        let analyzer = Analyzer(db: try Schema.openForWriting(path: db), settings: RuleSettings())
+        let analyzer = try Analyzer(db: Storage.openForWriting(db), settings: RuleSettings())
         analyzer.progressEvery = 100
         var seen: [AnalysisProgress] = []
         _ = try analyzer.analyze { seen.append($0) }

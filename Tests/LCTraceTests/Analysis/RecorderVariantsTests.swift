@@ -47,7 +47,7 @@ final class RecorderVariantsTests: TemporaryDirectoryTestCase {
         TestSupport.writeLines(codableSession(sid: "C1"), to: file)
         let findings = try report(file)
         XCTAssertEqual(findings.map { $0["rule"] as! String }, [], "no LC103, LC901, LC904; before 1.1 the absent keys were rejected")
-        let db = try Database(path: self.db, mode: .readOnly)
+        let db = try SQLiteDatabase(path: self.db, mode: .readOnly)
         let q = try db.prepare("SELECT count(*) FROM rejects")
         XCTAssertTrue(try q.step())
         XCTAssertEqual(q.int(0), 0)

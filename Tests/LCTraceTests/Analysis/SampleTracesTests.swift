@@ -34,7 +34,7 @@ final class SampleTracesTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(report.status, 1, "the samples hold errors")
         let doc = try JSONSerialization.jsonObject(with: Data(report.out.utf8)) as! [String: Any]
         // Which file each session lives in (its first file).
-        let files = try Database(path: db, mode: .readOnly)
+        let files = try SQLiteDatabase(path: db, mode: .readOnly)
         var fileOf: [String: String] = [:]
         let q = try files.prepare("""
             SELECT DISTINCT s.sid, f.path FROM sessions s, files f

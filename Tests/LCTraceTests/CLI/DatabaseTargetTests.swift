@@ -144,7 +144,7 @@ final class DatabaseTargetTests: TemporaryDirectoryTestCase {
 
     /// The hint of a database failure is about its kind of failure.
     func testHintsFollowTheFailure() {
-        func hint(_ code: Int32) -> String? { databaseHint(DatabaseError(code: code, message: "x", sql: nil)) }
+        func hint(_ code: Int32) -> String? { SQLiteError(code: code, message: "x", sql: nil).hint }
         XCTAssertTrue(hint(11)!.contains("damaged"), "SQLITE_CORRUPT")
         XCTAssertTrue(hint(26)!.contains("damaged"), "SQLITE_NOTADB")
         XCTAssertTrue(hint(13)!.contains("full"), "SQLITE_FULL")

@@ -81,7 +81,7 @@ final class HelpAndInstallTests: TemporaryDirectoryTestCase {
     func testSchemaChecksTheDatabaseItIsGiven() throws {
         let plain = TestSupport.run(["schema"], env: ["LCTRACE_DB": dir + "/none.db"])
         XCTAssertEqual(plain.status, 0, "without --db nothing is opened")
-        XCTAssertEqual(plain.out, Schema.ddl + "\n")
+        XCTAssertEqual(plain.out, SQLiteSchema.ddl + "\n")
         let missing = TestSupport.run(["schema", "--db", dir + "/none.db"])
         XCTAssertEqual(missing.status, 74)
         XCTAssertTrue(missing.err.contains("no database at \(dir)/none.db"), missing.err)

@@ -35,7 +35,7 @@ final class SelectionTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(TestSupport.run(["report", "--db", db, "--app", "com.other"]).err.contains("no session matches --app com.other"))
         // An empty database is an empty selection too.
         let empty = dir + "/empty.db"
-        _ = try Schema.openForWriting(path: empty)
+        _ = try SQLiteSchema.openForWriting(path: empty)
         let r = TestSupport.run(["report", "--db", empty])
         XCTAssertEqual(r.status, 66)
         XCTAssertEqual(r.err, "Error: no session in \(empty): the database is empty (load traces with lctrace ingest)\n")

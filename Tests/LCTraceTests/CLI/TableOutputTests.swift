@@ -83,7 +83,7 @@ final class TableOutputTests: TemporaryDirectoryTestCase {
     }
 
     /// The values `sql` gives, read the plain way (a copy of each as an SQLValue).
-    func values(_ sql: String, _ connection: Database) throws -> (columns: [String], rows: [[SQLValue]]) {
+    func values(_ sql: String, _ connection: SQLiteDatabase) throws -> (columns: [String], rows: [[SQLValue]]) {
         let stmt = try connection.prepare(sql)
         var rows: [[SQLValue]] = []
         while try stmt.step() { rows.append((0..<stmt.columnCount).map { stmt.value($0) }) }
@@ -93,7 +93,7 @@ final class TableOutputTests: TemporaryDirectoryTestCase {
     /// CSV and JSON from a query's rows in place equal the same rows written from copies of
     /// their values, and a reference made cell by cell with `csvField` and `json`.
     func testCSVAndJSONFromRowsInPlaceAreTheValues() throws {
-        let connection = try Database(path: db, mode: .readOnly)
+        let connection = try SQLiteDatabase(path: db, mode: .readOnly)
         let sql = """
             SELECT 1 AS i, -9223372036854775808 AS lowest, 2.5 AS d, 1e300 * 1e300 AS inf, NULL AS absent,
                    'a,b' AS comma, 'say "hi"' AS quote, 'line' || char(10) || 'two' AS lf, 'cr' || char(13) AS cr,
@@ -126,9 +126,12 @@ final class TableOutputTests: TemporaryDirectoryTestCase {
                         }.joined(separator: ",") + "\n"
                     }
                 } else {
-                    reference = "[" + rows.enumerated().map { n, row in
-                        (n == 0 ? "\n  {" : ",\n  {") + zip(columns, row).map { jsonString($0) + ": " + RowFormatter.json($1) }.joined(separator: ", ") + "}"
-                    }.joined() + "\n]\n"
+                    reference = "["
+                    for (n, row) in rows.enumerated() {
+                        let fields: [String] = zip(columns, row).map { name, value in jsonString(name) + ": " + RowFormatter.json(value) }
+                        reference += (n == 0 ? "\n  {" : ",\n  {") + fields.joined(separator: ", ") + "}"
+                    }
+                    reference += "\n]\n"
                 }
                 XCTAssertEqual(inPlace, reference, "\(style) safe \(safe)")
             }

@@ -102,7 +102,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         TestSupport.writeLines(a.lines + b.lines, to: dir + "/nul.jsonl")
         let r = try lctrace(["ingest", "--db", db, dir + "/nul.jsonl"])
         XCTAssertEqual(r.status, 0, r.err)
-        let d = try Database(path: db, mode: .readOnly)
+        let d = try SQLiteDatabase(path: db, mode: .readOnly)
         XCTAssertEqual(try d.scalarInt("SELECT count(*) FROM sessions"), 2, "a\\u0000b and a are two sessions")
         XCTAssertEqual(try d.scalarText("SELECT group_concat(length(CAST(sid AS BLOB)), ',') FROM (SELECT sid FROM sessions ORDER BY sid)"), "1,3")
         XCTAssertEqual(try d.scalarInt("SELECT count(*) FROM events WHERE session = (SELECT id FROM sessions WHERE sid = 'a')"), 3)
@@ -127,7 +127,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         XCTAssertGreaterThan(inflated / size, 250, "the file compresses far more than 200:1")
         let r = try lctrace(["ingest", "--db", db, path])
         XCTAssertEqual(r.status, 0, r.err)
-        XCTAssertEqual(try Database(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM events"), 20_001)
+        XCTAssertEqual(try SQLiteDatabase(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM events"), 20_001)
 
         // A real bomb: one line, then 1.1 GiB of spaces at about 1,030:1 in one member.
         let bomb = dir + "/bomb.gz"
@@ -139,7 +139,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         let cut = try lctrace(["ingest", "--db", dir + "/bomb.db", bomb])
         XCTAssertEqual(cut.status, 65, cut.err)
         XCTAssertTrue(cut.err.contains("gzip member 1 inflates more than 1000× its size past 1024 MiB (a zip bomb?); rest of file skipped"), cut.err)
-        XCTAssertEqual(try Database(path: dir + "/bomb.db", mode: .readOnly).scalarInt("SELECT count(*) FROM events"), 1)
+        XCTAssertEqual(try SQLiteDatabase(path: dir + "/bomb.db", mode: .readOnly).scalarInt("SELECT count(*) FROM events"), 1)
     }
 
     // MARK: 3. Directories: names that are not UTF-8, unreadable folders, links
@@ -184,7 +184,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(r.err.contains("Error: \(root)/gone.jsonl: broken symbolic link"), r.err)
         XCTAssertTrue(r.err.contains("Error: \(root)/nested/locked: cannot read directory: Permission denied"), r.err)
         XCTAssertTrue(r.out.contains("Loaded 2 files (2 missing or unreadable)"), r.out)
-        let d = try Database(path: db, mode: .readOnly)
+        let d = try SQLiteDatabase(path: db, mode: .readOnly)
         XCTAssertEqual(try d.scalarText("SELECT group_concat(sid, ',') FROM (SELECT sid FROM sessions ORDER BY sid)"), "LINKED,NONUTF8")
         XCTAssertEqual(try d.scalarText("SELECT path FROM files WHERE path LIKE '%device-%'"), root + "/device-\\xFF\\xFE.jsonl")
         // An unreadable directory named directly, and a symbolic link to a directory named directly.
@@ -193,7 +193,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(locked.err.contains("cannot read directory: Permission denied"), locked.err)
         let linked = try lctrace(["ingest", "-q", "--db", dir + "/3.db", root + "/link"])
         XCTAssertEqual(linked.status, 0, linked.err)
-        XCTAssertEqual(try Database(path: dir + "/3.db", mode: .readOnly).scalarInt("SELECT count(*) FROM sessions"), 1)
+        XCTAssertEqual(try SQLiteDatabase(path: dir + "/3.db", mode: .readOnly).scalarInt("SELECT count(*) FROM sessions"), 1)
     }
 
     // MARK: 8. Things that are not regular files
@@ -210,7 +210,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(r.err.contains("Error: \(dir)/logs/stuck.jsonl: not a regular file (a FIFO)"), r.err)
         XCTAssertTrue(r.err.contains("Error: \(dir)/named.jsonl: not a regular file (a FIFO)"), r.err)
         XCTAssertTrue(r.err.contains("Hint: lctrace reads regular files; pipe anything else in as standard input"), r.err)
-        XCTAssertEqual(try Database(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM events"), 3)
+        XCTAssertEqual(try SQLiteDatabase(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM events"), 3)
     }
 
     // MARK: 10. Zero padding after gzip
@@ -229,7 +229,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         let r = try lctrace(["ingest", "--db", db, path])
         XCTAssertEqual(r.status, 0, r.err)
         XCTAssertEqual(r.err, "")
-        XCTAssertEqual(try Database(path: db, mode: .readOnly).scalarText("SELECT status FROM files"), "complete")
+        XCTAssertEqual(try SQLiteDatabase(path: db, mode: .readOnly).scalarText("SELECT status FROM files"), "complete")
     }
 
     func testAFIFOAsTheDatabaseIsRefusedNotWaitedFor() throws {
@@ -255,8 +255,8 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
 
     func testADatabaseWhoseSchemaWasChangedIsRefusedNamingWhat() throws {
         let db = try sampleDatabase()
-        func alter(_ sql: String) throws { try Database(path: db).execute(sql) }
-        try Database(path: db).execute("VACUUM INTO '\(dir)/clean.db'")
+        func alter(_ sql: String) throws { try SQLiteDatabase(path: db).execute(sql) }
+        try SQLiteDatabase(path: db).execute("VACUUM INTO '\(dir)/clean.db'")
         func restore() throws {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) }
             try FileManager.default.copyItem(atPath: dir + "/clean.db", toPath: db)
@@ -407,7 +407,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
     /// A copy of a database (with its log), analyzed.
     func analyzedCopy(of db: String, _ name: String) throws -> String {
         let copy = dir + "/" + name
-        try Database(path: db, mode: .readOnly).execute("VACUUM INTO '\(copy)'")
+        try SQLiteDatabase(path: db, mode: .readOnly).execute("VACUUM INTO '\(copy)'")
         let r = try lctrace(["analyze", "--db", copy])
         XCTAssertEqual(r.status, 0, r.err)
         return copy
@@ -485,7 +485,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
     func killIngestMidway(_ launcher: [String], db: String, input: String, after seconds: Double) throws -> Bool {
         let r = try signal(SIGKILL, after: seconds, ["ingest", "-q", "--db", db, input], launcher: launcher)
         guard r.wasRunning, FileManager.default.fileExists(atPath: db) else { return false }
-        return (try Database(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM files WHERE status = 'loading'") ?? 0) > 0
+        return (try SQLiteDatabase(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM files WHERE status = 'loading'") ?? 0) > 0
     }
 
     func testALoadKilledInAnotherPidNamespaceIsResumed() throws {
@@ -496,7 +496,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         for (i, fraction) in [0.3, 0.5, 0.7].enumerated() {
             let db = dir + "/pid\(i).db"
             guard try killIngestMidway([], db: db, input: corpus, after: duration * fraction) else { continue }
-            try Database(path: db).execute("UPDATE files SET loader_pid = 1 WHERE status = 'loading'")
+            try SQLiteDatabase(path: db).execute("UPDATE files SET loader_pid = 1 WHERE status = 'loading'")
             XCTAssertEqual(try lctrace(["ingest", "-q", "--db", db, corpus]).status, 0)
             XCTAssertEqual(try TestSupport.logicalDump(db), expected, "a load of 'pid 1', killed, then resumed")
             resumed += 1
@@ -513,7 +513,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         for (i, fraction) in [0.3, 0.5, 0.7].enumerated() {
             let db = dir + "/ns\(i).db"
             guard try killIngestMidway(unshare, db: db, input: corpus, after: duration * fraction + 0.05) else { continue }
-            let pids = try Database(path: db, mode: .readOnly).scalarText("SELECT group_concat(loader_pid) FROM files WHERE status = 'loading'")
+            let pids = try SQLiteDatabase(path: db, mode: .readOnly).scalarText("SELECT group_concat(loader_pid) FROM files WHERE status = 'loading'")
             XCTAssertEqual(try lctrace(["ingest", "-q", "--db", db, corpus]).status, 0)
             XCTAssertEqual(try TestSupport.logicalDump(db), expected, "killed in its own pid namespace (loader_pid \(pids ?? "?")), then resumed")
             inNamespace += 1
@@ -567,7 +567,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
             XCTAssertTrue(last.hasPrefix("interrupted: ") && last.hasSuffix(" loaded; run the same command again to finish"), r.err)
             // The log was copied back, no lock is held, and the same command finishes the work.
             XCTAssertEqual((try? FileManager.default.attributesOfItem(atPath: db + "-wal")[.size] as? Int) ?? 0, 0, "the log is empty")
-            XCTAssertEqual(try Database(path: db, mode: .readOnly).scalarText("PRAGMA integrity_check"), "ok")
+            XCTAssertEqual(try SQLiteDatabase(path: db, mode: .readOnly).scalarText("PRAGMA integrity_check"), "ok")
             XCTAssertEqual(try lctrace(["ingest", "-q", "--db", db, corpus]).status, 0)
             XCTAssertEqual(try TestSupport.logicalDump(db), expected, "signal \(signo) at \(fraction), then the same command")
         }
@@ -584,7 +584,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         // analyze, stopped while it waits for another writer's lock: it stops before any work.
         let big = dir + "/s-analyze.db"
         XCTAssertEqual(try lctrace(["ingest", "-q", "--no-analyze", "--db", big, corpus]).status, 0)
-        let holder = try Database(path: big)
+        let holder = try SQLiteDatabase(path: big)
         try holder.execute("BEGIN IMMEDIATE")
         let release = DispatchWorkItem { try? holder.execute("ROLLBACK") }
         DispatchQueue.global().asyncAfter(deadline: .now() + 1.0, execute: release)
@@ -592,7 +592,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         release.wait()
         XCTAssertEqual(a.status, 130, a.err)
         XCTAssertEqual(a.err, "interrupted: before any session was analyzed; run the same command again to finish\n")
-        XCTAssertEqual(try Database(path: big, mode: .readOnly).scalarInt("SELECT count(*) FROM sessions WHERE dirty = 0"), 0)
+        XCTAssertEqual(try SQLiteDatabase(path: big, mode: .readOnly).scalarInt("SELECT count(*) FROM sessions WHERE dirty = 0"), 0)
         XCTAssertEqual(try lctrace(["analyze", "--db", big]).status, 0)
         XCTAssertEqual(try TestSupport.logicalDump(big), expected)
     }
@@ -617,7 +617,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(second.status, 0, second.err)
         XCTAssertEqual(second.err, "")
         XCTAssertTrue(second.out.contains("replaced  \(growing): an earlier read of it while it was being written"), second.out)
-        let d = try Database(path: db, mode: .readOnly)
+        let d = try SQLiteDatabase(path: db, mode: .readOnly)
         XCTAssertEqual(try d.scalarText("SELECT group_concat(status) FROM files"), "complete")
         XCTAssertEqual(try d.scalarInt("SELECT count(*) FROM rejects"), 0)
         XCTAssertEqual(try d.scalarInt("SELECT count(*) FROM events"), 3002)

@@ -52,7 +52,7 @@ final class ReadOnlyCommandTests: TemporaryDirectoryTestCase {
     /// While another connection has the database open its -wal and -shm stay, and work.
     func testFilesThatWereThereStay() throws {
         let (folder, db, out) = try makeDatabase()
-        let writer = try Schema.openForWriting(path: db, create: false)
+        let writer = try SQLiteSchema.openForWriting(path: db, create: false)
         try writer.execute("CREATE TEMP TABLE keep(x)")
         let open = try listing(folder)
         XCTAssertTrue(open.contains("traces.db-wal") && open.contains("traces.db-shm"), "\(open)")

@@ -11,7 +11,7 @@ final class CIFormatsTests: TemporaryDirectoryTestCase {
     }
 
     func identities() throws -> Int {
-        Int(try Database(path: db, mode: .readOnly).scalarInt("SELECT count(DISTINCT identity) FROM findings") ?? 0)
+        Int(try SQLiteDatabase(path: db, mode: .readOnly).scalarInt("SELECT count(DISTINCT identity) FROM findings") ?? 0)
     }
 
     /// A source tree with look-alikes of the declarations lctrace must find.
@@ -95,7 +95,7 @@ final class CIFormatsTests: TemporaryDirectoryTestCase {
         let xml = r.out
         XCTAssertEqual(xml.components(separatedBy: "<testsuite ").count - 1, RuleFamily.allCases.count)
         XCTAssertEqual(xml.components(separatedBy: "<testcase ").count - 1, try identities())
-        let errorsAndWarnings = Int(try Database(path: db, mode: .readOnly)
+        let errorsAndWarnings = Int(try SQLiteDatabase(path: db, mode: .readOnly)
             .scalarInt("SELECT count(DISTINCT identity) FROM findings WHERE severity IN ('error', 'warning')") ?? 0)
         XCTAssertEqual(xml.components(separatedBy: "<failure ").count - 1, errorsAndWarnings, "info identities pass")
         XCTAssertTrue(xml.contains("<testcase classname=\"MiniPlayerViewController\" name=\"LC101|com.example.shop|MiniPlayerViewController|ProductListViewController\""), xml)

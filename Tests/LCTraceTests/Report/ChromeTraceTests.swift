@@ -94,7 +94,7 @@ final class ChromeTraceTests: SampleDatabaseTestCase {
 
     func testEverySampleSessionFollowsTheRules() throws {
         // Every sample session in one file: nine processes, one of them with lost events and a clock going backwards.
-        let sids = try ModelReader(db: try Database(path: db, mode: .readOnly)).sessions().map(\.sid)
+        let sids = try ModelReader(db: try SQLiteDatabase(path: db, mode: .readOnly)).sessions().map(\.sid)
         let json = export(sids.flatMap { ["--session", $0] })
         XCTAssertEqual(try Self.violations(json), [])
         let doc = try JSONSerialization.jsonObject(with: Data(json.utf8)) as! [String: Any]
@@ -103,7 +103,7 @@ final class ChromeTraceTests: SampleDatabaseTestCase {
         XCTAssertEqual(processes.count, 9, "a process per session")
         XCTAssertTrue(processes.contains { $0.hasPrefix("session 51956284-18a6-7b18-47db-765408e69765 · com.example.shop 5.2.2 (816)") }, "\(processes)")
         // Every event is an instant of its session's process; every finding is there.
-        let database = try Database(path: db, mode: .readOnly)
+        let database = try SQLiteDatabase(path: db, mode: .readOnly)
         let stored = try database.scalarInt("SELECT count(*) FROM events") ?? 0
         XCTAssertEqual(Int64(events.filter { $0["cat"] as? String == "lifecycle" }.count), stored)
         let findings = try database.scalarInt("SELECT count(*) FROM findings WHERE session IS NOT NULL") ?? 0

@@ -43,11 +43,11 @@ final class HTMLBrowserTests: SampleDatabaseTestCase {
         XCTAssertEqual(facts["requests"] as? [String], [], "no request besides the page itself")
 
         // What the DOM must hold: the view model's groups, examples, timelines and charts.
-        let database = try Database(path: db, mode: .readOnly)
+        let database = try SQLiteDatabase(path: db, mode: .readOnly)
         var request = ReportRequest()
         request.gapsBySession = true
-        var view = ReportView(data: try ReportQuery.collect(request, db: database), options: ReportOptions())
-        view.exhibits = try ReportExhibits.gather(view, db: database)
+        var view = ReportView(data: try ReportCollector.collect(request, db: Storage(database)), options: ReportOptions())
+        view.exhibits = try ReportExhibits.gather(view, db: Storage(database))
         let groups = view.sections.flatMap(\.rules).flatMap(\.groups)
         let dom = try XCTUnwrap(facts["dom"] as? [String: Any])
         XCTAssertEqual(dom["title"] as? String, "lctrace report · 9 sessions · 36 findings")

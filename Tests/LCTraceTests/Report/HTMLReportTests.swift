@@ -16,16 +16,16 @@ final class HTMLReportTests: SampleDatabaseTestCase {
 
     /// The view the CLI renders, for counting what the page must hold.
     func view(_ limits: ExhibitLimits = ExhibitLimits(), examples: Int = 5) throws -> ReportView {
-        let database = try Database(path: db, mode: .readOnly)
+        let database = try SQLiteDatabase(path: db, mode: .readOnly)
         var request = ReportRequest()
         request.gapsBySession = true
-        let data = try ReportQuery.collect(request, db: database)
+        let data = try ReportCollector.collect(request, db: Storage(database))
         var options = ReportOptions()
         options.failOn = nil
         options.examples = examples
         options.followUp = FollowUp(database: db)
         var view = ReportView(data: data, options: options)
-        view.exhibits = try ReportExhibits.gather(view, db: database, limits: limits)
+        view.exhibits = try ReportExhibits.gather(view, db: Storage(database), limits: limits)
         return view
     }
 
@@ -201,8 +201,8 @@ final class HTMLReportTests: SampleDatabaseTestCase {
         let dir = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let copy = dir + "/dirty.db"
-        try Database(path: db, mode: .readOnly).execute("VACUUM INTO '\(copy)'")
-        try Database(path: copy, mode: .readWrite).execute("UPDATE sessions SET dirty = 1")
+        try SQLiteDatabase(path: db, mode: .readOnly).execute("VACUUM INTO '\(copy)'")
+        try SQLiteDatabase(path: copy, mode: .readWrite).execute("UPDATE sessions SET dirty = 1")
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: copy)
         let r = TestSupport.run(["report", "--db", copy, "-f", "html", "--fail-on", "never"])
         XCTAssertEqual(r.status, 0, r.err)
@@ -224,7 +224,7 @@ final class HTMLReportTests: SampleDatabaseTestCase {
 
     func testTheGapsPerBuildAreThoseOfTheDatabase() throws {
         let v = try view()
-        let database = try Database(path: db, mode: .readOnly)
+        let database = try SQLiteDatabase(path: db, mode: .readOnly)
         for c in v.gapsByBuild.prefix(4) {
             XCTAssertEqual(c.builds.reduce(0) { $0 + $1.stats.count }, c.all.count, "every appearance of \(c.cls) in one build")
             for b in c.builds {
@@ -249,7 +249,7 @@ final class HTMLReportTests: SampleDatabaseTestCase {
         let plain = try ModelReader(db: database).gaps(SessionFilter())
         var request = ReportRequest()
         request.gapsBySession = true
-        XCTAssertEqual(try ReportQuery.collect(request, db: database).gapSeries.mapValues { $0.sorted() }, plain.mapValues { $0.sorted() })
+        XCTAssertEqual(try ReportCollector.collect(request, db: Storage(database)).gapSeries.mapValues { $0.sorted() }, plain.mapValues { $0.sorted() })
         for b in v.builds {
             let sessions = try TimelineFixtures.scalar(db, "SELECT count(*) FROM sessions WHERE app_version || ' (' || build || ')' = '\(b.name)'")
             let errors = try TimelineFixtures.scalar(db, "SELECT count(*) FROM findings_v f JOIN sessions s ON s.id = f.session_id WHERE s.app_version || ' (' || s.build || ')' = '\(b.name)' AND f.severity = 'error'")

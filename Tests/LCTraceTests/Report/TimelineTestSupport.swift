@@ -20,7 +20,7 @@ enum TimelineFixtures {
 
     /// The one row `sql` returns in the sample database, as text.
     static func scalar(_ db: String, _ sql: String) throws -> String {
-        let q = try Database(path: db, mode: .readOnly).prepare(sql)
+        let q = try SQLiteDatabase(path: db, mode: .readOnly).prepare(sql)
         guard try q.step() else { XCTFail("no row for \(sql)"); return "" }
         return RowFormatter.plain(q.value(0))
     }
@@ -64,7 +64,8 @@ enum TimelineFixtures {
 
 /// A test case with SampleTraces/ loaded once for the whole class (`db`), read-only.
 class SampleDatabaseTestCase: XCTestCase {
-    private static var path = ""
+    /// XCTest runs a class's setUp, tests and tearDown one after another on one thread.
+    nonisolated(unsafe) private static var path = ""
     override class func setUp() { super.setUp(); path = TimelineFixtures.loadSample() }
     override class func tearDown() { TimelineFixtures.removeSample(path); super.tearDown() }
     var db: String { Self.path }

@@ -175,7 +175,7 @@ final class TimelineTests: TemporaryDirectoryTestCase {
     func testStoredAndRebuiltModelsDrawTheSameTimelines() throws {
         let samples = TestSupport.root.appendingPathComponent("SampleTraces").path
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, samples]).status, 0)
-        let sessions = try ModelReader(db: try Database(path: db, mode: .readOnly)).sessions()
+        let sessions = try ModelReader(db: try SQLiteDatabase(path: db, mode: .readOnly)).sessions()
         func draw() -> [String] {
             sessions.flatMap { s in
                 [["timeline", "--db", db, "--session", s.sid, "--width", "120", "--lanes", "0", "--idle"],
@@ -189,7 +189,7 @@ final class TimelineTests: TemporaryDirectoryTestCase {
             }
         }
         let stored = draw()
-        try Database(path: db).execute("UPDATE sessions SET dirty = 1")
+        try SQLiteDatabase(path: db).execute("UPDATE sessions SET dirty = 1")
         let rebuilt = draw()
         // Loaded without analysis: not even the session's counts and times are stored yet.
         db = dir + "/unanalyzed.db"

@@ -17,7 +17,7 @@ final class IdentityTests: TemporaryDirectoryTestCase {
     /// The samples hold every rule: each key has exactly the parts of rules.md's table.
     func testEveryRuleBuildsTheKeyOfRulesMd() throws {
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, TestSupport.root.appendingPathComponent("SampleTraces").path]).status, 0)
-        let q = try Database(path: db, mode: .readOnly).prepare("SELECT DISTINCT identity_key, identity FROM findings ORDER BY 1")
+        let q = try SQLiteDatabase(path: db, mode: .readOnly).prepare("SELECT DISTINCT identity_key, identity FROM findings ORDER BY 1")
         var keys: [String] = []
         while try q.step() {
             let key = q.text(0)!

@@ -32,7 +32,7 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
     }
 
     /// The table's rows of `sid` in seq order, as captured rows.
-    func tableRows(_ database: Database, _ sid: String) throws -> [CapturedRows.Row] {
+    func tableRows(_ database: SQLiteDatabase, _ sid: String) throws -> [CapturedRows.Row] {
         let q = try database.prepare("""
             SELECT seq, t, ev, vc, cls, other, detail, flags FROM events
             WHERE session = (SELECT id FROM sessions WHERE sid = ?) ORDER BY seq
@@ -47,12 +47,12 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
         return rows
     }
 
-    func sessionID(_ database: Database, _ sid: String) throws -> Int64 {
+    func sessionID(_ database: SQLiteDatabase, _ sid: String) throws -> Int64 {
         try database.scalarInt("SELECT id FROM sessions WHERE sid = ?", [.text(sid)]) ?? -1
     }
 
     func testANewSessionIsCapturedExactlyAndAnOldOneIsNot() throws {
-        let database = try Schema.openForWriting(path: db)
+        let database = try SQLiteSchema.openForWriting(path: db)
         let store = try IngestStore(db: database)
         store.capturesRows = true
         try insert((0..<10).map { line("OLD", $0) }, into: store)
@@ -78,18 +78,18 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
     }
 
     func testCapturesAreDroppedWhenAnotherConnectionCommits() throws {
-        let database = try Schema.openForWriting(path: db)
+        let database = try SQLiteSchema.openForWriting(path: db)
         let store = try IngestStore(db: database)
         store.capturesRows = true
         try insert((0..<5).map { line("X", $0) }, into: store)
         // Another writer commits before this file's next batch: it may have added rows to X.
-        try Database(path: db).execute("INSERT INTO meta(key, value) VALUES ('other-writer', 'was here')")
+        try SQLiteDatabase(path: db).execute("INSERT INTO meta(key, value) VALUES ('other-writer', 'was here')")
         try insert((5..<10).map { line("X", $0) }, into: store)
         XCTAssertTrue(store.takeCapturedRows().isEmpty)
     }
 
     func testASessionPastTheLimitIsNotCaptured() throws {
-        let database = try Schema.openForWriting(path: db)
+        let database = try SQLiteSchema.openForWriting(path: db)
         let store = try IngestStore(db: database)
         store.capturesRows = true
         store.captureLimit = 8
@@ -100,7 +100,7 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
     }
 
     func testNothingIsCapturedUnlessAsked() throws {
-        let database = try Schema.openForWriting(path: db)
+        let database = try SQLiteSchema.openForWriting(path: db)
         let store = try IngestStore(db: database)
         try insert((0..<5).map { line("A", $0) }, into: store)
         XCTAssertTrue(store.takeCapturedRows().isEmpty)
@@ -125,10 +125,10 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
         files.sort()
 
         let together = dir + "/together.db", apart = dir + "/apart.db"
-        let database = try Schema.openForWriting(path: together)
+        let database = try SQLiteSchema.openForWriting(path: together)
         let store = try IngestStore(db: database)
         let ingester = Ingester(store: store)
-        let background = try BackgroundAnalyzer(db: database, settings: RuleSettings())
+        let background = try BackgroundAnalyzer(host: store, settings: RuleSettings())
         ingester.analysis = background
         _ = try ingester.ingest(files.map { .file($0) })
         XCTAssertEqual(background.storedFromCapturedRows, 6, "every session was new in its file")
@@ -143,7 +143,7 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
 /// statement sees must always be the last value asked for, whatever else bound in between.
 final class BindKeepingTests: XCTestCase {
     func testTheStatementAlwaysSeesTheLastValue() throws {
-        let database = try Database(path: ":memory:")
+        let database = try SQLiteDatabase(path: ":memory:")
         let s = try database.prepare("SELECT ?1, ?2")
         func row() throws -> [SQLValue] {
             defer { s.resetKeepingBindings() }   // binds only take on a statement not stepping

@@ -7,7 +7,7 @@ import LCTraceGen
 final class IngestTests: TemporaryDirectoryTestCase {
 
     func count(_ sql: String) throws -> Int64 {
-        try Database(path: db, mode: .readOnly).scalarInt(sql) ?? -1
+        try SQLiteDatabase(path: db, mode: .readOnly).scalarInt(sql) ?? -1
     }
 
     func testIngestIsIdempotentAndCopiesAddNothing() throws {
@@ -63,7 +63,7 @@ final class IngestTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try count("SELECT count(*) FROM events"), 8)
         XCTAssertEqual(try count("SELECT count(*) FROM rejects WHERE kind = 'conflict'"), 1)
         // The first stored copy wins.
-        XCTAssertEqual(try Database(path: db, mode: .readOnly).scalarText("SELECT detail FROM events_v WHERE seq = 4"), "m2")
+        XCTAssertEqual(try SQLiteDatabase(path: db, mode: .readOnly).scalarText("SELECT detail FROM events_v WHERE seq = 4"), "m2")
     }
 
     /// Rows above a session's highest stored seq take the multi-row insert path; everything
@@ -93,7 +93,7 @@ final class IngestTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(events["duplicate"], 1 + 1 + 9)
         XCTAssertEqual(events["conflicting"], 1 + 1)
         XCTAssertEqual(try count("SELECT count(*) FROM events"), 670)
-        let d = try Database(path: db, mode: .readOnly)
+        let d = try SQLiteDatabase(path: db, mode: .readOnly)
         XCTAssertEqual(try d.scalarText("SELECT detail FROM events_v WHERE sid = 'A' AND seq = 10"), "a10")
         XCTAssertEqual(try d.scalarText("SELECT detail FROM events_v WHERE sid = 'B' AND seq = 125"), "b125")
         XCTAssertEqual(try d.scalarInt("""
@@ -105,7 +105,7 @@ final class IngestTests: TemporaryDirectoryTestCase {
     /// The id caches are bounded (memory stays flat on any number of distinct controller
     /// ids); after the cache empties, the same text must still get the same id.
     func testStringIdsSurviveTheCacheBeingEmptied() throws {
-        let database = try Schema.openForWriting(path: db)
+        let database = try SQLiteSchema.openForWriting(path: db)
         let pool = try StringPool(db: database, maxCached: 10)
         try database.beginImmediate()
         let first = try (0..<25).map { try pool.id("vc-\($0)") }
@@ -154,7 +154,7 @@ final class IngestTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(early.status, 0)
         XCTAssertTrue(early.out.contains("\"record_conflicts\":0"), early.out)
         XCTAssertFalse(early.err.contains("disagree"), early.err)
-        let d = try Database(path: db, mode: .readOnly)
+        let d = try SQLiteDatabase(path: db, mode: .readOnly)
         XCTAssertEqual(try d.scalarText("SELECT build FROM sessions"), "1")
         XCTAssertEqual(try d.scalarInt("SELECT record_seq FROM sessions"), 0)
         XCTAssertEqual(try d.scalarInt("SELECT record_conflicts FROM sessions"), 1)
@@ -210,19 +210,19 @@ final class IngestTests: TemporaryDirectoryTestCase {
     }
 
     func testSchemaVersionIsCheckedOnOpen() throws {
-        _ = try Schema.openForWriting(path: db)
-        XCTAssertEqual(try count("PRAGMA user_version"), Schema.version)
-        let newer = try Database(path: db)
+        _ = try SQLiteSchema.openForWriting(path: db)
+        XCTAssertEqual(try count("PRAGMA user_version"), SQLiteSchema.version)
+        let newer = try SQLiteDatabase(path: db)
         try newer.execute("PRAGMA user_version = 99")
-        XCTAssertThrowsError(try Schema.openForWriting(path: db)) { error in
+        XCTAssertThrowsError(try SQLiteSchema.openForWriting(path: db)) { error in
             XCTAssertTrue("\(error)".contains("newer than this lctrace"), "\(error)")
         }
         let r = TestSupport.run(["sessions", "--db", db])
         XCTAssertEqual(r.status, 74)
         XCTAssertTrue(r.err.contains("schema version 99"), r.err)
         let other = dir + "/other.db"
-        try Database(path: other).execute("CREATE TABLE x(y)")
-        XCTAssertThrowsError(try Schema.openForWriting(path: other)) { error in
+        try SQLiteDatabase(path: other).execute("CREATE TABLE x(y)")
+        XCTAssertThrowsError(try SQLiteSchema.openForWriting(path: other)) { error in
             XCTAssertTrue("\(error)".contains("not an lctrace database"), "\(error)")
         }
     }
@@ -263,7 +263,7 @@ final class IngestTests: TemporaryDirectoryTestCase {
         let first = TestSupport.run(["ingest", "--db", db, corpus])
         XCTAssertEqual(first.status, 65, first.err)
         XCTAssertTrue(first.err.contains("truncated.jsonl.gz: damaged: gzip stream truncated"), first.err)
-        let d = try Database(path: db, mode: .readOnly)
+        let d = try SQLiteDatabase(path: db, mode: .readOnly)
         let truncatedEvents = try d.scalarInt("SELECT events FROM files WHERE path LIKE '%truncated.jsonl.gz'") ?? 0
         XCTAssertGreaterThan(truncatedEvents, 0, "events before the damage are kept")
         XCTAssertEqual(try d.scalarInt("SELECT count(*) FROM events"), Int64(goodLines) + truncatedEvents)
@@ -305,7 +305,7 @@ final class CheckpointerTests: TemporaryDirectoryTestCase {
 
     /// The same, with the size of the log file at the end (while the database is still open).
     func ingestMeasuringLog(_ corpus: String, into path: String, wake: Int32?, restart: Int32?) throws -> (checkpointer: Checkpointer?, walBytes: Int) {
-        let database = try Schema.openForWriting(path: path)
+        let database = try SQLiteSchema.openForWriting(path: path)
         let checkpointer = try wake.map { try Checkpointer(writer: database, wakeFrames: $0, restartFrames: restart!) }
         var options = IngestOptions()
         options.backgroundCheckpoints = false   // this test's own, with small thresholds

@@ -12,7 +12,7 @@ final class MigrationTests: TemporaryDirectoryTestCase {
     }
 
     func userVersion(_ path: String) throws -> Int64? {
-        try Database(path: path, mode: .readOnly).scalarInt("PRAGMA user_version")
+        try SQLiteDatabase(path: path, mode: .readOnly).scalarInt("PRAGMA user_version")
     }
 
     func testReadOnlyCommandsRefuseAVersion1DatabaseAndSayHowToMigrate() throws {
@@ -44,7 +44,7 @@ final class MigrationTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", fresh] + files).status, 0)
         let columns = "rule, session, vc, since, class, t, evidence, confidence, detail, identity_key, identity, app, build, device"
         func findings(_ path: String) throws -> [String] {
-            let q = try Database(path: path, mode: .readOnly).prepare("SELECT \(columns), CASE WHEN file IS NULL THEN message END FROM findings_v ORDER BY rule, session, vc, since, identity_key")
+            let q = try SQLiteDatabase(path: path, mode: .readOnly).prepare("SELECT \(columns), CASE WHEN file IS NULL THEN message END FROM findings_v ORDER BY rule, session, vc, since, identity_key")
             var rows: [String] = []
             while try q.step() { rows.append((0..<q.columnCount).map { RowFormatter.plain(q.value($0)) }.joined(separator: "|")) }
             return rows
@@ -64,9 +64,9 @@ final class MigrationTests: TemporaryDirectoryTestCase {
         let r = TestSupport.run(["ingest", "-q", "--db", db, dir + "/new.jsonl"])
         XCTAssertEqual(r.status, 0, r.err)
         XCTAssertEqual(try userVersion(db), 2)
-        let dirty = try Database(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM sessions WHERE dirty = 1")
+        let dirty = try SQLiteDatabase(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM sessions WHERE dirty = 1")
         XCTAssertEqual(dirty, 0, "the ingest's analysis rebuilt every session after the migration")
-        let missing = try Database(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM findings WHERE length(identity) != 16")
+        let missing = try SQLiteDatabase(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM findings WHERE length(identity) != 16")
         XCTAssertEqual(missing, 0)
     }
 }

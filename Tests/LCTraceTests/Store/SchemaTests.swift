@@ -6,7 +6,7 @@ import XCTest
 final class SchemaTests: XCTestCase {
     func testCodeDDLIsTheDocumentedFile() throws {
         let file = try String(contentsOf: TestSupport.root.appendingPathComponent("Schemas/lctrace-schema.sql"), encoding: .utf8)
-        XCTAssertEqual(Schema.ddl.trimmingCharacters(in: .whitespacesAndNewlines),
+        XCTAssertEqual(SQLiteSchema.ddl.trimmingCharacters(in: .whitespacesAndNewlines),
                        file.trimmingCharacters(in: .whitespacesAndNewlines),
                        "Schemas/lctrace-schema.sql and SchemaDDL.swift differ: run scripts/sync-schema")
     }
@@ -14,19 +14,19 @@ final class SchemaTests: XCTestCase {
     func testEveryTableIsCreatedAndEveryColumnCommented() throws {
         let dir = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let db = try Schema.openForWriting(path: dir + "/s.db")
+        let db = try SQLiteSchema.openForWriting(path: dir + "/s.db")
         let tables = try db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name")
         var names: [String] = []
         while try tables.step() {
             let name = tables.text(0)!
             names.append(name)
             let sql = tables.text(1)!
-            XCTAssertTrue(Schema.ddl.contains(sql), "\(name) as created is not verbatim in the DDL")
+            XCTAssertTrue(SQLiteSchema.ddl.contains(sql), "\(name) as created is not verbatim in the DDL")
             // Each column definition line carries a comment in the documented file.
             let columns = try db.prepare("SELECT name FROM pragma_table_info('\(name)')")
             while try columns.step() {
                 let column = columns.text(0)!
-                let line = Schema.ddl.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(column + " ") && $0.contains(" ") }
+                let line = SQLiteSchema.ddl.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(column + " ") && $0.contains(" ") }
                 XCTAssertNotNil(line, "\(name).\(column) not found in the DDL")
             }
         }

@@ -30,7 +30,7 @@ public enum TimelineReport {
     public static let wholeSessionLimit: Int64 = 120_000_000_000
 
     /// `progress` hears how far the rebuild of a session changed since its analysis is (events read).
-    public static func make(db: Database, session listed: SessionInfo, _ request: TimelineRequest,
+    public static func make(db: Storage, session listed: SessionInfo, _ request: TimelineRequest,
                             progress: ((Int) -> Void)? = nil) throws -> Timeline {
         let source = try TimelineSource(db: db, session: listed, settings: request.findings.settings, progress: progress)
         let findings = try self.findings(db: db, session: source.session, request.findings)
@@ -106,7 +106,7 @@ public enum TimelineReport {
 
     /// Adds the whole of `session` to an export: every instance a lane, every event an instant,
     /// and the findings `request` chooses (stored, or recomputed as `report` would).
-    public static func export(db: Database, session listed: SessionInfo, findings request: ReportRequest,
+    public static func export(db: Storage, session listed: SessionInfo, findings request: ReportRequest,
                               to writer: ChromeTraceWriter, progress: ((Int) -> Void)? = nil) throws {
         let source = try TimelineSource(db: db, session: listed, settings: request.settings, progress: progress)
         let session = source.session
@@ -122,10 +122,10 @@ public enum TimelineReport {
     }
 
     /// The session's findings that `request` chooses: stored, or recomputed as `report` would.
-    static func findings(db: Database, session: SessionInfo, _ request: ReportRequest) throws -> [Finding] {
+    static func findings(db: Storage, session: SessionInfo, _ request: ReportRequest) throws -> [Finding] {
         var request = request
         request.sessions = SessionFilter(session: session.sid)
-        return try ReportQuery.collect(request, db: db).findings.filter { $0.session == session.sid }
+        return try ReportCollector.collect(request, db: db).findings.filter { $0.session == session.sid }
     }
 
     /// The seq of a finding's decisive event: the last of its evidence at its t (what

@@ -11,13 +11,13 @@ public final class TimelineSource {
     private var rebuilt: TimelineRows?
 
     /// `progress` hears how many events of a rebuilt session have been read (every 65,536).
-    public init(db: Database, session: SessionInfo, settings: RuleSettings = RuleSettings(),
+    public init(db: Storage, session: SessionInfo, settings: RuleSettings = RuleSettings(),
                 progress: ((Int) -> Void)? = nil) throws {
         self.session = session
-        query = TimelineQuery(db: db, session: session.id, sid: session.sid)
+        query = TimelineQuery(db: db.backend.reader, session: session.id, sid: session.sid)
         if session.dirty {
-            let metadata = try ModelReader(db: db).sessionMetadata(session.id)
-            let reader = try SessionEventReader(db: db)
+            let reader = try db.backend.readSessionSource()
+            let metadata = try reader.sessionMetadata(session.id)
             var rows = TimelineRows()
             let model = try Analyzer.build(sid: session.sid, metadata: metadata, settings: settings,
                                            factsPerBatch: Analyzer.factsPerBatch, batches: { rows.append($0) },

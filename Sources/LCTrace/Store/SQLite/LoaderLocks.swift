@@ -35,11 +35,11 @@ final class LoaderLocks {
         path = databasePath + "-loaders"
         var st = stat()
         if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG {
-            throw DatabaseError(code: SQLITE_CANTOPEN, message: "\(path) is not a regular file (\(FileKind.name(st.st_mode)))", sql: nil)
+            throw SQLiteError(code: SQLITE_CANTOPEN, message: "\(path) is not a regular file (\(FileKind.name(st.st_mode)))", sql: nil)
         }
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         if fd < 0 {
-            throw DatabaseError(code: errno == EROFS || errno == EACCES ? SQLITE_READONLY : SQLITE_CANTOPEN,
+            throw SQLiteError(code: errno == EROFS || errno == EACCES ? SQLITE_READONLY : SQLITE_CANTOPEN,
                                 message: "cannot open \(path): \(String(cString: strerror(errno)))", sql: nil)
         }
     }

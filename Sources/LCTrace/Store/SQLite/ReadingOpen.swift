@@ -14,7 +14,7 @@ import Foundation
 /// meanwhile) keeps them, as it must. Opening a WAL database `immutable` instead would create
 /// nothing, but an ingest starting during the read would then copy pages into the file under
 /// the reader, which would read a half-written database.
-extension Schema {
+extension SQLiteSchema {
     /// The files SQLite keeps beside a WAL database while it is open.
     public static func walFiles(of path: String) -> [String] { [path + "-wal", path + "-shm"] }
 
@@ -30,7 +30,7 @@ extension Schema {
     /// a writer ran meanwhile) and deletes both. A database the process may not write keeps
     /// them (SQLite opens it read-only then), as before.
     public static func releaseWALFiles(path: String) {
-        guard hasWALFiles(path), let db = try? Database(path: path, mode: .readWriteExisting) else { return }
+        guard hasWALFiles(path), let db = try? SQLiteDatabase(path: path, mode: .readWriteExisting) else { return }
         _ = try? db.scalarInt("SELECT count(*) FROM sqlite_master")
         db.close()
     }

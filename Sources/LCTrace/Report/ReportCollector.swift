@@ -52,9 +52,9 @@ public struct ReportData: Sendable {
 /// Gathers a report: stored findings when they were built with the requested settings,
 /// otherwise the model is rebuilt in memory for the selected sessions (nothing is written,
 /// so a report also works on a read-only database).
-public enum ReportQuery {
-    public static func collect(_ request: ReportRequest, db: Database) throws -> ReportData {
-        let reader = ModelReader(db: db)
+public enum ReportCollector {
+    public static func collect(_ request: ReportRequest, db: Storage) throws -> ReportData {
+        let reader = db.model
         var data = ReportData()
         data.minSeverity = request.minSeverity
         data.settings = request.settings
@@ -64,14 +64,13 @@ public enum ReportQuery {
         let useStored = stored == request.settings.fingerprint
         let wantGaps = request.families.contains(.gaps) && request.gapStatistics
         data.recomputed = !useStored || data.sessions.contains { $0.dirty }
-        let events = try SessionEventReader(db: db)
-        let retired = try RetiredInstanceReader(db: db)
+        let source = try db.backend.readSessionSource()
         var all: [Finding] = []
         if useStored {
             // Analysed sessions: their stored findings and gaps, one query each for all of them.
             all = try reader.findings(request.sessions)
             if wantGaps && request.gapsBySession {
-                (data.gapSeries, data.gapRows) = try GapRowsQuery(db: db).gapsWithSessions(request.sessions, sessions: data.sessions)
+                (data.gapSeries, data.gapRows) = try GapRowsQuery(db: db.backend.reader).gapsWithSessions(request.sessions, sessions: data.sessions)
             } else if wantGaps {
                 data.gapSeries = try reader.gaps(request.sessions)
             }
@@ -93,13 +92,13 @@ public enum ReportQuery {
             }
             // A long session's cycles come in batches and are let go once counted; an analysed
             // session's ended instances are read back from its stored model.
-            retired.session = s.id
-            let model = try Analyzer.build(sid: s.sid, metadata: try reader.sessionMetadata(s.id), settings: request.settings,
+            let retired = s.dirty ? nil : try source.retiredInstances(session: s.id)
+            let model = try Analyzer.build(sid: s.sid, metadata: try source.sessionMetadata(s.id), settings: request.settings,
                                            factsPerBatch: request.factsPerBatch, batches: addGaps,
-                                           retired: s.dirty ? nil : retired, tombstones: request.tombstonesInMemory) { consume in
-                try events.forEachEvent(session: s.id, sid: s.sid, consume)
+                                           retired: retired, tombstones: request.tombstonesInMemory) { consume in
+                try source.forEachEvent(session: s.id, sid: s.sid, consume)
             }
-            if let error = retired.error { throw error }
+            if let error = retired?.error { throw error }
             all += model.findings
             addGaps(model)
             // A dirty session's stored counts are stale too (0 events before its first analysis).
@@ -133,14 +132,14 @@ public enum ReportQuery {
     }
 }
 
-extension ReportQuery {
+extension ReportCollector {
     /// Calls `body` with each session the filter selects, in listing order, as it is now: a
     /// dirty session (events changed since its model was built: `ingest --no-analyze`, a killed
     /// ingest or analyze) has its counts, times and end computed from its events, so no stale
     /// number is shown. One session is held at a time.
-    public static func forEachCurrentSession(_ filter: SessionFilter, db: Database, _ body: (SessionInfo) throws -> Void) throws {
-        let events = try SessionEventReader(db: db)
-        try ModelReader(db: db).forEachSession(filter) { info in
+    public static func forEachCurrentSession(_ filter: SessionFilter, db: Storage, _ body: (SessionInfo) throws -> Void) throws {
+        let events = try db.backend.readSessionSource()
+        try db.model.forEachSession(filter) { info in
             var info = info
             if info.dirty {
                 var stats = SessionStats()

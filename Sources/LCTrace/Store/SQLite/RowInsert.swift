@@ -3,13 +3,13 @@
 /// the row. Every column is bound for every row, so bindings are never cleared.
 struct RowInsert {
     let rowsPerStatement: Int
-    let one: Statement
-    let many: Statement
+    let one: SQLiteStatement
+    let many: SQLiteStatement
     let columns: Int32
 
     /// `oneRowSuffix` ends the one-row statement only (`ON CONFLICT … DO NOTHING`: the rows
     /// that may already exist take that path).
-    init(_ db: Database, _ table: String, _ names: [String], rowsPerStatement: Int = 32, oneRowSuffix: String = "") throws {
+    init(_ db: SQLiteDatabase, _ table: String, _ names: [String], rowsPerStatement: Int = 32, oneRowSuffix: String = "") throws {
         self.rowsPerStatement = rowsPerStatement
         columns = Int32(names.count)
         let row = "(" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
@@ -24,7 +24,7 @@ struct RowInsert {
 
     /// Inserts `items`; `bind(item, statement, firstParameter)` binds one row's columns.
     /// Throws when a row did not go in (`lost`): callers pass only rows known to be new.
-    func insert<T>(_ items: [T], _ bind: (T, Statement, Int32) throws -> Void) throws {
+    func insert<T>(_ items: [T], _ bind: (T, SQLiteStatement, Int32) throws -> Void) throws {
         var index = 0
         while items.count - index >= rowsPerStatement {
             many.resetKeepingBindings()
@@ -41,14 +41,14 @@ struct RowInsert {
 
     /// Inserts one row with the one-row statement; false when it did not go in (a conflict
     /// the suffix let pass).
-    func insertOne<T>(_ item: T, _ bind: (T, Statement, Int32) throws -> Void) throws -> Bool {
+    func insertOne<T>(_ item: T, _ bind: (T, SQLiteStatement, Int32) throws -> Void) throws -> Bool {
         one.resetKeepingBindings()
         try bind(item, one, 1)
         try one.step()
         return one.database.changes == 1
     }
 
-    private static func lost(_ s: Statement) -> DatabaseError {
-        DatabaseError(code: 1, message: "a row known to be new was not stored (another writer?)", sql: s.sql)
+    private static func lost(_ s: SQLiteStatement) -> SQLiteError {
+        SQLiteError(code: 1, message: "a row known to be new was not stored (another writer?)", sql: s.sql)
     }
 }

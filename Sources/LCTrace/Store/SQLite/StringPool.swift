@@ -1,14 +1,14 @@
 /// Interns text into the `strings` table, caching ids. Used inside write transactions.
 final class StringPool {
-    private let db: Database
+    private let db: SQLiteDatabase
     private var ids: [String: Int64] = [:]
-    private let insert: Statement
-    private let select: Statement
+    private let insert: SQLiteStatement
+    private let select: SQLiteStatement
 
     /// Ids kept before the cache is emptied.
     let maxCached: Int
 
-    init(db: Database, maxCached: Int = StringPool.defaultMaxCached) throws {
+    init(db: SQLiteDatabase, maxCached: Int = StringPool.defaultMaxCached) throws {
         self.db = db
         self.maxCached = maxCached
         insert = try db.prepare("INSERT INTO strings(text) VALUES (?) ON CONFLICT(text) DO NOTHING")
@@ -27,7 +27,7 @@ final class StringPool {
         } else {
             select.reset()
             select.bind(text, at: 1)
-            guard try select.step() else { throw DatabaseError(code: 1, message: "interned string vanished", sql: select.sql) }
+            guard try select.step() else { throw SQLiteError(code: 1, message: "interned string vanished", sql: select.sql) }
             id = select.int(0)
         }
         // A cache, not a copy of the table: bounded, so memory stays flat however many

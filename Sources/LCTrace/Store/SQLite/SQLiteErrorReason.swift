@@ -1,6 +1,6 @@
 import CSQLite
 
-extension DatabaseError {
+extension SQLiteError {
     /// What kind of failure an error is, for a message that says the real reason.
     public enum Reason: Sendable {
         case corrupt, notADatabase, readOnly, diskFull, ioFailure, cannotOpen, permission, busy, other

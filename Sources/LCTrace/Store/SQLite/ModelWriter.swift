@@ -8,14 +8,14 @@ import Darwin
 /// pure function of the session's events, so rebuilding is always safe. Runs inside the
 /// analyzer's write transactions.
 final class ModelWriter {
-    private let db: Database
+    private let db: SQLiteDatabase
     private let strings: StringPool
-    private let deletes: [Statement]
+    private let deletes: [SQLiteStatement]
     private let insertInstances: RowInsert
     private let insertCycles: RowInsert
     private let insertEdges: RowInsert
-    private let insertFinding: Statement
-    private let updateSession: Statement
+    private let insertFinding: SQLiteStatement
+    private let updateSession: SQLiteStatement
     // Once per process: every model writer (one per analysis run) binds from the same ones.
     private static let endTexts = StaticTexts<InstanceEnd>()
     private static let releaseTexts = StaticTexts<ReleaseHow>()
@@ -24,7 +24,7 @@ final class ModelWriter {
     private static let endingTexts = StaticTexts<AppearanceCycle.Ending>()
 
     /// `strings`: a pool to share (the ingest's, on the same connection); a new one by default.
-    init(db: Database, strings: StringPool? = nil) throws {
+    init(db: SQLiteDatabase, strings: StringPool? = nil) throws {
         self.db = db
         self.strings = try strings ?? StringPool(db: db)
         deletes = try ["instances", "appearances", "containment", "findings"].map {
@@ -172,7 +172,8 @@ final class ModelWriter {
 
 /// The raw values of an enum's cases as C strings made once and never freed, so the model's
 /// text columns are bound without SQLite copying the text of every row (`bindStatic`).
-struct StaticTexts<E: RawRepresentable & CaseIterable & Equatable> where E.RawValue == String {
+/// Sendable: written once at init, then only read (the C strings are never freed nor changed).
+struct StaticTexts<E: RawRepresentable & CaseIterable & Equatable>: @unchecked Sendable where E.RawValue == String {
     private let cases = Array(E.allCases)
     private let texts: [UnsafePointer<CChar>] = E.allCases.map { UnsafePointer(strdup($0.rawValue)!) }
 

@@ -36,18 +36,18 @@ public struct SessionFilter: Sendable {
 }
 
 /// Reads sessions, findings and file problems back (read-only SQL, usable on a read-only connection).
-public final class ModelReader {
-    private let db: Database
+final class ModelReader {
+    private let db: any SQLReadConnection
 
-    public init(db: Database) { self.db = db }
+    init(db: any SQLReadConnection) { self.db = db }
 
     /// The WHERE clause of a session filter over `sessions` (parameters ?1, ?2, ?3). The
     /// session is a whole id: a prefix is resolved first (`sessions(matching:)`).
-    static let filterClause = "(?1 IS NULL OR sid = ?1) AND (?2 IS NULL OR app = ?2) AND (?3 IS NULL OR build = ?3)"
+    static let filterClause = "(CAST(?1 AS TEXT) IS NULL OR sid = ?1) AND (CAST(?2 AS TEXT) IS NULL OR app = ?2) AND (CAST(?3 AS TEXT) IS NULL OR build = ?3)"
 
     /// Session ids that start with `prefix`, ignoring case, in order; at most `limit`.
     public func sessions(matching prefix: String, limit: Int) throws -> [String] {
-        let q = try db.prepare("""
+        let q = try db.query("""
             SELECT sid FROM sessions WHERE substr(lower(sid), 1, length(?1)) = lower(?1) ORDER BY sid LIMIT ?2
             """)
         try q.bind([.text(prefix), .int(Int64(limit))])
@@ -59,7 +59,7 @@ public final class ModelReader {
     /// The number of sessions in the database.
     public func sessionCount() throws -> Int { Int(try db.scalarInt("SELECT count(*) FROM sessions") ?? 0) }
 
-    private func bind(_ filter: SessionFilter, _ q: Statement) {
+    private func bind(_ filter: SessionFilter, _ q: any SQLQuery) {
         q.bind(filter.session, at: 1)
         q.bind(filter.app, at: 2)
         q.bind(filter.build, at: 3)
@@ -73,7 +73,7 @@ public final class ModelReader {
 
     /// The sessions the filter selects, in listing order, one at a time.
     public func forEachSession(_ filter: SessionFilter = SessionFilter(), _ body: (SessionInfo) throws -> Void) throws {
-        let q = try db.prepare("""
+        let q = try db.query("""
             SELECT id, sid, app, app_version, build, device, os, os_version, sdk, wall, events, lost_events,
                    first_t, last_t, end_reason, dirty, record_conflicts
             FROM sessions WHERE \(Self.filterClause) ORDER BY wall, sid
@@ -90,16 +90,16 @@ public final class ModelReader {
 
     /// The extension point is the kept session record's `extension` key, which the events
     /// table keeps in that record's `attrs` (one primary-key look-up).
-    private lazy var selectMetadata = try? db.prepare("""
+    private lazy var selectMetadata = try? db.query("""
         SELECT s.sid, s.app, s.app_version, s.build, s.os, s.os_version, s.sdk, s.device, s.record_seq,
-               (SELECT json_extract(e.attrs, '$.extension') FROM events e
+               (SELECT \(db.jsonText("e.attrs", key: "extension")) FROM events e
                 WHERE e.session = s.id AND e.seq = s.record_seq AND e.attrs IS NOT NULL)
         FROM sessions s WHERE s.id = ?
         """)
 
     /// What the session record of session `id` said (the rules need the SDK and OS versions).
     public func sessionMetadata(_ id: Int64) throws -> SessionMetadata {
-        guard let q = selectMetadata else { throw DatabaseError(code: 1, message: "cannot read sessions", sql: nil) }
+        guard let q = selectMetadata else { throw StoreMisuse("the sessions table cannot be read") }
         q.reset()
         // Reset after reading: a statement left on a row keeps its read transaction open.
         defer { q.reset() }
@@ -128,7 +128,7 @@ public final class ModelReader {
     /// non-interactive, foreground appearances of the analysed sessions the filter selects.
     public func gaps(_ filter: SessionFilter) throws -> [GapSeries: [Int64]] {
         // By class id first (no String per appearance: there are millions), names after.
-        let q = try db.prepare("""
+        let q = try db.query("""
             SELECT i.cls, a.animated, a.did_t - a.is_t FROM appearances a
             LEFT JOIN instances i ON i.session = a.session AND i.vc = a.vc AND i.since = a.since
             WHERE a.session IN (SELECT id FROM sessions WHERE dirty = 0 AND \(Self.filterClause))
@@ -142,7 +142,7 @@ public final class ModelReader {
             let key = (q.optionalInt(0) ?? -1) * 2 + (q.int(1) == 1 ? 1 : 0)
             byClass[key, default: []].append(q.int(2))
         }
-        let name = try db.prepare("SELECT text FROM strings WHERE id = ?")
+        let name = try db.query("SELECT text FROM strings WHERE id = ?")
         var gaps: [GapSeries: [Int64]] = [:]
         for (key, values) in byClass {
             let cls = key >> 1
@@ -156,7 +156,7 @@ public final class ModelReader {
     }
 
     private func findings(where clause: String, _ bindings: [SQLValue]) throws -> [Finding] {
-        let q = try db.prepare("""
+        let q = try db.query("""
             SELECT rule, session, vc, since, class, t, message, evidence, confidence, file, detail,
                    identity_key, identity, app, build, device
             FROM findings_v WHERE \(clause) ORDER BY t, rule, id
@@ -180,9 +180,9 @@ public final class ModelReader {
     public func storedCounts(of sessions: SessionSet) throws -> (events: Int, findings: Int) {
         guard sessions.count > 0 else { return (0, 0) }
         var events = 0, findings = 0
-        let rows = try db.prepare("SELECT id, events FROM sessions")
+        let rows = try db.query("SELECT id, events FROM sessions")
         while try rows.step() { if sessions.contains(rows.int(0)) { events += Int(rows.int(1)) } }
-        let found = try db.prepare("SELECT session, count(*) FROM findings WHERE session IS NOT NULL GROUP BY session")
+        let found = try db.query("SELECT session, count(*) FROM findings WHERE session > 0 GROUP BY session")
         while try found.step() { if sessions.contains(found.int(0)) { findings += Int(found.int(1)) } }
         return (events, findings)
     }
@@ -194,8 +194,8 @@ public final class ModelReader {
 
     /// Problems per file and kind, for LC904.
     func fileProblems() throws -> [(Int64, RejectedLinesRule.FileProblems)] {
-        let files = try db.prepare("SELECT id, path, damage FROM files WHERE rejects > 0 OR conflicts > 0 OR damage IS NOT NULL ORDER BY id")
-        let rows = try db.prepare("SELECT kind, reason, line FROM rejects WHERE file = ? ORDER BY line, id")
+        let files = try db.query("SELECT id, path, damage FROM files WHERE rejects > 0 OR conflicts > 0 OR damage IS NOT NULL ORDER BY id")
+        let rows = try db.query("SELECT kind, reason, line FROM rejects WHERE file = ? ORDER BY line, id")
         var out: [(Int64, RejectedLinesRule.FileProblems)] = []
         while try files.step() {
             let id = files.int(0)

@@ -8,16 +8,16 @@ final class RetiredInstanceReader: RetiredInstances {
     var session: Int64 = 0
     /// The first read that failed: the analysis must not go on as if the row was not there.
     private(set) var error: Error?
-    private let latestQuery: Statement
-    private let classQuery: Statement
+    private let latestQuery: any SQLQuery
+    private let classQuery: any SQLQuery
 
-    init(db: Database) throws {
-        latestQuery = try db.prepare("""
+    init(db: any SQLReadConnection) throws {
+        latestQuery = try db.query("""
             SELECT i.since, c.text, i.end_seq, i.final_state FROM instances i LEFT JOIN strings c ON c.id = i.cls
             WHERE i.session = ?1 AND i.vc = (SELECT id FROM strings WHERE text = ?2) AND i.since < ?3
             ORDER BY i.since DESC LIMIT 1
             """)
-        classQuery = try db.prepare("""
+        classQuery = try db.query("""
             SELECT c.text FROM instances i JOIN strings c ON c.id = i.cls
             WHERE i.session = ?1 AND i.vc = (SELECT id FROM strings WHERE text = ?2) AND i.since = ?3
             """)
@@ -36,7 +36,7 @@ final class RetiredInstanceReader: RetiredInstances {
         return read(classQuery, key.vc) { $0.text(0) } ?? nil
     }
 
-    private func read<T>(_ q: Statement, _ vc: String, _ row: (Statement) -> T) -> T? {
+    private func read<T>(_ q: any SQLQuery, _ vc: String, _ row: (any SQLQuery) -> T) -> T? {
         q.bind(session, at: 1)
         q.bind(vc, at: 2)
         defer { q.resetKeepingBindings() }

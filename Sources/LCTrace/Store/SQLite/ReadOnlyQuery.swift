@@ -32,7 +32,7 @@ public enum ReadOnlyQuery {
     ]
 
     /// Hardens `db` for users' SQL (see above) and installs the authorizer.
-    public static func restrict(_ db: Database) {
+    public static func restrict(_ db: SQLiteDatabase) {
         for (op, on) in [(SQLITE_DBCONFIG_DEFENSIVE, 1), (SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0),
                          (SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0), (SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0)] {
             _ = lctrace_db_config_flag(db.handle, op, Int32(on))
@@ -66,17 +66,17 @@ public enum ReadOnlyQuery {
     }
 
     /// Prepares `sql` (one statement; trailing `;` and blanks allowed) on a restricted connection.
-    public static func prepare(_ sql: String, on db: Database) throws -> Statement {
+    public static func prepare(_ sql: String, on db: SQLiteDatabase) throws -> SQLiteStatement {
         let trimmed = sql.trimmingTrailing()
         if trimmed.isEmpty { throw QueryRefused(message: "empty query") }
         // Comments are welcome around the statement (a README query pasted whole, a .sql file).
         if !holdsStatement(trimmed, db) { throw QueryRefused(message: "empty query: the SQL holds only comments") }
-        let stmt: Statement
+        let stmt: SQLiteStatement
         do {
             stmt = try db.prepare(trimmed)
-        } catch let error as DatabaseError where error.code == SQLITE_AUTH {
+        } catch let error as SQLiteError where error.code == SQLITE_AUTH {
             throw QueryRefused(message: "query refused: lctrace query only reads (no writes, ATTACH, or setting pragmas)")
-        } catch let error as DatabaseError where isQueryFault(error) {
+        } catch let error as SQLiteError where isQueryFault(error) {
             throw QueryRefused(message: "SQL error: \(error.message)")
         }
         if holdsStatement(stmt.tail.trimmingTrailing(), db) {
@@ -92,7 +92,7 @@ public enum ReadOnlyQuery {
 extension ReadOnlyQuery {
     /// True when `sql` holds something other than blanks, comments and semicolons: SQLite
     /// prepares no statement from those. Text that does not parse counts as a statement.
-    static func holdsStatement(_ sql: String, _ db: Database) -> Bool {
+    static func holdsStatement(_ sql: String, _ db: SQLiteDatabase) -> Bool {
         if sql.isEmpty { return false }
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v2(db.handle, sql, -1, &stmt, nil)
@@ -102,7 +102,7 @@ extension ReadOnlyQuery {
 
     /// True when an error is the query's own (bad SQL, a value too big, a type mismatch): a
     /// usage error. Anything else (a corrupt page, an I/O error, no memory) is the database's.
-    public static func isQueryFault(_ error: DatabaseError) -> Bool {
+    public static func isQueryFault(_ error: SQLiteError) -> Bool {
         [SQLITE_ERROR, SQLITE_AUTH, SQLITE_RANGE, SQLITE_MISMATCH, SQLITE_TOOBIG, SQLITE_CONSTRAINT].contains(error.code & 0xff)
     }
 }
@@ -115,7 +115,7 @@ public final class QueryDeadline {
     public let seconds: Double
 
     /// Installs the deadline on `db`, `nanoseconds` from now.
-    public init(_ db: Database, nanoseconds: Int64) {
+    public init(_ db: SQLiteDatabase, nanoseconds: Int64) {
         seconds = Double(nanoseconds) / 1e9
         deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(nanoseconds, 0))
         self.db = db
@@ -124,7 +124,7 @@ public final class QueryDeadline {
         }, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    private unowned let db: Database
+    private unowned let db: SQLiteDatabase
 
     deinit { sqlite3_progress_handler(db.handle, 0, nil, nil) }
 
@@ -132,7 +132,7 @@ public final class QueryDeadline {
     public var passed: Bool { DispatchTime.now().uptimeNanoseconds >= deadline }
 
     /// True when `error` is the interruption this deadline caused.
-    public func stopped(_ error: DatabaseError) -> Bool { (error.code & 0xff) == SQLITE_INTERRUPT && passed }
+    public func stopped(_ error: SQLiteError) -> Bool { (error.code & 0xff) == SQLITE_INTERRUPT && passed }
 }
 
 extension String {

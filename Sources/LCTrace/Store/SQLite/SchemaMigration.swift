@@ -1,9 +1,9 @@
 /// Migrations of older databases, run by the writing commands (`Schema.openForWriting`)
 /// inside their first write transaction; read-only commands refuse an older database and
 /// say how to migrate it.
-extension Schema {
+extension SQLiteSchema {
     /// Brings a database of schema version `from` to `version` in place.
-    static func migrate(_ db: Database, from: Int64, path: String) throws {
+    static func migrate(_ db: SQLiteDatabase, from: Int64, path: String) throws {
         guard from == 1 else {
             throw VersionError(description: "\(path) has schema version \(from) and no migration to \(version) exists: re-ingest into a new database")
         }

@@ -8,7 +8,7 @@ import Darwin
 
 /// An error from SQLite, carrying the SQL and SQLite's own message but never the bound
 /// values (they may be user data and can be large).
-public struct DatabaseError: Error, CustomStringConvertible, Equatable {
+public struct SQLiteError: Error, CustomStringConvertible, Equatable {
     /// The primary result code (`SQLITE_BUSY`, `SQLITE_READONLY`, …).
     public var code: Int32
     public var message: String
@@ -35,7 +35,7 @@ public struct DatabaseError: Error, CustomStringConvertible, Equatable {
 let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// One SQLite connection. Owns its handle; closes it in `deinit`.
-public final class Database {
+public final class SQLiteDatabase {
     public enum Mode {
         case readWrite, readOnly
         /// Read and write an existing database, never creating one (`Schema.releaseWALFiles`).
@@ -68,7 +68,7 @@ public final class Database {
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }
-            throw DatabaseError(code: rc, message: "cannot open database \(path): \(message)", sql: nil)
+            throw SQLiteError(code: rc, message: "cannot open database \(path): \(message)", sql: nil)
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
@@ -98,11 +98,11 @@ public final class Database {
         if rc != SQLITE_OK {
             let message = errmsg.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_free(errmsg)
-            throw DatabaseError(code: rc, message: message, sql: sql)
+            throw SQLiteError(code: rc, message: message, sql: sql)
         }
     }
 
-    public func prepare(_ sql: String) throws -> Statement { try Statement(database: self, sql: sql) }
+    public func prepare(_ sql: String) throws -> SQLiteStatement { try SQLiteStatement(database: self, sql: sql) }
 
     /// The first column of the first row, or nil.
     public func scalarInt(_ sql: String, _ bindings: [SQLValue] = []) throws -> Int64? {
@@ -139,8 +139,8 @@ public final class Database {
         return stmt
     }
 
-    func error(_ rc: Int32, sql: String?) -> DatabaseError {
-        DatabaseError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    func error(_ rc: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
 
     /// Runs `body` again while it fails with SQLITE_BUSY, for up to `seconds`. SQLite skips the
@@ -153,7 +153,7 @@ public final class Database {
         while true {
             do {
                 return try body()
-            } catch let error as DatabaseError where (error.code & 0xff) == SQLITE_BUSY && Date() < deadline {
+            } catch let error as SQLiteError where (error.code & 0xff) == SQLITE_BUSY && Date() < deadline {
                 if !isAutocommit { try? execute("ROLLBACK") }
                 usleep(pause + UInt32.random(in: 0...pause))
                 pause = min(pause * 2, 100_000)
@@ -191,15 +191,15 @@ public enum SQLValue: Equatable, Sendable {
 }
 
 /// A prepared statement. Prepared once, reset and re-bound for each row in hot loops.
-public final class Statement {
+public final class SQLiteStatement {
     let handle: OpaquePointer
-    unowned let database: Database
+    unowned let database: SQLiteDatabase
     public let sql: String
 
     /// SQL after the first statement, which `sqlite3_prepare_v2` leaves unprepared.
     public let tail: String
 
-    init(database: Database, sql: String) throws {
+    init(database: SQLiteDatabase, sql: String) throws {
         self.database = database
         self.sql = sql
         var stmt: OpaquePointer?
@@ -211,7 +211,7 @@ public final class Statement {
             return rc
         }
         guard rc == SQLITE_OK, let stmt else {
-            if rc == SQLITE_OK { throw DatabaseError(code: SQLITE_MISUSE, message: "no SQL statement", sql: sql) }
+            if rc == SQLITE_OK { throw SQLiteError(code: SQLITE_MISUSE, message: "no SQL statement", sql: sql) }
             throw database.error(rc, sql: sql)
         }
         handle = stmt

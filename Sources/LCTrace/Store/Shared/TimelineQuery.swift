@@ -75,8 +75,8 @@ public struct TimeWindow: Sendable, Equatable {
 
 /// Read-only SQL for timelines and exports: one session's model rows and events, limited to a
 /// window of time where one is given (a long session is never read whole for a window of it).
-public final class TimelineQuery {
-    private let db: Database
+final class TimelineQuery {
+    private let db: any SQLReadConnection
     private let session: Int64
     private let sid: String
 
@@ -90,7 +90,7 @@ public final class TimelineQuery {
     public static let markedKinds: [EventKind] = [.present, .dismiss, .push, .pop, .viewAttached, .viewDetached]
         + backgroundKinds
 
-    public init(db: Database, session: Int64, sid: String) {
+    init(db: any SQLReadConnection, session: Int64, sid: String) {
         self.db = db
         self.session = session
         self.sid = sid
@@ -130,7 +130,7 @@ public final class TimelineQuery {
             FROM events e JOIN strings n ON n.id = e.ev
             LEFT JOIN strings v ON v.id = e.vc LEFT JOIN strings o ON o.id = e.other LEFT JOIN strings d ON d.id = e.detail
             WHERE e.session = ?1 AND n.text IN (\(names))
-              AND (?2 IS NULL OR e.t <= ?3) AND (?2 IS NULL OR e.t >= ?2 OR n.text IN (\(background)))
+              AND (CAST(?2 AS BIGINT) IS NULL OR e.t <= ?3) AND (CAST(?2 AS BIGINT) IS NULL OR e.t >= ?2 OR n.text IN (\(background)))
             ORDER BY e.seq
             """, window: window) { q in
             TraceEvent(sid: sid, seq: q.int(0), t: q.int(1), name: q.text(2) ?? "", vc: q.text(3), other: q.text(4),
@@ -140,13 +140,13 @@ public final class TimelineQuery {
 
     /// Calls `body` with every event of the session in seq order (for an export's instants).
     public func forEachEvent(_ body: (TraceEvent) throws -> Void) throws {
-        try SessionEventReader(db: db).forEachEvent(session: session, sid: sid, body)
+        try PortableEventReader(db: db).forEachEvent(session: session, sid: sid, body)
     }
 
     /// Runs `sql` with the session as ?1 and the window as ?2 (start) and ?3 (end), both NULL
     /// without one, and makes a value of each row.
-    private func select<T>(_ sql: String, window: TimeWindow?, _ row: (Statement) -> T) throws -> [T] {
-        let q = try db.prepare(sql)
+    private func select<T>(_ sql: String, window: TimeWindow?, _ row: (any SQLQuery) -> T) throws -> [T] {
+        let q = try db.query(sql)
         q.bind(session, at: 1)
         q.bind(window?.start, at: 2)
         q.bind(window?.end, at: 3)
@@ -156,12 +156,12 @@ public final class TimelineQuery {
     }
 
     private func instances(window: TimeWindow?) throws -> [TimelineRows.Instance] {
-        try instances(where: "(?2 IS NULL OR (coalesce(e.t, i.init_t) <= ?3 AND (i.end_t IS NULL OR i.end_t >= ?2)))",
+        try instances(where: "(CAST(?2 AS BIGINT) IS NULL OR (coalesce(e.t, i.init_t) <= ?3 AND (i.end_t IS NULL OR i.end_t >= ?2)))",
                       [.int(session), window.map { .int($0.start) } ?? .null, window.map { .int($0.end) } ?? .null])
     }
 
     private func instances(where clause: String, _ bindings: [SQLValue]) throws -> [TimelineRows.Instance] {
-        let q = try db.prepare("""
+        let q = try db.query("""
             SELECT v.text, i.since, c.text, coalesce(e.t, i.init_t, 0), i.end_seq, i.end_t, i.end_how, pr.text,
                    i.release_seq, i.release_t, i.release_how
             FROM instances i JOIN strings v ON v.id = i.vc
@@ -187,7 +187,7 @@ public final class TimelineQuery {
             SELECT v.text, a.since, a.will_seq, a.will_t, a.is_t, a.did_t, a.will_disappear_t, a.did_disappear_t,
                    a.animated, a.interactive, a.outcome, a.ending
             FROM appearances a JOIN strings v ON v.id = a.vc
-            WHERE a.session = ?1 AND (?2 IS NULL OR (a.will_t <= ?3 AND (a.did_disappear_t IS NULL OR a.did_disappear_t >= ?2)))
+            WHERE a.session = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR (a.will_t <= ?3 AND (a.did_disappear_t IS NULL OR a.did_disappear_t >= ?2)))
             ORDER BY a.will_seq
             """, window: window) { q in
             TimelineRows.Cycle(
@@ -202,7 +202,7 @@ public final class TimelineQuery {
         try select("""
             SELECT ch.text, k.child_since, pa.text, k.parent_since, k.add_seq, k.add_t, k.remove_seq, k.remove_t
             FROM containment k JOIN strings ch ON ch.id = k.child JOIN strings pa ON pa.id = k.parent
-            WHERE k.session = ?1 AND (?2 IS NULL OR (k.add_t <= ?3 AND (k.remove_t IS NULL OR k.remove_t >= ?2)))
+            WHERE k.session = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR (k.add_t <= ?3 AND (k.remove_t IS NULL OR k.remove_t >= ?2)))
             ORDER BY k.add_seq
             """, window: window) { q in
             TimelineRows.Edge(

@@ -1,14 +1,14 @@
 /// Reads back the events of one session in `seq` order, with interned ids resolved, for the
 /// model builder. Streams: one row at a time from the primary key, whatever the session size.
 public final class SessionEventReader {
-    private let db: Database
-    private let select: Statement
+    private let db: SQLiteDatabase
+    private let select: SQLiteStatement
     private var names = IDCache<String>(limit: StringPool.defaultMaxCached)
     /// Event kind by interned name id: classified once, not per event.
     private var kinds = IDCache<EventKind>(limit: 1024)
-    private let selectString: Statement
+    private let selectString: SQLiteStatement
 
-    public init(db: Database) throws {
+    public init(db: SQLiteDatabase) throws {
         self.db = db
         select = try db.prepare("""
             SELECT seq, t, ev, vc, cls, other, flags, detail FROM events WHERE session = ? ORDER BY seq

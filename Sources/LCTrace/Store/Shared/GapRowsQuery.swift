@@ -40,13 +40,13 @@ public struct GapRows: Sendable {
 
 /// Reads the gaps of a report with their sessions.
 struct GapRowsQuery {
-    let db: Database
+    let db: any SQLReadConnection
 
     /// The gaps `ModelReader.gaps(_:)` reads (completed, non-interactive, foreground appearances of the
     /// analysed sessions the filter selects), per class and animation and, in the same pass,
     /// as rows with their session's index in `sessions`.
     func gapsWithSessions(_ filter: SessionFilter, sessions: [SessionInfo]) throws -> ([GapSeries: [Int64]], GapRows) {
-        let q = try db.prepare("""
+        let q = try db.query("""
             SELECT i.cls, a.animated, a.session, a.did_t - a.is_t FROM appearances a
             LEFT JOIN instances i ON i.session = a.session AND i.vc = a.vc AND i.since = a.since
             WHERE a.session IN (SELECT id FROM sessions WHERE dirty = 0 AND \(ModelReader.filterClause))
@@ -67,7 +67,7 @@ struct GapRowsQuery {
             guard let s = sessionIndex[q.int(2)] else { continue }
             rowKey.append(key >> 1); rowSession.append(s); rowGap.append(gap)
         }
-        let name = try db.prepare("SELECT text FROM strings WHERE id = ?")
+        let name = try db.query("SELECT text FROM strings WHERE id = ?")
         var names: [Int64: String] = [:]
         func text(_ cls: Int64) throws -> String {
             if let known = names[cls] { return known }

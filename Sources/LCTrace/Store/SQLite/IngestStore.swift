@@ -6,37 +6,12 @@ import Glibc
 import Darwin
 #endif
 
-/// What became of one event line at insert time.
-public enum InsertOutcome: Equatable {
-    case inserted
-    /// Same (sid, seq) with the same content: dropped silently (re-ingest is idempotent).
-    case duplicate
-    /// Same (sid, seq) with other content: the first stored copy wins.
-    case conflict
-}
-
-/// Session records of one session that disagreed with the one kept (the earliest).
-public struct RecordConflict: Sendable, Equatable {
-    public var sid: String
-    public var count: Int
-    /// The keys that differed (app, build, osVersion …).
-    public var fields: [String]
-}
-
-/// What to do with a file, decided from its content hash before reading it.
-public enum FilePlan: Equatable {
-    /// Load it into the row with this id (new, or resuming a load that was killed).
-    case load(fileID: Int64)
-    /// The same content was loaded before, under this path.
-    case alreadyLoaded(path: String)
-}
-
 /// The write side of the database during ingest: interning, sessions, events, rejects,
 /// file rows. All writes happen inside `begin()`/`commit()` batches taken with
 /// BEGIN IMMEDIATE, so a kill at any moment leaves whole batches only, and a second
 /// process can interleave its own batches.
-public final class IngestStore {
-    public let db: Database
+final class IngestStore: IngestSink {
+    public let db: SQLiteDatabase
     /// Also the model writer's during ingest (`BackgroundAnalyzer`): the texts of a model are
     /// those just interned for its events, so its lookups hit this cache instead of the table.
     let strings: StringPool
@@ -127,16 +102,16 @@ public final class IngestStore {
     /// Rows known to be new, waiting for `flush` (their text lives in the batch's arena).
     private var pending: [PendingRow] = []
 
-    private let insertSession: Statement
-    private let selectSession: Statement
+    private let insertSession: SQLiteStatement
+    private let selectSession: SQLiteStatement
     private let insertEvents: RowInsert
-    private let selectHighestSeq: Statement
-    private let selectDataVersion: Statement
-    private let selectEvent: Statement
-    private let insertReject: Statement
-    private let markDirty: Statement
+    private let selectHighestSeq: SQLiteStatement
+    private let selectDataVersion: SQLiteStatement
+    private let selectEvent: SQLiteStatement
+    private let insertReject: SQLiteStatement
+    private let markDirty: SQLiteStatement
 
-    public init(db: Database) throws {
+    public init(db: SQLiteDatabase) throws {
         self.db = db
         loaders = try LoaderLocks(databasePath: db.path)
         strings = try StringPool(db: db)
@@ -152,6 +127,50 @@ public final class IngestStore {
             """)
         insertReject = try db.prepare("INSERT INTO rejects(file, kind, line, offset, reason, text) VALUES (?, ?, ?, ?, ?, ?)")
         markDirty = try db.prepare("UPDATE sessions SET dirty = 1 WHERE id = ? AND dirty = 0")
+    }
+
+    // MARK: The run
+
+    /// Copies the write-ahead log back on a thread of its own during the run.
+    private var checkpointer: Checkpointer?
+
+    func startRun(capturesRows: Bool, backgroundWork: Bool) throws {
+        self.capturesRows = capturesRows
+        if backgroundWork { checkpointer = try Checkpointer(writer: db) }
+    }
+
+    func endRun() {
+        checkpointer?.stop()
+        checkpointer = nil
+    }
+
+    /// Stores a batch: each event in order (so duplicates inside the batch resolve as in the
+    /// file), then the rows known to be new in many-row statements, then the rejected lines.
+    func store(_ batch: EventBatch, file: Int64) throws -> BatchCounts {
+        var counts = BatchCounts()
+        try batch.arena.withUnsafeBytes { arena in
+            for e in batch.events {
+                counts.events += 1
+                switch try insert(e, batch, arena) {
+                case .inserted: counts.new += 1
+                case .duplicate: counts.duplicates += 1
+                case .conflict:
+                    counts.conflicts += 1
+                    let sid = UnsafeRawBufferPointer(rebasing: arena[Int(e.sid.start)..<Int(e.sid.start + e.sid.count)])
+                    try reject(file: file, kind: .conflict, line: e.line, offset: e.offset,
+                               reason: "conflicting duplicate: session \(String(decoding: sid, as: UTF8.self)) seq \(e.seq) is stored with other content (first copy kept)",
+                               sample: nil)
+                }
+            }
+            try flush(arena)
+            for r in batch.rejects {
+                let sample = UnsafeRawBufferPointer(rebasing: arena[Int(r.sample.start)..<Int(r.sample.start + r.sample.count)])
+                try reject(file: file, kind: .line, line: r.line, offset: r.offset, reason: r.reason, sample: sample)
+                counts.rejects += 1
+                counts.rejected.append((r.line, r.reason))
+            }
+        }
+        return counts
     }
 
     // MARK: Batches
@@ -198,19 +217,13 @@ public final class IngestStore {
         try db.commit()
     }
 
-    /// What identifies the database state a snapshot taken now would see, for `unchangedSince`.
-    public struct Stamp: Sendable {
-        let transaction: Int64
-        let dataVersion: Int64
-    }
-
     /// Call after `commit`: every row this store wrote so far is in, nothing of later batches.
-    public var stamp: Stamp { Stamp(transaction: transaction, dataVersion: dataVersion) }
+    public var stamp: SnapshotStamp { SnapshotStamp(transaction: transaction, dataVersion: dataVersion) }
 
     /// True when `session` got no rows after `stamp` was taken, from this store or any other
     /// connection (another connection's commit counts as a change to every session). Call
     /// inside a batch.
-    public func unchangedSince(_ stamp: Stamp, session: Int64) -> Bool {
+    public func unchangedSince(_ stamp: SnapshotStamp, session: Int64) -> Bool {
         dataVersion == stamp.dataVersion && (lastChanged[session] ?? 0) <= stamp.transaction
     }
 
@@ -247,7 +260,7 @@ public final class IngestStore {
         try insertSession.step()
         selectSession.reset()
         selectSession.bind(sid, at: 1)
-        guard try selectSession.step() else { throw DatabaseError(code: 1, message: "session vanished", sql: nil) }
+        guard try selectSession.step() else { throw SQLiteError(code: 1, message: "session vanished", sql: nil) }
         return selectSession.int(0)
     }
 
@@ -310,7 +323,7 @@ public final class IngestStore {
     /// Binds a row's 12 values from parameter `first` on (integers and NULLs only when they
     /// differ from what the parameter holds: the session and the empty columns rarely do).
     @inline(__always)
-    private func bind(_ r: PendingRow, to s: Statement, from first: Int32, _ arena: UnsafeRawBufferPointer) {
+    private func bind(_ r: PendingRow, to s: SQLiteStatement, from first: Int32, _ arena: UnsafeRawBufferPointer) {
         s.bindKeeping(r.session, at: first)
         s.bind(r.seq, at: first + 1)
         s.bind(r.t, at: first + 2)
@@ -467,7 +480,6 @@ public final class IngestStore {
 
     // MARK: Rejects
 
-    public enum RejectKind: String { case line, conflict, damage }
 
     public func reject(file: Int64, kind: RejectKind, line: Int?, offset: Int64?, reason: String, sample: UnsafeRawBufferPointer?) throws {
         let s = insertReject
@@ -514,7 +526,12 @@ public final class IngestStore {
             let q = try db.prepare("SELECT id, path, status FROM files WHERE sha256 = ?")
             try q.bind([.text(hash)])
             if try q.step() {
-                if q.text(2) != "loading" { return .alreadyLoaded(path: q.text(1) ?? "?") }
+                if q.text(2) != "loading" {
+                    let loaded = q.text(1) ?? "?"
+                    q.reset()
+                    try dropAbandonedLoads(path: path, size: size)
+                    return .alreadyLoaded(path: loaded)
+                }
                 hashTaken = true
                 if isAbandoned(q.int(0)) { reusable = q.int(0) }
             }
@@ -544,10 +561,26 @@ public final class IngestStore {
         // A new row's byte is free: its id was never used, or its loader finished (and let go
         // of the lock before it deleted the row).
         guard loaders.take(id) else {
-            throw DatabaseError(code: SQLITE_BUSY, message: "another ingest holds the lock of new file row \(id) in \(loaders.path)", sql: nil)
+            throw SQLiteError(code: SQLITE_BUSY, message: "another ingest holds the lock of new file row \(id) in \(loaders.path)", sql: nil)
         }
         loadingHere[id] = size ?? -1
         return .load(fileID: id)
+    }
+
+    /// Rows of killed loads of this file (same path and size, no hash yet, nobody loading
+    /// them) once its content is loaded whole under another row (a concurrent ingest finished
+    /// it): their lines are all in it, so they and their rejects go; left, they would stay
+    /// `loading` for good.
+    private func dropAbandonedLoads(path: String, size: Int64?) throws {
+        guard let size, path != "-" else { return }
+        let q = try db.prepare("SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = ? AND size = ?")
+        try q.bind([.text(path), .int(size)])
+        var abandoned: [Int64] = []
+        while try q.step() { if isAbandoned(q.int(0)) { abandoned.append(q.int(0)) } }
+        for id in abandoned {
+            try db.prepare("DELETE FROM rejects WHERE file = ?").run([.int(id)])
+            try db.prepare("DELETE FROM files WHERE id = ?").run([.int(id)])
+        }
     }
 
     /// True when a `loading` row belongs to no running ingest: not this store's, and its lock
@@ -562,13 +595,6 @@ public final class IngestStore {
     public func releaseLoads() {
         for id in loadingHere.keys { loaders.release(id) }
         loadingHere.removeAll()
-    }
-
-    /// A file read before: its row, raw size and content hash.
-    public struct EarlierRead: Sendable {
-        public var id: Int64
-        public var size: Int64
-        public var hash: String
     }
 
     /// Files loaded before under `path` with fewer than `size` raw bytes: maybe the same file
@@ -600,17 +626,6 @@ public final class IngestStore {
         (try db.scalarInt("SELECT count(*) FROM files WHERE size = ?", [.int(size)]) ?? 0) > 0
     }
 
-    public struct FileStats {
-        public var size: Int64 = 0
-        public var members = 0
-        public var lines = 0
-        public var events = 0
-        public var rejects = 0
-        public var conflicts = 0
-        public var damage: String?
-        public init() {}
-    }
-
     /// Records the outcome of a load. When another row already holds the same content
     /// (standard input, or a concurrent ingest of the same file), this row and its rejects
     /// are dropped and the other row's path is returned.
@@ -634,14 +649,5 @@ public final class IngestStore {
         return nil
     }
 
-    /// The current UTC time as RFC 3339 (`2026-11-29T16:53:36Z`). Formatted by hand: a
-    /// Foundation date formatter costs more to create than a small file takes to load.
-    static func now() -> String {
-        var seconds = time(nil)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
-    }
+    static func now() -> String { utcNow() }
 }

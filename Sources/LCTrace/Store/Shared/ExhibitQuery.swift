@@ -1,15 +1,15 @@
 /// Read-only SQL for the examples the HTML report draws: the raw events of one controller
 /// instance around a finding's decisive event (a bounded number, never its whole life), and
 /// the times of single events.
-public final class ExhibitQuery {
-    private let db: Database
-    private var timeStatement: Statement?
+final class ExhibitQuery {
+    private let db: any SQLReadConnection
+    private var timeStatement: (any SQLQuery)?
 
-    public init(db: Database) { self.db = db }
+    init(db: any SQLReadConnection) { self.db = db }
 
     /// The t of event `seq` of `session`, nil when there is none.
     public func eventTime(session: Int64, seq: Int64) throws -> Int64? {
-        if timeStatement == nil { timeStatement = try db.prepare("SELECT t FROM events WHERE session = ? AND seq = ?") }
+        if timeStatement == nil { timeStatement = try db.query("SELECT t FROM events WHERE session = ? AND seq = ?") }
         let q = timeStatement!
         q.reset()
         q.bind(session, at: 1)
@@ -24,8 +24,8 @@ public final class ExhibitQuery {
     public func instanceEvents(session: Int64, sid: String, vc: String, since: Int64, end: Int64?, around: Int64,
                                limit: Int) throws -> (events: [TraceEvent], total: Int) {
         guard let id = try db.scalarInt("SELECT id FROM strings WHERE text = ?", [.text(vc)]) else { return ([], 0) }
-        let range = "e.session = ?1 AND e.seq >= ?2 AND (?3 IS NULL OR e.seq <= ?3) AND (e.vc = ?4 OR e.other = ?4)"
-        let count = try db.prepare("SELECT count(*) FROM events e WHERE \(range)")
+        let range = "e.session = ?1 AND e.seq >= ?2 AND (CAST(?3 AS BIGINT) IS NULL OR e.seq <= ?3) AND (e.vc = ?4 OR e.other = ?4)"
+        let count = try db.query("SELECT count(*) FROM events e WHERE \(range)")
         bind(count, session, since, end, id)
         let total = try count.step() ? Int(count.int(0)) : 0
         let before = max(limit - limit / 2, 0), after = limit / 2
@@ -50,15 +50,15 @@ public final class ExhibitQuery {
         return try select("e.session = ?1 AND e.seq IN (\(list)) ORDER BY e.seq", sid: sid) { q in q.bind(session, at: 1) }
     }
 
-    private func bind(_ q: Statement, _ session: Int64, _ since: Int64, _ end: Int64?, _ vc: Int64) {
+    private func bind(_ q: any SQLQuery, _ session: Int64, _ since: Int64, _ end: Int64?, _ vc: Int64) {
         q.bind(session, at: 1)
         q.bind(since, at: 2)
         q.bind(end, at: 3)
         q.bind(vc, at: 4)
     }
 
-    private func select(_ clause: String, sid: String, bind: (Statement) -> Void) throws -> [TraceEvent] {
-        let q = try db.prepare("""
+    private func select(_ clause: String, sid: String, bind: (any SQLQuery) -> Void) throws -> [TraceEvent] {
+        let q = try db.query("""
             SELECT e.seq, e.t, n.text, v.text, c.text, o.text, e.flags, d.text, th.text, e.wall, e.attrs
             FROM events e JOIN strings n ON n.id = e.ev
             LEFT JOIN strings v ON v.id = e.vc LEFT JOIN strings c ON c.id = e.cls LEFT JOIN strings o ON o.id = e.other

@@ -12,11 +12,14 @@ import Foundation
 /// which a busy writer never sees while the copying happens elsewhere; so once the log passes
 /// `restartFrames` the writer copies the few frames left itself (about 5 ms), and the log
 /// stays bounded. Call `stop` when done: the thread keeps the checkpointer alive until then.
-public final class Checkpointer {
+///
+/// Sendable: its thread and the writer share only what `condition` guards; `connection` is used
+/// by the thread alone.
+public final class Checkpointer: @unchecked Sendable {
     /// Not owned: the thread may outlive `stop` by a moment, and must not keep the writer's
     /// connection open then (the last close is what removes the log).
-    private unowned let writer: Database
-    private let connection: Database
+    private unowned let writer: SQLiteDatabase
+    private let connection: SQLiteDatabase
     private let condition = NSCondition()
     private var wanted = false
     private var closed = false
@@ -32,11 +35,11 @@ public final class Checkpointer {
     public private(set) var largestLog: Int32 = 0
 
     /// Takes over `writer`'s checkpoints until `stop`.
-    public init(writer: Database, wakeFrames: Int32 = 1024, restartFrames: Int32 = 8192) throws {
+    public init(writer: SQLiteDatabase, wakeFrames: Int32 = 1024, restartFrames: Int32 = 8192) throws {
         self.writer = writer
         self.wakeFrames = wakeFrames
         self.restartFrames = restartFrames
-        connection = try Database(path: writer.path, mode: .readWrite)
+        connection = try SQLiteDatabase(path: writer.path, mode: .readWrite)
         // A connection learns that the database is in WAL mode when it first reads it; until
         // then a checkpoint on it does nothing (and says so with a log size of -1).
         _ = try connection.scalarInt("SELECT count(*) FROM sqlite_master")

@@ -9,7 +9,7 @@ import Darwin
 /// The versioned public schema. `PRAGMA user_version` carries `Schema.version`; a database
 /// from another version is migrated when lctrace knows how, refused with a clear message
 /// otherwise, never silently misread.
-public enum Schema {
+public enum SQLiteSchema {
     public static let version: Int64 = 2
 
     /// Why a database cannot be used.
@@ -19,10 +19,10 @@ public enum Schema {
 
     /// Opens `path` for writing, creating the database and its schema when `create` is set
     /// and nothing is there (`ingest`); without it a missing database is refused (`analyze`).
-    public static func openForWriting(path: String, create: Bool = true) throws -> Database {
+    public static func openForWriting(path: String, create: Bool = true) throws -> SQLiteDatabase {
         try refuseSpecialFiles(path)
         if !create && !FileManager.default.fileExists(atPath: path) { throw noDatabase(path) }
-        let db = try Database(path: path, mode: .readWrite)
+        let db = try SQLiteDatabase(path: path, mode: .readWrite)
         // WAL lets `query` read while `ingest` writes and lets two ingests take turns;
         // synchronous=NORMAL in WAL mode stays consistent after a crash or kill
         // (https://sqlite.org/wal.html, https://sqlite.org/pragma.html#pragma_synchronous).
@@ -51,18 +51,18 @@ public enum Schema {
     }
 
     /// Opens `path` read-only, refusing anything that is not an lctrace database of this version.
-    public static func openForReading(path: String) throws -> Database {
+    public static func openForReading(path: String) throws -> SQLiteDatabase {
         try refuseSpecialFiles(path)
         guard FileManager.default.fileExists(atPath: path) else { throw noDatabase(path) }
-        var db = try Database(path: path, mode: .readOnly)
+        var db = try SQLiteDatabase(path: path, mode: .readOnly)
         let current: Int64
         do {
             current = try db.scalarInt("PRAGMA user_version") ?? 0
-        } catch let error as DatabaseError where [SQLITE_CANTOPEN, SQLITE_READONLY].contains(error.code & 0xff) {
+        } catch let error as SQLiteError where [SQLITE_CANTOPEN, SQLITE_READONLY].contains(error.code & 0xff) {
             // A WAL database on read-only media, or in a folder this user may not write,
             // cannot create its missing -shm file (SQLITE_READONLY_CANTINIT then): no writer has
             // it open, so open it immutable (https://sqlite.org/uri.html#uriimmutable).
-            db = try Database(path: path, mode: .immutable)
+            db = try SQLiteDatabase(path: path, mode: .immutable)
             current = try db.scalarInt("PRAGMA user_version") ?? 0
         }
         if current == 0 {
@@ -92,7 +92,7 @@ public enum Schema {
     /// lctrace's tables, views and indexes, by "type name", with their SQL normalised: what
     /// the DDL makes on an empty database.
     static let expectedObjects: [String: String] = {
-        guard let memory = try? Database(path: ":memory:"), (try? memory.execute(ddl)) != nil,
+        guard let memory = try? SQLiteDatabase(path: ":memory:"), (try? memory.execute(ddl)) != nil,
               let objects = try? objects(memory) else { return [:] }
         return objects
     }()
@@ -100,7 +100,7 @@ public enum Schema {
     /// Refuses a database whose schema is not exactly lctrace's: a table replaced by a view (a
     /// recursive one hangs a report), a trigger (one on `events` can drop every new event), an
     /// index or column that differs. SQLite's own tables (sqlite_stat1 after ANALYZE) are allowed.
-    static func verifyObjects(_ db: Database, path: String) throws {
+    static func verifyObjects(_ db: SQLiteDatabase, path: String) throws {
         let found = try objects(db)
         let expected = expectedObjects
         var differences: [String] = []
@@ -128,7 +128,7 @@ public enum Schema {
     }
 
     /// Every object of the database but SQLite's own, by "type name", with its SQL normalised.
-    private static func objects(_ db: Database) throws -> [String: String] {
+    private static func objects(_ db: SQLiteDatabase) throws -> [String: String] {
         let q = try db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
         var out: [String: String] = [:]
         while try q.step() {

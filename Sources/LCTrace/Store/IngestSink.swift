@@ -1,0 +1,124 @@
+import Foundation
+
+/// Where an ingest puts what it reads (Ingest → Store), whole batches at a time: the events
+/// and rejects of a batch, the file ledger (which files are loaded, being loaded, or damaged),
+/// and the sessions that changed. A batch is one transaction (`begin` … `commit`), so a
+/// killed ingest leaves whole batches only, and the next one resumes the files left loading.
+protocol IngestSink: AnyObject {
+    // MARK: The run
+
+    /// Called once before the first file. `capturesRows`: keep the stored rows of sessions new
+    /// in their file for the analysis while loading; `backgroundWork`: do housekeeping (SQLite:
+    /// copying the write-ahead log back) on a thread of its own. Backends that cannot, ignore them.
+    func startRun(capturesRows: Bool, backgroundWork: Bool) throws
+    /// Called once at the end, also after a failure.
+    func endRun()
+
+    // MARK: Batches
+
+    func begin() throws
+    func commit() throws
+    /// Abandons the open batch; what was committed stays.
+    func rollback()
+    /// Stores a batch of decoded lines read from `file`: its events (new, duplicates, and
+    /// conflicting duplicates, which are also rejects) and its rejected lines.
+    func store(_ batch: EventBatch, file: Int64) throws -> BatchCounts
+    /// Records a problem that is not a line (a damaged stream).
+    func reject(file: Int64, kind: RejectKind, line: Int?, offset: Int64?, reason: String, sample: UnsafeRawBufferPointer?) throws
+
+    // MARK: Files
+
+    /// True when a file of `size` raw bytes is being loaded by this run (a copy of it must wait).
+    func isLoading(size: Int64) -> Bool
+    /// True when a stored file has `size` raw bytes: only then is hashing before reading worth it.
+    func hasFile(ofSize size: Int64) throws -> Bool
+    /// Decides from a file's content hash (when known) whether to load it, and into which row.
+    func planFile(path: String, size: Int64?, hash: String?) throws -> FilePlan
+    /// Files loaded before under `path` with fewer bytes (maybe an earlier read of a growing file).
+    func earlierReads(of path: String, smallerThan size: Int64) throws -> [EarlierRead]
+    /// Drops earlier reads that turned out to be a prefix of a file now loaded whole.
+    func replaceEarlierReads(_ ids: [Int64]) throws
+    /// Records a load's outcome; the path of another row with the same content, if one exists
+    /// (this row is then dropped).
+    func finishFile(id: Int64, hash: String, stats: FileStats) throws -> String?
+    /// Lets go of the rows this run was loading (after a failure: the next ingest resumes them).
+    func releaseLoads()
+
+    // MARK: Sessions
+
+    /// The sessions that got rows since the last call, in id order.
+    func takeTouchedSessions() -> [Int64]
+    /// Session records of this run that disagreed with the kept one.
+    func recordConflictSummary() throws -> [RecordConflict]
+}
+
+/// What became of a batch's lines.
+struct BatchCounts {
+    var events = 0
+    var new = 0
+    var duplicates = 0
+    var conflicts = 0
+    var rejects = 0
+    /// (line, reason) of the rejected lines, in order.
+    var rejected: [(line: Int, reason: String)] = []
+}
+
+/// What kind of input problem a `rejects` row records.
+public enum RejectKind: String, Sendable { case line, conflict, damage }
+
+/// A file read before: its row, raw size and content hash.
+public struct EarlierRead: Sendable {
+    public var id: Int64
+    public var size: Int64
+    public var hash: String
+}
+
+/// What a finished load recorded of a file.
+public struct FileStats: Sendable {
+    public var size: Int64 = 0
+    public var members = 0
+    public var lines = 0
+    public var events = 0
+    public var rejects = 0
+    public var conflicts = 0
+    public var damage: String?
+    public init() {}
+}
+
+/// What became of one event line at insert time.
+public enum InsertOutcome: Equatable {
+    case inserted
+    /// Same (sid, seq) with the same content: dropped silently (re-ingest is idempotent).
+    case duplicate
+    /// Same (sid, seq) with other content: the first stored copy wins.
+    case conflict
+}
+
+/// Session records of one session that disagreed with the one kept (the earliest).
+public struct RecordConflict: Sendable, Equatable {
+    public var sid: String
+    public var count: Int
+    /// The keys that differed (app, build, osVersion …).
+    public var fields: [String]
+}
+
+/// What to do with a file, decided from its content hash before reading it.
+public enum FilePlan: Equatable {
+    /// Load it into the row with this id (new, or resuming a load that was killed).
+    case load(fileID: Int64)
+    /// The same content was loaded before, under this path.
+    case alreadyLoaded(path: String)
+}
+
+
+/// The current UTC time as RFC 3339 (`2026-11-29T16:53:36Z`). Formatted by hand: a
+/// Foundation date formatter costs more to create than a small file takes to load.
+func utcNow() -> String {
+    var seconds = time(nil)
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+        + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+}
+

@@ -1,0 +1,61 @@
+/// What the read queries shared by every backend (Store/Shared) need of a connection: prepare
+/// a statement, bind its parameters, step through its rows. SQLite's statement and
+/// PostgreSQL's query both conform, so a report, a timeline or a selection is written once in
+/// portable SQL; the hot paths of each backend (loading events, writing models, reading a
+/// session's events for the model) stay backend-specific.
+///
+/// Parameters are written `?1`, `?2` … (or `?` in order): PostgreSQL's connection turns them
+/// into `$1`, `$2` ….
+protocol SQLQuery: AnyObject {
+    /// Rewinds to before the first row and clears the bindings.
+    func reset()
+    /// Rewinds to before the first row, keeping the bindings (hot loops rebind every one).
+    func resetKeepingBindings()
+    func bind(_ values: [SQLValue]) throws
+    func bind(_ value: SQLValue, at index: Int32) throws
+    func bind(_ value: Int64, at index: Int32)
+    func bind(_ value: Int64?, at index: Int32)
+    func bind(_ value: String?, at index: Int32)
+    /// Moves to the next row; false after the last.
+    func step() throws -> Bool
+    var columnCount: Int { get }
+    func columnName(_ i: Int) -> String
+    func isNull(_ i: Int) -> Bool
+    func int(_ i: Int) -> Int64
+    func optionalInt(_ i: Int) -> Int64?
+    func double(_ i: Int) -> Double
+    func text(_ i: Int) -> String?
+    func value(_ i: Int) -> SQLValue
+}
+
+/// A connection the shared read queries run on.
+protocol SQLReadConnection: AnyObject {
+    func query(_ sql: String) throws -> any SQLQuery
+    /// SQL for the text of key `key` of the JSON object in `column` (NULL when absent): the
+    /// one function the shared queries need that the backends spell differently.
+    func jsonText(_ column: String, key: String) -> String
+}
+
+extension SQLReadConnection {
+    /// The first column of the first row, or nil.
+    func scalarInt(_ sql: String, _ bindings: [SQLValue] = []) throws -> Int64? {
+        let q = try query(sql)
+        try q.bind(bindings)
+        defer { q.reset() }
+        return try q.step() ? q.optionalInt(0) : nil
+    }
+
+    func scalarText(_ sql: String, _ bindings: [SQLValue] = []) throws -> String? {
+        let q = try query(sql)
+        try q.bind(bindings)
+        defer { q.reset() }
+        return try q.step() ? q.text(0) : nil
+    }
+}
+
+extension SQLiteStatement: SQLQuery {}
+
+extension SQLiteDatabase: SQLReadConnection {
+    func query(_ sql: String) throws -> any SQLQuery { try prepare(sql) }
+    func jsonText(_ column: String, key: String) -> String { "json_extract(\(column), '$.\(key)')" }
+}

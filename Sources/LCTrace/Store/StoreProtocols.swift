@@ -1,0 +1,113 @@
+/// The seam between lctrace and a storage backend. Layers above Store/ see `Storage` and these
+/// protocols, never SQL or a backend's types; a backend is one folder (Store/SQLite,
+/// Store/PostgreSQL) implementing them. Reads for reports, listings and timelines are shared
+/// (Store/Shared: portable SQL over `SQLReadConnection`); what is hot (loading events,
+/// reading a session's events for its model, writing models) each backend does its own way.
+protocol StorageBackend: AnyObject {
+    /// The schema, commented table by table (`lctrace schema`).
+    var ddl: String { get }
+    /// The connection the shared read queries (Store/Shared) run on.
+    var reader: any SQLReadConnection { get }
+    /// Sessions' events, metadata and retired instances on the read connection: a report
+    /// rebuilds a dirty session's model from them without writing anything.
+    func readSessionSource() throws -> any SessionSource
+    /// The analysis's connection: reads sessions and replaces their stored models.
+    func analysisStore() throws -> any AnalysisStore
+    /// Loads files (`lctrace ingest`).
+    func ingestSink() throws -> any IngestSink
+    /// Runs one read-only statement of a user's (`lctrace query`).
+    func readOnlyQuery(_ sql: String, timeout: Double?) throws -> any QueryRows
+    /// See `Storage.tidyAfterInterruption`.
+    func tidyAfterInterruption()
+    func close()
+}
+
+/// One session's facts for building its model: what its record said, its events in seq
+/// order, and the instances earlier batches stored (read back rather than held in memory).
+protocol SessionSource: AnyObject {
+    func sessionMetadata(_ session: Int64) throws -> SessionMetadata
+    func forEachEvent(session: Int64, sid: String, _ body: (TraceEvent) throws -> Void) throws
+    /// Retired instances of `session`, read from its stored `instances` rows.
+    func retiredInstances(session: Int64) throws -> RetiredInstanceReader
+}
+
+/// Where an analysis stores what it built for a session (Analysis → Store).
+protocol ModelSink: AnyObject {
+    /// Deletes the session's stored model and findings (before the new ones go in).
+    func clear(session: Int64) throws
+    /// Stores the rows of a batch of final facts, or of what was left at the end.
+    func writeRows(session: Int64, _ model: SessionModel) throws
+    /// Stores the session's counts and findings and marks it analysed.
+    func finish(session: Int64, _ model: SessionModel) throws
+    /// Records the rule settings the stored findings were built with.
+    func saveSettings(_ settings: RuleSettings) throws
+    /// Rebuilds the file-level findings (LC904) from the files and their rejects; their count.
+    func writeFileFindings() throws -> Int
+}
+
+/// The analysis's connection: it reads sessions and replaces their models in one transaction.
+protocol AnalysisStore: SessionSource, ModelSink {
+    /// Sessions to analyse: the dirty ones (or all), with ids above `after`, at most `limit`, in id order.
+    func sessionsToAnalyse(all: Bool, after: Int64, limit: Int) throws -> [(id: Int64, sid: String)]
+    func countSessionsToAnalyse(all: Bool) throws -> Int
+    /// Runs `body` in a write transaction (committed when it returns, rolled back when it throws).
+    func writeTransaction<T>(_ body: () throws -> T) throws -> T
+}
+
+/// The rows of a user's query, streamed (`lctrace query`).
+protocol QueryRows: AnyObject {
+    var columnCount: Int { get }
+    func columnName(_ i: Int) -> String
+    func step() throws -> Bool
+    func value(_ i: Int) -> SQLValue
+}
+
+extension SessionSource {
+    /// The session's events from `captured` when given (all its rows, as the ingest stored them
+    /// moments ago: `CapturedRows`), else from the database. Backends that capture nothing
+    /// never get any.
+    func forEachEvent(session: Int64, captured: CapturedRows?, sid: String, _ body: (TraceEvent) throws -> Void) throws {
+        try forEachEvent(session: session, sid: sid, body)
+    }
+}
+
+// MARK: Analysis while loading
+
+/// What a database state looked like when an ingest committed: a model built from a snapshot
+/// taken after that commit is current as long as its session got no rows since.
+struct SnapshotStamp: Sendable {
+    let transaction: Int64
+    let dataVersion: Int64
+}
+
+/// The ingest's side of an analysis while loading (`BackgroundAnalyzer`), offered by backends
+/// whose ingest can tell whether a session changed since a snapshot (SQLite). The analysis
+/// builds models from snapshots on a connection of its own and hands them to the ingest,
+/// which stores them inside its own batches when they are still current.
+protocol LoadingAnalysisHost: AnyObject {
+    /// The state the last commit left (call after `commit`).
+    var stamp: SnapshotStamp { get }
+    /// Tracks changes to `sessions` until each is `unwatch`ed (asked for a model).
+    func watch(_ sessions: [Int64])
+    func unwatch(_ session: Int64)
+    /// True when `session` got no rows after `stamp` (call inside a batch).
+    func unchangedSince(_ stamp: SnapshotStamp, session: Int64) -> Bool
+    func begin() throws
+    func commit() throws
+    /// The captured rows of the sessions that got rows in the last file (see `CapturedRows`).
+    func takeCapturedRows() -> [Int64: CapturedRows]
+    /// Where models are written, on the ingest's connection, inside its batches.
+    func modelStore() throws -> any AnalysisStore
+    /// A reader of snapshots on a connection of its own, for the analysis thread.
+    func openSnapshotReader() throws -> any SnapshotReader
+}
+
+/// Reads sessions in snapshots (read transactions) on a connection of its own.
+protocol SnapshotReader: SessionSource {
+    /// Runs `body` inside a snapshot; nil when none can start now or `body` throws (the
+    /// session then stays dirty, for the analysis after loading).
+    func inSnapshot<T>(_ body: () throws -> T) -> T?
+    /// max(seq) − min(seq) + 1 of a session's stored events: its length, judged cheaply.
+    func seqSpan(of session: Int64) throws -> Int64
+    func close()
+}
