@@ -19,6 +19,8 @@ final class PGIngestSink: IngestSink {
     private var sessionIDs: [String: Int64] = [:]
     private var inserter: PGConnection?
     private var inBatch = false
+    /// The batch being stored, within its transaction (rows of `lctrace_batch` carry it).
+    private var part = 0
     /// File rows this run holds the lock of, with their raw sizes.
     private var loadingHere: [Int64: Int64] = [:]
     private var touched = Set<Int64>()
@@ -37,11 +39,14 @@ final class PGIngestSink: IngestSink {
     // MARK: The run
 
     func startRun(capturesRows: Bool, backgroundWork: Bool) throws {
+        // Emptied at each commit (cheaper than emptying them after every batch stored); a
+        // transaction's batches are told apart by `part`.
         try pg.execute("""
             CREATE TEMP TABLE IF NOT EXISTS lctrace_batch (
-                ord integer, line bigint, "offset" bigint, session bigint, seq bigint, t bigint, ev bigint, vc bigint,
-                cls bigint, other bigint, flags integer, detail bigint, thread bigint, wall text, attrs text, record integer);
-            CREATE TEMP TABLE IF NOT EXISTS lctrace_inserted (session bigint, seq bigint)
+                part integer, ord integer, line bigint, "offset" bigint, session bigint, seq bigint, t bigint, ev bigint,
+                vc bigint, cls bigint, other bigint, flags integer, detail bigint, thread bigint, wall text, attrs text,
+                record integer) ON COMMIT DELETE ROWS;
+            CREATE TEMP TABLE IF NOT EXISTS lctrace_inserted (part integer, session bigint, seq bigint) ON COMMIT DELETE ROWS
             """)
     }
 
@@ -60,11 +65,13 @@ final class PGIngestSink: IngestSink {
     func commit() throws {
         try pg.execute("COMMIT")
         inBatch = false
+        part = 0
     }
 
     func rollback() {
         if inBatch { try? pg.execute("ROLLBACK") }
         inBatch = false
+        part = 0
         // Session ids and texts were committed on their own connection: still valid.
     }
 
@@ -124,53 +131,62 @@ final class PGIngestSink: IngestSink {
         if !lines.isEmpty {
             let sessions = try sessionIDs(Set(lines.map(\.sid)))
             let ids = try strings.ids(lines.flatMap { $0.texts.compactMap { $0 } })
-            try pg.execute("TRUNCATE lctrace_batch, lctrace_inserted")
+            part += 1
+            let part = String(self.part)
             try pg.copyIn("COPY lctrace_batch FROM STDIN") { w in
                 for (ord, l) in lines.enumerated() {
                     let e = l.event
                     let t = l.texts.map { $0.flatMap { ids[$0] } }
-                    w.add(Int64(ord)); w.add(Int64(e.line)); w.add(e.offset); w.add(sessions[l.sid]); w.add(e.seq); w.add(e.t)
+                    w.add(Int64(self.part)); w.add(Int64(ord)); w.add(Int64(e.line)); w.add(e.offset); w.add(sessions[l.sid]); w.add(e.seq); w.add(e.t)
                     w.add(t[0]); w.add(t[1]); w.add(t[2]); w.add(t[3]); w.add(e.flags); w.add(t[4]); w.add(t[5])
                     w.add(l.wall); w.add(l.attrs); w.add(Int64(e.record))
                     try w.endRow()
                 }
             }
-            // The first copy of each (session, seq) in the batch goes in, unless one is stored.
+            // The first copy of each (session, seq) in the batch goes in, unless one is stored:
+            // rows go in in file order, and a later copy in the same statement meets the first.
             counts.new = try pg.query("""
                 WITH ins AS (
                     INSERT INTO events (session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs)
-                    SELECT DISTINCT ON (session, seq) session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs
-                    FROM lctrace_batch ORDER BY session, seq, ord
+                    SELECT session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs
+                    FROM lctrace_batch WHERE part = $1 ORDER BY ord
                     ON CONFLICT (session, seq) DO NOTHING
                     RETURNING session, seq)
-                INSERT INTO lctrace_inserted SELECT session, seq FROM ins
-                """).changedRows
-            // Every other line is a duplicate of the stored row, or a conflict with it.
-            let conflicting = try pg.query("""
+                INSERT INTO lctrace_inserted SELECT $1, session, seq FROM ins
+                """, [part]).changedRows
+            // Every other line is a duplicate of the stored row, or a conflict with it (none
+            // when every line went in: the common case of a file loaded for the first time).
+            let conflicting = counts.new == lines.count ? nil : try pg.query("""
                 SELECT b.line, b."offset", b.seq FROM (
-                    SELECT *, row_number() OVER (PARTITION BY session, seq ORDER BY ord) AS r FROM lctrace_batch) b
+                    SELECT *, row_number() OVER (PARTITION BY session, seq ORDER BY ord) AS r FROM lctrace_batch WHERE part = $1) b
                 JOIN events e ON e.session = b.session AND e.seq = b.seq
-                WHERE NOT (b.r = 1 AND EXISTS (SELECT 1 FROM lctrace_inserted i WHERE i.session = b.session AND i.seq = b.seq))
+                WHERE NOT (b.r = 1 AND EXISTS (SELECT 1 FROM lctrace_inserted i WHERE i.part = $1 AND i.session = b.session AND i.seq = b.seq))
                   AND (e.t IS DISTINCT FROM b.t OR e.ev IS DISTINCT FROM b.ev OR e.vc IS DISTINCT FROM b.vc
                        OR e.cls IS DISTINCT FROM b.cls OR e.other IS DISTINCT FROM b.other OR e.flags IS DISTINCT FROM b.flags
                        OR e.detail IS DISTINCT FROM b.detail OR e.thread IS DISTINCT FROM b.thread
                        OR e.wall IS DISTINCT FROM b.wall OR e.attrs IS DISTINCT FROM b.attrs)
                 ORDER BY b.ord
-                """)
-            counts.conflicts = conflicting.rowCount
+                """, [part])
+            counts.conflicts = conflicting?.rowCount ?? 0
             counts.duplicates = counts.events - counts.new - counts.conflicts
-            let sidOfLine = Dictionary(lines.map { ($0.event.line, $0.sid) }, uniquingKeysWith: { a, _ in a })
-            for r in 0..<conflicting.rowCount {
+            if let conflicting, conflicting.rowCount > 0 {
+                let sidOfLine = Dictionary(lines.map { ($0.event.line, $0.sid) }, uniquingKeysWith: { a, _ in a })
+                for r in 0..<conflicting.rowCount {
                 let line = Int(conflicting.int(r, 0) ?? 0)
-                rejects.append((.conflict, line, conflicting.int(r, 1) ?? 0,
-                                "conflicting duplicate: session \(sidOfLine[line] ?? "?") seq \(conflicting.int(r, 2) ?? 0) is stored with other content (first copy kept)", nil))
+                    rejects.append((.conflict, line, conflicting.int(r, 1) ?? 0,
+                                    "conflicting duplicate: session \(sidOfLine[line] ?? "?") seq \(conflicting.int(r, 2) ?? 0) is stored with other content (first copy kept)", nil))
+                }
             }
             if counts.new > 0 {
                 // Rows locked in id order, so two ingesters touching the same sessions never deadlock.
-                try pg.execute("SELECT id FROM sessions WHERE id IN (SELECT session FROM lctrace_inserted) ORDER BY id FOR UPDATE")
-                let marked = try pg.query("UPDATE sessions SET dirty = 1, changes = changes + 1 WHERE id IN (SELECT session FROM lctrace_inserted) RETURNING id")
+                let marked = try pg.query("""
+                    UPDATE sessions SET dirty = 1, changes = changes + 1 WHERE id IN (
+                        SELECT id FROM sessions WHERE id IN (SELECT DISTINCT session FROM lctrace_inserted WHERE part = $1)
+                        ORDER BY id FOR UPDATE)
+                    RETURNING id
+                    """, [part])
                 for r in 0..<marked.rowCount { if let id = marked.int(r, 0) { touched.insert(id) } }
-                try mergeRecords(batch, lines.map(\.event), sessions: lines.map { sessions[$0.sid] ?? 0 })
+                try mergeRecords(batch, lines.map(\.event), sessions: lines.map { sessions[$0.sid] ?? 0 }, part: part)
             }
         }
         for r in refused { rejects.append((.line, r.line, r.offset, r.reason, r.sample)); counts.rejected.append((r.line, r.reason)) }
@@ -212,12 +228,13 @@ final class PGIngestSink: IngestSink {
 
     /// Merges the session records among the lines that went in: the earliest record (lowest
     /// seq) of a session is kept; a copy that disagrees is counted in `record_conflicts`.
-    private func mergeRecords(_ batch: EventBatch, _ events: [RawEvent], sessions: [Int64]) throws {
+    private func mergeRecords(_ batch: EventBatch, _ events: [RawEvent], sessions: [Int64], part: String) throws {
         guard events.contains(where: { $0.record >= 0 }) else { return }
         let inserted = try pg.query("""
-            SELECT DISTINCT i.session, i.seq FROM lctrace_inserted i JOIN lctrace_batch b ON b.session = i.session AND b.seq = i.seq
-            WHERE b.record >= 0
-            """)
+            SELECT DISTINCT i.session, i.seq FROM lctrace_inserted i
+            JOIN lctrace_batch b ON b.part = i.part AND b.session = i.session AND b.seq = i.seq
+            WHERE i.part = $1 AND b.record >= 0
+            """, [part])
         var keys = Set<[Int64]>()
         for r in 0..<inserted.rowCount { keys.insert([inserted.int(r, 0) ?? 0, inserted.int(r, 1) ?? 0]) }
         for (i, e) in events.enumerated() where e.record >= 0 && keys.remove([sessions[i], e.seq]) != nil {
