@@ -22,12 +22,17 @@ final class ReadmeQueryTests: TemporaryDirectoryTestCase {
         11: ["event", "key", "events"],
     ]
 
-    /// The queries of every ```sql block of the README, by number: each is a `-- N.` comment
-    /// and the SQL up to the next blank line, exactly as a user copies it.
+    static func readme() throws -> String {
+        try String(contentsOf: TestSupport.root.appendingPathComponent("README.md"), encoding: .utf8)
+    }
+
+    /// The numbered queries of the README, by number: every ```sql block that starts with a
+    /// `-- 1.` comment, each query a `-- N.` comment and the SQL up to the next blank line, exactly
+    /// as a user copies it. (SQL for a PostgreSQL server itself, roles and Citus, is run in
+    /// `psql`, not `lctrace query`: it is not numbered.)
     static func readmeQueries() throws -> [Int: String] {
-        let readme = try String(contentsOf: TestSupport.root.appendingPathComponent("README.md"), encoding: .utf8)
         var queries: [Int: String] = [:]
-        for block in readme.components(separatedBy: "```sql\n").dropFirst() {
+        for block in try readme().components(separatedBy: "\n```sql\n").dropFirst() where block.hasPrefix("-- 1. ") {
             let body = block.components(separatedBy: "\n```")[0]
             for query in body.components(separatedBy: "\n\n") where !query.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                 let number = query.dropFirst(3).prefix { $0.isNumber }
@@ -76,6 +81,20 @@ final class ReadmeQueryTests: TemporaryDirectoryTestCase {
     /// Q1 counts what `report` counts as leaks, with their builds; Q10 lists what `report
     /// --orphans` flags as LC102/LC103 and not the planted look-alike (an addChild cut short by
     /// the end of session 55cba8d6, whose container is a ThreadViewController).
+    /// Every `lctrace query "…"` the README shows outside the numbered list runs on SampleTraces too.
+    func testEveryQueryCommandOfTheReadmeRuns() throws {
+        let commands = try NSRegularExpression(pattern: #"lctrace query [^"\n`]*"([^"]+)""#)
+        let text = try Self.readme()
+        let found = commands.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range(at: 1), in: text)!]) }
+            .filter { $0 != "…" }
+        XCTAssertGreaterThanOrEqual(found.count, 3, "\(found)")
+        for sql in found {
+            let r = TestSupport.run(["query", "--db", db, "-f", "csv", sql])
+            XCTAssertEqual(r.status, 0, "\(sql): \(r.err)")
+            XCTAssertGreaterThan(r.out.split(separator: "\n").count, 1, "\(sql) returns no row on SampleTraces")
+        }
+    }
+
     func testQueriesAnswerWhatTheirCommentsSay() throws {
         let queries = try Self.readmeQueries()
         let json = TestSupport.run(["report", "--db", db, "--format", "json", "--fail-on", "never"])
