@@ -106,6 +106,27 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(store.takeCapturedRows().isEmpty)
     }
 
+    /// The analysis reaches the backend through `any SessionSource`: a model built with captured
+    /// rows must come from them, not from the table (the table here holds more rows than were
+    /// captured, so reading it instead shows).
+    func testTheAnalysisBuildsFromCapturedRowsThroughTheStorageSeam() throws {
+        let database = try SQLiteSchema.openForWriting(path: db)
+        let store = try IngestStore(db: database)
+        store.capturesRows = true
+        try insert((0..<5).map { line("C", $0, "viewDidLoad", vc: "0x1") }, into: store)
+        let session = try sessionID(database, "C")
+        let rows = try XCTUnwrap(store.takeCapturedRows()[session])
+        try insert((5..<9).map { line("C", $0) }, into: store)
+        let source: any SessionSource = try SQLiteSessionSource(db: database)
+        let metadata = try source.sessionMetadata(session)
+        let fromCapture = try Analyzer.buildModel(session: session, sid: "C", metadata: metadata, source: source,
+                                                  captured: rows, settings: RuleSettings())
+        let fromTable = try Analyzer.buildModel(session: session, sid: "C", metadata: metadata, source: source,
+                                                settings: RuleSettings())
+        XCTAssertEqual(fromCapture.stats.events, 5)
+        XCTAssertEqual(fromTable.stats.events, 9)
+    }
+
     /// Files with lines out of order, repeated and overlapping: models built from captured
     /// rows while loading must equal models built from the table after loading.
     func testModelsFromCapturedRowsEqualModelsReadBack() throws {
