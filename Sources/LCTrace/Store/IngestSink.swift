@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where an ingest puts what it reads (Ingest → Store), whole batches at a time: the events
 /// and rejects of a batch, the file ledger (which files are loaded, being loaded, or damaged),
 /// and the sessions that changed. A batch is one transaction (`begin` … `commit`), so a
@@ -106,5 +108,17 @@ public enum FilePlan: Equatable {
     case load(fileID: Int64)
     /// The same content was loaded before, under this path.
     case alreadyLoaded(path: String)
+}
+
+
+/// The current UTC time as RFC 3339 (`2026-11-29T16:53:36Z`). Formatted by hand: a
+/// Foundation date formatter costs more to create than a small file takes to load.
+func utcNow() -> String {
+    var seconds = time(nil)
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+        + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
 }
 

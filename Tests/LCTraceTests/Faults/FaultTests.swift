@@ -57,6 +57,16 @@ final class FaultTests: TemporaryDirectoryTestCase {
         XCTAssertGreaterThan(killedMidway, 2, "the kills landed while the ingest ran")
     }
 
+    /// Four ingests on overlapping file sets at once, one killed twice and run again: the
+    /// same content as one clean ingest (the PostgreSQL backend passes the same test).
+    func testConcurrentIngestersWithKillsEndWithTheContentOfOneCleanIngest() throws {
+        let input = try corpus("c", seed: 47, sessions: 24)
+        let files = try FileManager.default.contentsOfDirectory(atPath: input).filter { $0.hasSuffix(".gz") }.sorted().map { input + "/" + $0 }
+        try TestSupport.concurrentIngestsWithKills(files, reference: dir + "/ref.db", shared: dir + "/shared.db", logs: dir)
+        let loading = try SQLiteDatabase(path: dir + "/shared.db", mode: .readOnly).scalarInt("SELECT count(*) FROM files WHERE status = 'loading'")
+        XCTAssertEqual(loading, 0, "every file row was finished")
+    }
+
     func testTwoConcurrentIngestsBothSucceedAndLoseNothing() throws {
         let a = try corpus("a", seed: 31, sessions: 12)
         let b = try corpus("b", seed: 32, sessions: 12)

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import XCTest
 @testable import LCTrace
 import LCTraceCLI
@@ -43,20 +46,34 @@ enum TestSupport {
 
     /// Everything a user can see of a database, in a stable order, without ids or clocks.
     static func logicalDump(_ path: String) throws -> String {
-        let db = try SQLiteDatabase(path: path, mode: .readOnly)
+        try logicalDump(Storage(try SQLiteDatabase(path: path, mode: .readOnly)))
+    }
+
+    /// The same of any backend's database (`--db` path or URL): the views and tables a user
+    /// queries, through the shared read connection. A rejected line's first bytes that are not
+    /// UTF-8 show as x'…' on both (PostgreSQL keeps them in `rejects.raw`).
+    static func logicalDump(location: String) throws -> String {
+        try logicalDump(Storage.openForReading(location))
+    }
+
+    static func logicalDump(_ storage: Storage) throws -> String {
+        let db = storage.backend.reader
+        let postgres: Bool
+        if case .postgres = storage.location { postgres = true } else { postgres = false }
         var out = ""
         let queries = [
             "SELECT sid, seq, t, event, vc, class, parent, host, presented, child, animated, is_moving_to_parent, is_being_presented, is_moving_from_parent, is_being_dismissed, interactive, detail, thread, wall, attrs FROM events_v ORDER BY sid, seq",
             "SELECT sid, app, app_version, build, os, os_version, sdk, device, recorder, wall, record_seq, record_conflicts, end_reason, events, first_seq, last_seq, first_t, last_t, lost_events, dirty FROM sessions ORDER BY sid",
             "SELECT path, size, sha256, gzip_members, lines, events, rejects, conflicts, status, damage FROM files ORDER BY path",
-            "SELECT f.path, r.kind, r.line, r.offset, r.reason, r.text FROM rejects r JOIN files f ON f.id = r.file ORDER BY f.path, r.line, r.kind",
+            "SELECT f.path, r.kind, r.line, r.\"offset\", r.reason, " + (postgres ? "coalesce(r.text, 'x''' || encode(r.raw, 'hex') || '''')" : "r.text")
+                + " FROM rejects r JOIN files f ON f.id = r.file ORDER BY f.path, r.line, r.kind, r.reason",
             "SELECT sid, vc, since, class, init_t, end_seq, end_t, end_how, parent, presenter, release_seq, release_t, release_how, appearances, final_state FROM instances_v ORDER BY sid, vc, since",
             "SELECT sid, vc, since, will_seq, will_t, is_t, did_t, will_disappear_t, did_disappear_t, animated, interactive, backgrounded, outcome, ending FROM appearances_v ORDER BY sid, will_seq",
             "SELECT sid, child, child_since, parent, parent_since, add_seq, will_move_seq, did_move_seq, will_remove_seq, remove_seq, did_remove_seq FROM containment_v ORDER BY sid, add_seq",
             "SELECT rule, session, vc, since, class, t, message, evidence, confidence, file, detail FROM findings_v ORDER BY rule, session, vc, since, t, message",
         ]
         for sql in queries {
-            let stmt = try db.prepare(sql)
+            let stmt = try db.query(sql)
             out += "## \(sql.prefix(40))\n"
             while try stmt.step() {
                 out += (0..<stmt.columnCount).map { RowFormatter.plain(stmt.value($0)) }.joined(separator: "|") + "\n"
@@ -225,5 +242,58 @@ enum ModelFacts {
             }
         }
         return lines.sorted()
+    }
+}
+
+extension TestSupport {
+    /// Four `lctrace ingest` processes on overlapping sets of `files` at once, the first killed
+    /// twice (SIGKILL) and started again; then the database at `shared` must hold exactly what
+    /// one clean ingest of every file put at `reference`. Any backend (a path or a URL).
+    static func concurrentIngestsWithKills(_ files: [String], reference: String, shared: String, logs dir: String,
+                                           file: StaticString = #filePath, line: UInt = #line) throws {
+        let binary = TestSupport.binary
+        let started = Date()
+        XCTAssertEqual(try process(binary, ["ingest", "-q", "--db", reference] + files).status, 0, file: file, line: line)
+        // The kills land at fractions of what a whole ingest takes here.
+        let duration = Date().timeIntervalSince(started)
+        let expected = try logicalDump(location: reference)
+        // Each set is three files in four, so every file is loaded by two or three at once.
+        let n = files.count
+        let sets = (0..<4).map { k in (0..<n).filter { ($0 + k) % 4 != 0 }.map { files[$0] } }
+        var logs = 0
+        func start(_ set: [String]) throws -> Process {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: binary)
+            p.arguments = ["ingest", "-q", "--db", shared] + set
+            p.standardOutput = FileHandle.nullDevice
+            logs += 1
+            FileManager.default.createFile(atPath: dir + "/ingester\(logs).err", contents: nil)
+            p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/ingester\(logs).err"))
+            try p.run()
+            return p
+        }
+        var running = try sets.map(start)
+        var kills = 0
+        for fraction in [0.3, 0.4] {
+            usleep(useconds_t(duration * fraction * 1_000_000))
+            if running[0].isRunning {
+                kill(running[0].processIdentifier, SIGKILL)
+                kills += 1
+            }
+            running[0].waitUntilExit()
+            running[0] = try start(sets[0])
+        }
+        for p in running { p.waitUntilExit() }
+        let errors = (1...logs).map { (try? String(contentsOfFile: dir + "/ingester\($0).err", encoding: .utf8)) ?? "" }
+            .flatMap { $0.split(separator: "\n").filter { $0.hasPrefix("Error") } }
+        XCTAssertEqual(running.map(\.terminationStatus), [0, 0, 0, 0], errors.joined(separator: "\n"), file: file, line: line)
+        XCTAssertGreaterThan(kills, 0, "a kill landed while the first ingester ran", file: file, line: line)
+        let dump = try logicalDump(location: shared)
+        if dump != expected {
+            let l = expected.split(separator: "\n"), r = dump.split(separator: "\n")
+            let first = zip(l, r).enumerated().first { $0.element.0 != $0.element.1 }
+            XCTFail("differs from one clean ingest (\(l.count) vs \(r.count) lines), first at \(first?.offset ?? -1):\n\(first?.element.0 ?? "")\n\(first?.element.1 ?? "")",
+                    file: file, line: line)
+        }
     }
 }

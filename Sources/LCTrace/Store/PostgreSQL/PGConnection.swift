@@ -63,6 +63,13 @@ final class PGConnection {
     private let handle: OpaquePointer
     /// The URL without its password, for messages.
     let displayURL: String
+    /// Cursors opened on this connection so far (their names must differ).
+    private var cursors = 0
+
+    func newCursorName() -> String {
+        cursors += 1
+        return "lctrace_c\(cursors)"
+    }
 
     /// Connects to `url` (`postgresql://user@host:port/db?options=…`, or any libpq conninfo).
     init(url: String) throws {
@@ -122,12 +129,26 @@ final class PGConnection {
         _ = try check(PQexec(handle, sql), sql: sql)
     }
 
-    /// Runs one statement with text parameters and returns its whole result.
+    /// Runs one statement with text parameters and returns its whole result. `types`: the
+    /// parameters' type OIDs, where the server cannot infer them (a cursor's query).
     @discardableResult
-    func query(_ sql: String, _ parameters: [String?] = []) throws -> PGResult {
+    func query(_ sql: String, _ parameters: [String?] = [], types: [UInt32]? = nil) throws -> PGResult {
         try withParameters(parameters) { values, lengths in
-            try check(PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, nil, 0), sql: sql)
+            if let types, !types.isEmpty {
+                return try types.withUnsafeBufferPointer { oids in
+                    try check(PQexecParams(handle, sql, Int32(parameters.count), oids.baseAddress, values, lengths, nil, 0), sql: sql)
+                }
+            }
+            return try check(PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, nil, 0), sql: sql)
         }
+    }
+
+    /// The types the server infers for the parameters of `sql` (prepared unnamed, described).
+    /// `DECLARE … CURSOR FOR` plans its query without inferring them, so it is told.
+    func parameterTypes(_ sql: String) throws -> [UInt32] {
+        _ = try check(PQprepare(handle, "", sql, 0, nil), sql: sql)
+        let described = try check(PQdescribePrepared(handle, ""), sql: sql)
+        return (0..<Int32(PQnparams(described.handle))).map { PQparamtype(described.handle, $0) }
     }
 
     /// Runs one statement and hands its rows to `body` one at a time (libpq's single-row
@@ -298,5 +319,15 @@ final class PGCopyWriter {
     private func separate() {
         if fieldsInRow > 0 { bytes.append(0x09) }
         fieldsInRow += 1
+    }
+}
+
+extension PGError: StorageFailure {
+    public var kind: StorageFailureKind { isTimeout ? .stopped : .unavailable }
+    public var line: String { "database: " + message }
+    public var hint: String? {
+        if isConnectionFailure { return "check the URL, that the server runs and accepts this user, and the network" }
+        if sqlState == "42501" { return "the role lacks a privilege lctrace needs (a writing command needs to create and write its tables)" }
+        return nil
     }
 }

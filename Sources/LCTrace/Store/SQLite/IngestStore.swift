@@ -526,7 +526,12 @@ final class IngestStore: IngestSink {
             let q = try db.prepare("SELECT id, path, status FROM files WHERE sha256 = ?")
             try q.bind([.text(hash)])
             if try q.step() {
-                if q.text(2) != "loading" { return .alreadyLoaded(path: q.text(1) ?? "?") }
+                if q.text(2) != "loading" {
+                    let loaded = q.text(1) ?? "?"
+                    q.reset()
+                    try dropAbandonedLoads(path: path, size: size)
+                    return .alreadyLoaded(path: loaded)
+                }
                 hashTaken = true
                 if isAbandoned(q.int(0)) { reusable = q.int(0) }
             }
@@ -560,6 +565,22 @@ final class IngestStore: IngestSink {
         }
         loadingHere[id] = size ?? -1
         return .load(fileID: id)
+    }
+
+    /// Rows of killed loads of this file (same path and size, no hash yet, nobody loading
+    /// them) once its content is loaded whole under another row (a concurrent ingest finished
+    /// it): their lines are all in it, so they and their rejects go; left, they would stay
+    /// `loading` for good.
+    private func dropAbandonedLoads(path: String, size: Int64?) throws {
+        guard let size, path != "-" else { return }
+        let q = try db.prepare("SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = ? AND size = ?")
+        try q.bind([.text(path), .int(size)])
+        var abandoned: [Int64] = []
+        while try q.step() { if isAbandoned(q.int(0)) { abandoned.append(q.int(0)) } }
+        for id in abandoned {
+            try db.prepare("DELETE FROM rejects WHERE file = ?").run([.int(id)])
+            try db.prepare("DELETE FROM files WHERE id = ?").run([.int(id)])
+        }
     }
 
     /// True when a `loading` row belongs to no running ingest: not this store's, and its lock
@@ -628,14 +649,5 @@ final class IngestStore: IngestSink {
         return nil
     }
 
-    /// The current UTC time as RFC 3339 (`2026-11-29T16:53:36Z`). Formatted by hand: a
-    /// Foundation date formatter costs more to create than a small file takes to load.
-    static func now() -> String {
-        var seconds = time(nil)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
-    }
+    static func now() -> String { utcNow() }
 }

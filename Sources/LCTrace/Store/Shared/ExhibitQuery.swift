@@ -24,7 +24,7 @@ final class ExhibitQuery {
     public func instanceEvents(session: Int64, sid: String, vc: String, since: Int64, end: Int64?, around: Int64,
                                limit: Int) throws -> (events: [TraceEvent], total: Int) {
         guard let id = try db.scalarInt("SELECT id FROM strings WHERE text = ?", [.text(vc)]) else { return ([], 0) }
-        let range = "e.session = ?1 AND e.seq >= ?2 AND (?3 IS NULL OR e.seq <= ?3) AND (e.vc = ?4 OR e.other = ?4)"
+        let range = "e.session = ?1 AND e.seq >= ?2 AND (CAST(?3 AS BIGINT) IS NULL OR e.seq <= ?3) AND (e.vc = ?4 OR e.other = ?4)"
         let count = try db.query("SELECT count(*) FROM events e WHERE \(range)")
         bind(count, session, since, end, id)
         let total = try count.step() ? Int(count.int(0)) : 0

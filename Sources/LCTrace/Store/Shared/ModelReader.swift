@@ -43,7 +43,7 @@ final class ModelReader {
 
     /// The WHERE clause of a session filter over `sessions` (parameters ?1, ?2, ?3). The
     /// session is a whole id: a prefix is resolved first (`sessions(matching:)`).
-    static let filterClause = "(?1 IS NULL OR sid = ?1) AND (?2 IS NULL OR app = ?2) AND (?3 IS NULL OR build = ?3)"
+    static let filterClause = "(CAST(?1 AS TEXT) IS NULL OR sid = ?1) AND (CAST(?2 AS TEXT) IS NULL OR app = ?2) AND (CAST(?3 AS TEXT) IS NULL OR build = ?3)"
 
     /// Session ids that start with `prefix`, ignoring case, in order; at most `limit`.
     public func sessions(matching prefix: String, limit: Int) throws -> [String] {
@@ -92,7 +92,7 @@ final class ModelReader {
     /// table keeps in that record's `attrs` (one primary-key look-up).
     private lazy var selectMetadata = try? db.query("""
         SELECT s.sid, s.app, s.app_version, s.build, s.os, s.os_version, s.sdk, s.device, s.record_seq,
-               (SELECT json_extract(e.attrs, '$.extension') FROM events e
+               (SELECT \(db.jsonText("e.attrs", key: "extension")) FROM events e
                 WHERE e.session = s.id AND e.seq = s.record_seq AND e.attrs IS NOT NULL)
         FROM sessions s WHERE s.id = ?
         """)
@@ -182,7 +182,7 @@ final class ModelReader {
         var events = 0, findings = 0
         let rows = try db.query("SELECT id, events FROM sessions")
         while try rows.step() { if sessions.contains(rows.int(0)) { events += Int(rows.int(1)) } }
-        let found = try db.query("SELECT session, count(*) FROM findings WHERE session IS NOT NULL GROUP BY session")
+        let found = try db.query("SELECT session, count(*) FROM findings WHERE session > 0 GROUP BY session")
         while try found.step() { if sessions.contains(found.int(0)) { findings += Int(found.int(1)) } }
         return (events, findings)
     }

@@ -31,6 +31,9 @@ protocol SQLQuery: AnyObject {
 /// A connection the shared read queries run on.
 protocol SQLReadConnection: AnyObject {
     func query(_ sql: String) throws -> any SQLQuery
+    /// SQL for the text of key `key` of the JSON object in `column` (NULL when absent): the
+    /// one function the shared queries need that the backends spell differently.
+    func jsonText(_ column: String, key: String) -> String
 }
 
 extension SQLReadConnection {
@@ -54,4 +57,5 @@ extension SQLiteStatement: SQLQuery {}
 
 extension SQLiteDatabase: SQLReadConnection {
     func query(_ sql: String) throws -> any SQLQuery { try prepare(sql) }
+    func jsonText(_ column: String, key: String) -> String { "json_extract(\(column), '$.\(key)')" }
 }

@@ -130,7 +130,7 @@ final class TimelineQuery {
             FROM events e JOIN strings n ON n.id = e.ev
             LEFT JOIN strings v ON v.id = e.vc LEFT JOIN strings o ON o.id = e.other LEFT JOIN strings d ON d.id = e.detail
             WHERE e.session = ?1 AND n.text IN (\(names))
-              AND (?2 IS NULL OR e.t <= ?3) AND (?2 IS NULL OR e.t >= ?2 OR n.text IN (\(background)))
+              AND (CAST(?2 AS BIGINT) IS NULL OR e.t <= ?3) AND (CAST(?2 AS BIGINT) IS NULL OR e.t >= ?2 OR n.text IN (\(background)))
             ORDER BY e.seq
             """, window: window) { q in
             TraceEvent(sid: sid, seq: q.int(0), t: q.int(1), name: q.text(2) ?? "", vc: q.text(3), other: q.text(4),
@@ -156,7 +156,7 @@ final class TimelineQuery {
     }
 
     private func instances(window: TimeWindow?) throws -> [TimelineRows.Instance] {
-        try instances(where: "(?2 IS NULL OR (coalesce(e.t, i.init_t) <= ?3 AND (i.end_t IS NULL OR i.end_t >= ?2)))",
+        try instances(where: "(CAST(?2 AS BIGINT) IS NULL OR (coalesce(e.t, i.init_t) <= ?3 AND (i.end_t IS NULL OR i.end_t >= ?2)))",
                       [.int(session), window.map { .int($0.start) } ?? .null, window.map { .int($0.end) } ?? .null])
     }
 
@@ -187,7 +187,7 @@ final class TimelineQuery {
             SELECT v.text, a.since, a.will_seq, a.will_t, a.is_t, a.did_t, a.will_disappear_t, a.did_disappear_t,
                    a.animated, a.interactive, a.outcome, a.ending
             FROM appearances a JOIN strings v ON v.id = a.vc
-            WHERE a.session = ?1 AND (?2 IS NULL OR (a.will_t <= ?3 AND (a.did_disappear_t IS NULL OR a.did_disappear_t >= ?2)))
+            WHERE a.session = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR (a.will_t <= ?3 AND (a.did_disappear_t IS NULL OR a.did_disappear_t >= ?2)))
             ORDER BY a.will_seq
             """, window: window) { q in
             TimelineRows.Cycle(
@@ -202,7 +202,7 @@ final class TimelineQuery {
         try select("""
             SELECT ch.text, k.child_since, pa.text, k.parent_since, k.add_seq, k.add_t, k.remove_seq, k.remove_t
             FROM containment k JOIN strings ch ON ch.id = k.child JOIN strings pa ON pa.id = k.parent
-            WHERE k.session = ?1 AND (?2 IS NULL OR (k.add_t <= ?3 AND (k.remove_t IS NULL OR k.remove_t >= ?2)))
+            WHERE k.session = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR (k.add_t <= ?3 AND (k.remove_t IS NULL OR k.remove_t >= ?2)))
             ORDER BY k.add_seq
             """, window: window) { q in
             TimelineRows.Edge(

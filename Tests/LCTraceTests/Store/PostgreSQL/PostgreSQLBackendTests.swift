@@ -1,0 +1,257 @@
+import XCTest
+@testable import LCTrace
+import LCTraceGen
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The PostgreSQL backend against a real server (`LCTRACE_TEST_POSTGRES_URL`; `.ci/run` starts
+/// a throwaway cluster and sets it; without it these tests skip). Each test works in a schema
+/// of its own, reached through `?options=-csearch_path=…` as a team would.
+class PostgreSQLTestCase: TemporaryDirectoryTestCase {
+    var admin: PGConnection!
+    var schemas: [String] = []
+
+    override func setUpWithError() throws {
+        guard let url = PGConnectionTests.url else {
+            throw XCTSkip("no PostgreSQL server: set LCTRACE_TEST_POSTGRES_URL (.ci/run starts one)")
+        }
+        admin = try PGConnection(url: url)
+    }
+
+    override func tearDown() {
+        for schema in schemas { try? admin?.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE") }
+        admin = nil
+        super.tearDown()
+    }
+
+    /// A URL whose tables live in a new, empty schema.
+    func freshDatabase(_ name: String = #function) throws -> String {
+        let schema = "t_" + name.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(30) + "_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        try admin.execute("CREATE SCHEMA \(schema)")
+        schemas.append(schema)
+        let base = PGConnectionTests.url!
+        return base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
+    }
+
+    /// A corpus with what real campaigns bring: rotated sessions over several files, gzip
+    /// members, a copy of a file under another name, a file cut short, a file whose lines
+    /// overlap two others, and a file of bad lines.
+    func corpus(_ name: String, seed: UInt64, sessions: Int) throws -> String {
+        let o = CorpusOptions.make(seed: seed, sessions: sessions, scenarios: 40, rotateEvery: 300, linesPerMember: 150)
+        let path = dir + "/" + name
+        let (_, _, files) = try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: path, options: o)
+        try CorpusWriter.writeBadLinesFile(to: path + "/bad.jsonl", seed: seed)
+        let sorted = files.sorted()
+        let fm = FileManager.default
+        try fm.copyItem(atPath: path + "/" + sorted[0], toPath: path + "/zz-copy-of-first.jsonl.gz")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: path + "/" + sorted[1]))
+        try whole.prefix(whole.count * 2 / 3).write(to: URL(fileURLWithPath: path + "/zz-cut.jsonl.gz"))
+        // Lines of two files again, in one plain file: every one a duplicate.
+        var overlap = ""
+        for f in sorted[2...3] {
+            let lines = try TestSupport.process("/bin/sh", ["-c", "gzip -dc '\(path)/\(f)'"]).out
+            overlap += lines
+        }
+        try overlap.write(toFile: path + "/zz-overlap.jsonl", atomically: true, encoding: .utf8)
+        return path
+    }
+}
+
+final class PostgreSQLBackendTests: PostgreSQLTestCase {
+
+    /// The same corpus into SQLite and into PostgreSQL gives the same sessions, events,
+    /// rejects, model rows and findings (the logical dumps compared line by line).
+    func testTheSameCorpusGivesTheSameDatabaseOnBothBackends() throws {
+        let input = try corpus("c", seed: 31, sessions: 16)
+        let sqlite = dir + "/s.db"
+        let pg = try freshDatabase()
+        let a = TestSupport.run(["ingest", "-q", "--db", sqlite, input])
+        let b = TestSupport.run(["ingest", "-q", "--db", pg, input])
+        XCTAssertEqual(a.status, 65, "the cut file is damaged: \(a.err)")
+        XCTAssertEqual(b.status, a.status, b.err)
+        let left = try TestSupport.logicalDump(sqlite), right = try TestSupport.logicalDump(location: pg)
+        XCTAssertGreaterThan(left.count, 100_000)
+        XCTAssertTrue(left.contains("conflict") || left.contains("damage"), "the corpus exercises rejects")
+        if left != right {
+            let l = left.split(separator: "\n"), r = right.split(separator: "\n")
+            let first = zip(l, r).enumerated().first { $0.element.0 != $0.element.1 }
+            XCTFail("dumps differ (\(l.count) vs \(r.count) lines), first at \(first?.offset ?? -1):\n\(first?.element.0 ?? "")\n\(first?.element.1 ?? "")")
+        }
+        // Loading it again adds nothing on either (every file is known: none is read).
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", pg, input]).status, TestSupport.run(["ingest", "-q", "--db", sqlite, input]).status)
+        XCTAssertEqual(try TestSupport.logicalDump(location: pg), right)
+        // And the reports agree, format by format.
+        for format in ["json", "csv", "sarif", "junit"] {
+            let x = TestSupport.run(["report", "--db", sqlite, "--format", format, "--fail-on", "never"])
+            let y = TestSupport.run(["report", "--db", pg, "--format", format, "--fail-on", "never"])
+            XCTAssertEqual(x.out, y.out, "report --format \(format)")
+        }
+    }
+
+    /// Four ingesters on overlapping file sets at once, one of them killed twice and started
+    /// again: the database ends with exactly the content of one clean ingest.
+    func testConcurrentIngestersWithKillsEndWithTheContentOfOneCleanIngest() throws {
+        let input = try corpus("c", seed: 47, sessions: 24)
+        let files = try FileManager.default.contentsOfDirectory(atPath: input).filter { $0.hasSuffix(".gz") && !$0.hasPrefix("zz-") }
+            .sorted().map { input + "/" + $0 }
+        try TestSupport.concurrentIngestsWithKills(files, reference: try freshDatabase("reference"), shared: try freshDatabase("shared"),
+                                                   logs: dir)
+        let loading = try PGConnection(url: schemaURL("shared")).query("SELECT count(*) FROM files WHERE status = 'loading'").int(0, 0)
+        XCTAssertEqual(loading, 0, "every file row was finished")
+    }
+
+    /// The URL of the schema made for `name` in this test.
+    func schemaURL(_ name: String) -> String {
+        let schema = schemas.first { $0.hasPrefix("t_" + name) }!
+        let base = PGConnectionTests.url!
+        return base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
+    }
+
+    /// An analysis that built a session while another ingest added rows to it leaves the
+    /// session dirty (its model may miss them), so a later analysis builds it again; one that
+    /// overlapped nothing marks it analysed.
+    func testAnAnalysisOverlappingABatchLeavesItsSessionDirty() throws {
+        var b = TraceBuilder(sid: "S-overlap")
+        for i in 0..<40 { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+        let half = b.lines.count / 2
+        TestSupport.writeLines(Array(b.lines[..<half]), to: dir + "/first.jsonl")
+        TestSupport.writeLines(Array(b.lines[half...]), to: dir + "/second.jsonl")
+        let url = try freshDatabase()
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, dir + "/first.jsonl"]).status, 0)
+        let storage = try Storage.openForWriting(url)
+        let store = try storage.backend.analysisStore()
+        let pg = try PGConnection(url: url)
+        let id = try pg.query("SELECT id FROM sessions WHERE sid = 'S-overlap'").int(0, 0)!
+        func analyse(_ meanwhile: () -> Void) throws {
+            try store.writeTransaction {
+                try store.clear(session: id)
+                meanwhile()
+                let meta = try store.sessionMetadata(id)
+                let model = try Analyzer.buildModel(session: id, sid: meta.sid, metadata: meta, source: store, settings: RuleSettings())
+                try store.writeRows(session: id, model)
+                try store.finish(session: id, model)
+            }
+        }
+        try analyse {
+            XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, dir + "/second.jsonl"]).status, 0)
+        }
+        XCTAssertEqual(try pg.query("SELECT dirty FROM sessions WHERE id = $1", [String(id)]).int(0, 0), 1,
+                       "a batch went in while the model was built")
+        try analyse {}
+        XCTAssertEqual(try pg.query("SELECT dirty, events FROM sessions WHERE id = $1", [String(id)]).int(0, 0), 0)
+    }
+
+    /// Several ingesters starting on an empty database at once: the schema is made once,
+    /// under its lock, and every one of them loads.
+    func testIngestersStartingTogetherOnAnEmptyDatabaseAllSucceed() throws {
+        let input = try corpus("c", seed: 5, sessions: 4)
+        let files = try FileManager.default.contentsOfDirectory(atPath: input).filter { $0.hasSuffix(".gz") }.sorted().map { input + "/" + $0 }
+        let url = try freshDatabase()
+        let processes = try (0..<5).map { i -> (Process, Pipe) in
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: TestSupport.binary)
+            p.arguments = ["ingest", "-q", "--db", url, files[i % files.count]]
+            let err = Pipe()
+            p.standardError = err
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            return (p, err)
+        }
+        for (p, err) in processes {
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 0, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        }
+        let version = try PGConnection(url: url).query("SELECT count(*) FROM meta WHERE key = 'schema_version'").int(0, 0)
+        XCTAssertEqual(version, 1)
+    }
+
+    /// A load killed midway leaves its row `loading` and its lock gone with its connection:
+    /// the next ingest resumes it, and the content is that of an uninterrupted load.
+    func testAKilledLoadIsResumedByTheNextIngest() throws {
+        let input = try corpus("c", seed: 9, sessions: 30)
+        let url = try freshDatabase()
+        let reference = try freshDatabase("reference")
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", reference, input]).status, 65)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: TestSupport.binary)
+        p.arguments = ["ingest", "-q", "--db", url, input]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        // Killed once a file is loading.
+        let watcher = try PGConnection(url: PGConnectionTests.url!)
+        let deadline = Date().addingTimeInterval(20)
+        let schema = url.components(separatedBy: "search_path%3D").last!
+        while Date() < deadline {
+            let n = try? watcher.query("SELECT count(*) FROM \(schema).files WHERE status = 'loading'").int(0, 0)
+            if (n ?? 0) > 0 { break }
+            usleep(20_000)
+        }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        let rerun = TestSupport.run(["ingest", "-q", "--db", url, input])
+        XCTAssertEqual(rerun.status, 65, rerun.err)
+        XCTAssertEqual(try TestSupport.logicalDump(location: url), try TestSupport.logicalDump(location: reference))
+    }
+
+    /// The schema file carries a comment for every table, view and column, and names every
+    /// column the SQLite schema has (the two stay in step); the code's DDL is the file.
+    func testSchemaFileIsTheCodesAndCommentsEverything() throws {
+        let file = try String(contentsOf: TestSupport.root.appendingPathComponent("Schemas/lctrace-schema.postgresql.sql"), encoding: .utf8)
+        XCTAssertEqual(PGSchema.ddl.trimmingCharacters(in: .whitespacesAndNewlines), file.trimmingCharacters(in: .whitespacesAndNewlines),
+                       "Schemas/lctrace-schema.postgresql.sql and PGSchemaDDL.swift differ: run scripts/sync-schema")
+        let url = try freshDatabase()
+        _ = try Storage.openForWriting(url)
+        let pg = try PGConnection(url: url)
+        let uncommented = try pg.query("""
+            SELECT c.relname || coalesce('.' || a.attname, '') FROM pg_class c
+            JOIN pg_namespace n ON n.oid = c.relnamespace
+            LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND c.relkind = 'r'
+            WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'v')
+              AND (a.attname IS NULL AND obj_description(c.oid, 'pg_class') IS NULL
+                   OR a.attname IS NOT NULL AND col_description(c.oid, a.attnum) IS NULL)
+            """)
+        XCTAssertEqual((0..<uncommented.rowCount).map { uncommented.text($0, 0) ?? "" }, [], "every table, view and column has a COMMENT")
+        // Every column of every SQLite table and view is there, with the same name.
+        let sqlite = try SQLiteDatabase(path: ":memory:")
+        try sqlite.execute(SQLiteSchema.ddl)
+        let objects = try sqlite.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name")
+        var missing: [String] = []
+        while try objects.step() {
+            let name = objects.text(0)!
+            let columns = try sqlite.prepare("SELECT name FROM pragma_table_info(?)")
+            try columns.bind([.text(name)])
+            let pgColumns = try pg.query("""
+                SELECT a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = current_schema() AND c.relname = $1 AND a.attnum > 0
+                """, [name])
+            let have = Set((0..<pgColumns.rowCount).compactMap { pgColumns.text($0, 0) })
+            while try columns.step() {
+                if !have.contains(columns.text(0)!) { missing.append("\(name).\(columns.text(0)!)") }
+            }
+        }
+        XCTAssertEqual(missing, [], "PostgreSQL's schema lacks columns SQLite's has")
+    }
+
+    /// A schema changed behind lctrace's back is refused, naming what differs; a database
+    /// that is not lctrace's is refused rather than written into.
+    func testASchemaThatIsNotLctracesIsRefused() throws {
+        let url = try freshDatabase()
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", url, TestSupport.root.appendingPathComponent("SampleTraces").path]).status, 0)
+        let pg = try PGConnection(url: url)
+        try pg.execute("CREATE FUNCTION lct_drop() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$")
+        try pg.execute("CREATE TRIGGER drop_events BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION lct_drop()")
+        let r = TestSupport.run(["report", "--db", url])
+        XCTAssertEqual(r.status, 74)
+        XCTAssertTrue(r.err.contains("trigger drop_events"), r.err)
+        let other = try freshDatabase("other")
+        try PGConnection(url: other).execute("CREATE TABLE events (x int)")
+        let w = TestSupport.run(["ingest", "-q", "--db", other, TestSupport.root.appendingPathComponent("SampleTraces").path])
+        XCTAssertEqual(w.status, 74)
+        XCTAssertTrue(w.err.contains("no lctrace schema"), w.err)
+        let missing = TestSupport.run(["report", "--db", try freshDatabase("empty")])
+        XCTAssertEqual(missing.status, 74)
+        XCTAssertTrue(missing.err.contains("no lctrace database"), missing.err)
+    }
+}
