@@ -34,7 +34,7 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
     /// The table's rows of `sid` in seq order, as captured rows.
     func tableRows(_ database: SQLiteDatabase, _ sid: String) throws -> [CapturedRows.Row] {
         let q = try database.prepare("""
-            SELECT seq, t, ev, vc, cls, other, detail, flags FROM events
+            SELECT seq, t, ev, vc, cls, other, detail, flags FROM event_rows
             WHERE session = (SELECT id FROM sessions WHERE sid = ?) ORDER BY seq
             """)
         try q.bind([.text(sid)])
