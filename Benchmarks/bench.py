@@ -2,6 +2,7 @@
 """lctrace benchmark: lctrace ingest side by side with its peers on one generated corpus.
 
     Benchmarks/run [--quick] [--runs N] [--scaling] [--keep DIR] [--gate-db DB] [--query-db DB] [--before LCTRACE]
+                   [--baseline-binary [LABEL=]PATH]...
 
 The CI gate (report, report --format sarif, report --format html with its size, baseline,
 compare, report --baseline) is timed on the analyzed corpus, and with --scaling on the
@@ -12,11 +13,14 @@ events/s, MB/s of JSON, bytes per event in the database, peak RSS, and the ratio
 tool's time to lctrace's. Peers: gzip -dc; a C floor of our own (Benchmarks/cfloor.c, scan
 only, and scan + SQLite with and without the raw line); the sqlite3 CLI loading raw lines
 then INSERT … SELECT json_extract; DuckDB read_ndjson on 2 threads (from PyPI, in a private
-virtualenv; skipped when it cannot be installed). Then `timeline` and `export` on one long
-session beside `report` on it. Then the CSV export of every `events_v` row through `lctrace
-query -f csv` beside `sqlite3 -csv` (and an older lctrace binary with --before; --query-db DB
-times only that, on a kept database), with whether the bytes are the same. This is a
-measurement, never a test.
+virtualenv; skipped when it cannot be installed). `--baseline-binary` adds another lctrace
+binary's full ingest to the same rounds (an earlier build: before the storage seam, before a
+change), so versions are compared side by side on the same machine at the same moment. The
+database's bytes per event are listed by table (SQLite's dbstat). Then `timeline` and `export`
+on one long session beside `report` on it. Then the CSV export of every `events_v` row
+through `lctrace query -f csv` beside `sqlite3 -csv` (and an older lctrace binary with
+--before; --query-db DB times only that, on a kept database), with whether the bytes are the
+same. This is a measurement, never a test.
 """
 import argparse, glob, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -78,6 +82,22 @@ def duckdb_python(work):
 
 def db_size(path):
     return sum(os.path.getsize(p) for p in glob.glob(path + "*")) if path else None
+
+
+def bytes_by_table(path, events):
+    """Bytes per event of each table and index of the database at `path` (dbstat), largest first."""
+    out = subprocess.run(["sqlite3", path, "SELECT name, sum(pgsize), round(100.0 * sum(unused) / sum(pgsize), 1) FROM dbstat "
+                          "GROUP BY name ORDER BY 2 DESC"], capture_output=True, text=True).stdout.split("\n")
+    rows = [line.split("|") for line in out if line.count("|") == 2]
+    print(f"\n| table or index | bytes/event | unused % of its pages |\n|---|---|---|")
+    shown = 0.0
+    for name, size, unused in rows:
+        if int(size) / events >= 0.05:
+            print(f"| {name} | {int(size) / events:.2f} | {unused} |")
+            shown += int(size) / events
+    total = sum(int(size) for _, size, _ in rows) / events
+    print(f"| the rest ({len([r for r in rows if int(r[1]) / events < 0.05])} more) | {total - shown:.2f} | |")
+    print(f"| **all** | **{total:.2f}** | |")
 
 
 def gate_commands(lctrace, db, work, runs, label):
@@ -156,6 +176,8 @@ def main():
                     "leaves in --keep DIR as scale10.db)")
     ap.add_argument("--query-db", help="only time the CSV export of events_v on this database")
     ap.add_argument("--before", help="an lctrace binary built from an older commit, timed beside this one in the CSV export")
+    ap.add_argument("--baseline-binary", action="append", default=[], metavar="[LABEL=]PATH",
+                    help="also time this lctrace binary's full ingest in the same rounds (repeatable)")
     a = ap.parse_args()
     work = a.keep or tempfile.mkdtemp(prefix="lctrace-bench-")
     os.makedirs(work, exist_ok=True)
@@ -190,6 +212,14 @@ def main():
          lambda: (fresh(db("lctrace")), [lctrace, "ingest", "-q", "--db", db("lctrace")] + files)[1], db("lctrace")),
         ("lctrace ingest --no-analyze (loading only)",
          lambda: (fresh(db("lcload")), [lctrace, "ingest", "-q", "--no-analyze", "--db", db("lcload")] + files)[1], db("lcload")),
+    ]
+    for i, spec in enumerate(a.baseline_binary):
+        label, _, path = spec.rpartition("=")
+        path = os.path.abspath(path)
+        name = f"baseline {label or os.path.basename(path)}: lctrace ingest, same work"
+        tools.append((name, lambda path=path, i=i: (fresh(db(f"baseline{i}")), [path, "ingest", "-q", "--db", db(f"baseline{i}")] + files)[1],
+                      db(f"baseline{i}")))
+    tools += [
         ("gzip -dc only", lambda: "gzip -dc " + file_args + " > /dev/null", None),
         ("C floor: gunzip + crude scan, no storage", lambda: [cfloor, "scan"] + files, None),
         ("C floor: scan + SQLite, WITHOUT ROWID, line kept", lambda: (fresh(db("cfloor")), "KEEP_LINE=1 %s sqlite %s %s" % (cfloor, db("cfloor"), file_args))[1], db("cfloor")),
@@ -228,6 +258,24 @@ def main():
         load_median = statistics.median(s for s, _ in results[load_name])
         print(f"\nModel + all rules add {lc_median - load_median:.2f} s to loading ({load_median:.2f} s): "
               f"{(lc_median - load_median) / load_median:.2f}× the loading time (most of it runs while loading).")
+    medians = {name: statistics.median(s for s, _ in results[name]) for name, _, _ in tools}
+    duck = next((m for n, m in medians.items() if n.startswith("DuckDB")), None)
+    floor = medians.get("C floor: same without the line")
+    lc_size = db_size(db("lctrace"))
+    print("\n| target | measured | met? |\n|---|---|---|")
+    if duck:
+        print(f"| lctrace ingest ≤ 0.8× DuckDB read_ndjson (2 threads) | {lc_median / duck:.2f}× | {'yes' if lc_median / duck <= 0.8 else 'no'} |")
+    if floor:
+        print(f"| lctrace ingest ≤ 1.0× the C floor without the line | {lc_median / floor:.2f}× | {'yes' if lc_median / floor <= 1.0 else 'no'} |")
+    if lc_size:
+        print(f"| database ≤ 40 bytes per event, model included, no VACUUM | {lc_size / events:.1f} | {'yes' if lc_size / events <= 40 else 'no'} |")
+    peak = max(m for _, m in results[tools[0][0]])
+    print(f"| peak RSS ≤ 100 MB | {peak:.0f} MB | {'yes' if peak <= 100 else 'no'} |")
+    for name in medians:
+        if name.startswith("baseline "):
+            print(f"| {name.split(':')[0]} ÷ this lctrace (time) | {medians[name] / lc_median:.2f}× | – |")
+    if lc_size:
+        bytes_by_table(db("lctrace"), events)
     if path_ok := os.path.exists(db("lctrace")):
         out = subprocess.run([lctrace, "analyze", "--all", "--db", db("lctrace")], capture_output=True, text=True).stdout.strip()
         t0 = time.perf_counter()

@@ -1,18 +1,28 @@
--- lctrace database schema, version 2 (PRAGMA user_version = 2). Version 2 adds the finding
--- identities (`findings.identity_key`, `findings.identity`, `identities_v`); a version-1
--- database is migrated in place by `lctrace ingest` or `lctrace analyze` (its findings rebuilt).
+-- lctrace database schema, version 3 (PRAGMA user_version = 3). Version 2 added the finding
+-- identities (`findings.identity_key`, `findings.identity`, `identities_v`); version 3 packs
+-- the rows of `events`, `instances`, `appearances` and `containment` (below). An older
+-- database is migrated in place by `lctrace ingest` or `lctrace analyze` (its events kept,
+-- its model and findings rebuilt).
 --
--- Stored tables keep repeated text (controller ids, class and event names) as integer
--- references into `strings`, which keeps a database near 30 bytes per event. Every table
--- has a readable companion view with a `_v` suffix that resolves those references: ad-hoc
--- queries should start from the views.
+-- The documented query surface is the views: `events_v`, `instances_v`, `live_instances_v`,
+-- `appearances_v`, `containment_v`, `findings_v`, `identities_v`, and the tables `sessions`,
+-- `files`, `rejects`, `findings` and `strings`, whose columns mean what they say. The other
+-- stored tables are packed to keep a database under 40 bytes per event: repeated text as
+-- integer references into `strings`, controller ids relative to their session's, flags in
+-- one integer, times and seqs relative to the row's first, rare values in one column only
+-- where present. Their views restore every documented column with its name, type and
+-- meaning; ad-hoc queries should start from the views. The `*_rows` views (`event_rows`,
+-- `instance_rows`, `appearance_rows`, `containment_rows`) give the packed tables back in
+-- the plain layout of version 2, ids unresolved: lctrace's own queries that every storage
+-- backend shares read those.
 --
 -- Times: `t` columns are nanoseconds on the session's monotonic clock (format v1 `t`);
 -- `*_ms` view columns are milliseconds. `seq` is the per-session event counter.
 -- An instance is named by (session, vc, since): `since` is the seq of its `init` (or of its
 -- first event when no init was seen), because controller ids (addresses) are reused.
 
--- Interned text: controller ids, class names, event names, threads, styles, scenes.
+-- Interned text: controller ids, class names, event names, threads, styles, scenes, and the
+-- rarer values of event lines that came more than once (`events.rest`).
 CREATE TABLE strings (
     id   INTEGER PRIMARY KEY,                 -- referenced by the columns documented as "→ strings"
     text TEXT NOT NULL UNIQUE                 -- the text itself
@@ -57,23 +67,21 @@ CREATE TABLE sessions (
     first_t          INTEGER,                 -- t of the first event (ns)
     last_t           INTEGER,                 -- t of the last event: the session's end for rules (ns)
     lost_events      INTEGER NOT NULL DEFAULT 0, -- seq values missing below last_seq (holes)
-    dirty            INTEGER NOT NULL DEFAULT 1  -- 1 while events changed since the model was built
+    dirty            INTEGER NOT NULL DEFAULT 1, -- 1 while events changed since the model was built
+    vc_base          INTEGER NOT NULL DEFAULT 0  -- the session's controller ids are stored in `events` minus this (the highest strings.id when the session began): they are then small numbers
 );
 
--- Every good event line, once per (session, seq).
+-- Every good event line, once per (session, seq), packed: read it through `events_v` (or
+-- `event_rows`). Controller ids are `strings` ids minus the session's `vc_base`.
 CREATE TABLE events (
     session INTEGER NOT NULL,                 -- → sessions.id
     seq     INTEGER NOT NULL,                 -- per-session counter
     t       INTEGER NOT NULL,                 -- monotonic ns
     ev      INTEGER NOT NULL,                 -- event name → strings
-    vc      INTEGER,                          -- controller id → strings
-    cls     INTEGER,                          -- class name as written on this line → strings
-    other   INTEGER,                          -- the other controller → strings: parent (containment), host (viewAttached/Detached), presented (present), child (push/pop)
-    flags   INTEGER NOT NULL DEFAULT 0,       -- booleans: bit 0 animated, 1 isMovingToParent, 2 isBeingPresented, 3 isMovingFromParent, 4 isBeingDismissed, 5 interactive; bit n+8 = key present; bit 16 = `other` key present
-    detail  INTEGER,                          -- style (present), scene (scene events), name (mark), reason (sessionEnd) → strings
-    thread  INTEGER,                          -- thread label → strings
-    wall    TEXT,                             -- RFC 3339 wall-clock time, when the line had one
-    attrs   TEXT,                             -- JSON object of the other keys: bounds, traits and keys format v1 does not define
+    vc      INTEGER,                          -- controller id → strings, minus sessions.vc_base
+    other   INTEGER,                          -- flags bit 0 clear: the other controller (parent, host, presented, child) → strings, minus sessions.vc_base; bit 0 set: the class (on events that name no other controller) → strings
+    flags   INTEGER NOT NULL DEFAULT 0,       -- bit 0: `other` holds the class (with `other` NULL: the other key was present, null); bits 2k+1 and 2k+2: key k present, its value (k = 0 animated, 1 isMovingToParent, 2 isBeingPresented, 3 isMovingFromParent, 4 isBeingDismissed, 5 interactive)
+    rest    BLOB,                             -- NULL, or the line's rarer values as a JSON object with the keys present of "class" (→ strings, when `other` holds a controller), "detail" and "thread" (→ strings), "wall" and "attrs" (text; "wall_id" → strings instead of "wall" when the time holds a NUL, which JSON text cannot give back): an integer (→ strings) when that object came before, else the object's text
     PRIMARY KEY (session, seq)
 ) WITHOUT ROWID;
 
@@ -89,60 +97,58 @@ CREATE TABLE rejects (
 );
 CREATE INDEX rejects_by_file ON rejects (file);
 
--- Model: one row per controller instance (an id reused after deinit starts a new one).
+-- Model: one row per controller instance (an id reused after deinit starts a new one), packed:
+-- read it through `instances_v` (or `instance_rows`).
 CREATE TABLE instances (
     session     INTEGER NOT NULL,             -- → sessions.id
     vc          INTEGER NOT NULL,             -- controller id → strings
     since       INTEGER NOT NULL,             -- seq of its init, or of its first event without one
     cls         INTEGER,                      -- class → strings
     init_t      INTEGER,                      -- NULL when no init was seen (LC902)
-    end_seq     INTEGER,                      -- seq of its deinit, or of the init that reused its id
-    end_t       INTEGER,
-    end_how     TEXT,                         -- 'deinit', 'reused' (id init'ed again with no deinit seen), NULL: alive at the end
+    end_dseq    INTEGER,                      -- seq of its deinit, or of the init that reused its id, minus since
+    end_dt      INTEGER,                      -- t of that event minus init_t (or minus 0 without one)
     parent      INTEGER,                      -- last container (addChild) → strings
     presenter   INTEGER,                      -- controller that presented it → strings
-    release_seq INTEGER,                      -- seq of the release that was not cancelled (docs/rule-reference.md, LC301)
-    release_t   INTEGER,
-    release_how TEXT,                         -- 'pop', 'dismiss', 'removeFromParent', 'ancestor', 'chain' (1.1: taken along by a dismissal below it)
+    release_dseq INTEGER,                     -- seq of the release that was not cancelled (docs/rule-reference.md, LC301), minus since
+    release_dt  INTEGER,                      -- its t minus init_t (or minus 0)
     appearances INTEGER NOT NULL DEFAULT 0,   -- appearance cycles started
-    final_state TEXT NOT NULL,                -- appearance state at its end: hidden, appearing, visible, disappearing
+    codes       INTEGER NOT NULL,             -- final state (bits 0-1: 0 hidden, 1 appearing, 2 visible, 3 disappearing) | end (bits 2-3: 0 alive at the end, 1 deinit, 2 reused) | release (bits 4-6: 0 none, 1 pop, 2 dismiss, 3 removeFromParent, 4 ancestor, 5 chain)
     PRIMARY KEY (session, vc, since)
 ) WITHOUT ROWID;
 
--- Model: one row per appearance cycle (viewWillAppear to the next hidden state).
+-- Model: one row per appearance cycle (viewWillAppear to the next hidden state), packed: read
+-- it through `appearances_v` (or `appearance_rows`). Each later time is stored minus the
+-- latest earlier one of the cycle that is known.
 CREATE TABLE appearances (
     session      INTEGER NOT NULL,            -- → sessions.id
     will_seq     INTEGER NOT NULL,            -- seq of viewWillAppear
     vc           INTEGER NOT NULL,            -- → strings
-    since        INTEGER NOT NULL,            -- instance (with session, vc)
+    since_dseq   INTEGER NOT NULL,            -- will_seq minus the instance's since (with session, vc: the instance)
     will_t       INTEGER NOT NULL,            -- viewWillAppear
-    is_t         INTEGER,                     -- viewIsAppearing
-    did_t        INTEGER,                     -- viewDidAppear
-    will_disappear_t INTEGER,                 -- viewWillDisappear
-    did_disappear_t  INTEGER,                 -- viewDidDisappear
-    animated     INTEGER,                     -- 1/0 from viewWillAppear
-    interactive  INTEGER NOT NULL DEFAULT 0,  -- 1 when it ran inside an interactive push/pop (excluded from LC401)
-    backgrounded INTEGER NOT NULL DEFAULT 0,  -- 1 when the app went to the background during it
-    outcome      TEXT NOT NULL,               -- 'completed' (did appear), 'cancelled' (disappear began first), 'interrupted' (deinit or session end first)
-    ending       TEXT NOT NULL,               -- 'disappeared', 'disappear-cancelled', 'visible-at-end', 'deinit', 'session-end', 'violation'
+    is_dt        INTEGER,                     -- viewIsAppearing, minus will_t
+    did_dt       INTEGER,                     -- viewDidAppear, minus the later of will_t and is_t
+    will_disappear_dt INTEGER,                -- viewWillDisappear, minus the latest of the times before it
+    did_disappear_dt  INTEGER,                -- viewDidDisappear, minus the latest of the times before it
+    codes        INTEGER NOT NULL,            -- ending (bits 0-2: 0 disappeared, 1 disappear-cancelled, 2 visible-at-end, 3 deinit, 4 session-end, 5 violation) | outcome (bits 3-4: 0 completed, 1 cancelled, 2 interrupted) | animated (bits 5-6: 0 not known, 2 no, 3 yes) | bit 7 interactive | bit 8 backgrounded
     PRIMARY KEY (session, will_seq)
 ) WITHOUT ROWID;
 
--- Model: one row per addChild (parent–child edge) with the protocol steps seen.
+-- Model: one row per addChild (parent–child edge) with the protocol steps seen, packed: read it
+-- through `containment_v` (or `containment_rows`). Seqs are stored minus add_seq.
 CREATE TABLE containment (
     session        INTEGER NOT NULL,          -- → sessions.id
     add_seq        INTEGER NOT NULL,          -- seq of addChild
     child          INTEGER NOT NULL,          -- → strings
-    child_since    INTEGER NOT NULL,
+    child_dseq     INTEGER NOT NULL,          -- the child instance's since, minus add_seq
     parent         INTEGER NOT NULL,          -- → strings
-    parent_since   INTEGER,                   -- NULL when the parent was never seen as an instance
+    parent_dseq    INTEGER,                   -- the parent instance's since minus add_seq; NULL when the parent was never seen as an instance
     add_t          INTEGER NOT NULL,
-    will_move_seq  INTEGER,                   -- willMoveToParent(parent)
-    did_move_seq   INTEGER,                   -- didMoveToParent(parent): the container's duty
-    will_remove_seq INTEGER,                  -- willMoveToParent(null): the container's duty before removal
-    remove_seq     INTEGER,                   -- removeFromParent
-    remove_t       INTEGER,
-    did_remove_seq INTEGER,                   -- didMoveToParent(null)
+    will_move_dseq  INTEGER,                  -- willMoveToParent(parent)
+    did_move_dseq   INTEGER,                  -- didMoveToParent(parent): the container's duty
+    will_remove_dseq INTEGER,                 -- willMoveToParent(null): the container's duty before removal
+    remove_dseq    INTEGER,                   -- removeFromParent
+    remove_dt      INTEGER,                   -- its t minus add_t
+    did_remove_dseq INTEGER,                  -- didMoveToParent(null)
     PRIMARY KEY (session, add_seq)
 ) WITHOUT ROWID;
 
@@ -174,6 +180,62 @@ CREATE TABLE meta (
     value TEXT NOT NULL
 ) WITHOUT ROWID;
 
+-- The packed tables in the plain layout of version 2, ids unresolved: what lctrace's queries
+-- shared by every storage backend read (a backend that stores that layout as it is reads
+-- its tables instead). Not for ad-hoc queries: use the views above.
+
+-- `events` with every column of version 2: vc, other, cls, detail and thread → strings,
+-- flags with bit n the value and bit n+8 the presence of boolean n (0 animated … 5
+-- interactive) and bit 16 the presence of the other key.
+CREATE VIEW event_rows AS
+SELECT e.session, e.seq, e.t, e.ev, e.vc + s.vc_base AS vc,
+       CASE WHEN e.flags & 1 AND e.other IS NOT NULL THEN e.other ELSE json_extract(CASE WHEN typeof(e.rest) = 'integer' THEN r.text ELSE e.rest END, '$.class') END AS cls,
+       CASE WHEN e.flags & 1 = 0 THEN e.other + s.vc_base END AS other,
+       ((((e.flags >> 2) & 1) << 0) | (((e.flags >> 4) & 1) << 1) | (((e.flags >> 6) & 1) << 2) | (((e.flags >> 8) & 1) << 3) | (((e.flags >> 10) & 1) << 4) | (((e.flags >> 12) & 1) << 5)
+        | (((e.flags >> 1) & 1) << 8) | (((e.flags >> 3) & 1) << 9) | (((e.flags >> 5) & 1) << 10) | (((e.flags >> 7) & 1) << 11) | (((e.flags >> 9) & 1) << 12) | (((e.flags >> 11) & 1) << 13)
+        | CASE WHEN (e.flags & 1) = (e.other IS NULL) THEN 65536 ELSE 0 END) AS flags,
+       json_extract(CASE WHEN typeof(e.rest) = 'integer' THEN r.text ELSE e.rest END, '$.detail') AS detail,
+       json_extract(CASE WHEN typeof(e.rest) = 'integer' THEN r.text ELSE e.rest END, '$.thread') AS thread,
+       coalesce(json_extract(CASE WHEN typeof(e.rest) = 'integer' THEN r.text ELSE e.rest END, '$.wall'), w.text) AS wall,
+       json_extract(CASE WHEN typeof(e.rest) = 'integer' THEN r.text ELSE e.rest END, '$.attrs') AS attrs
+FROM events e
+JOIN sessions s ON s.id = e.session
+LEFT JOIN strings r ON r.id = CASE WHEN typeof(e.rest) = 'integer' THEN e.rest END
+LEFT JOIN strings w ON w.id = json_extract(CASE WHEN typeof(e.rest) = 'integer' THEN r.text ELSE e.rest END, '$.wall_id');
+
+-- `instances` with absolute seqs and times and its codes as text.
+CREATE VIEW instance_rows AS
+SELECT session, vc, since, cls, init_t, since + end_dseq AS end_seq, coalesce(init_t, 0) + end_dt AS end_t,
+       CASE (codes >> 2) & 3 WHEN 1 THEN 'deinit' WHEN 2 THEN 'reused' END AS end_how,
+       parent, presenter, since + release_dseq AS release_seq, coalesce(init_t, 0) + release_dt AS release_t,
+       CASE (codes >> 4) & 7 WHEN 1 THEN 'pop' WHEN 2 THEN 'dismiss' WHEN 3 THEN 'removeFromParent' WHEN 4 THEN 'ancestor' WHEN 5 THEN 'chain' END AS release_how,
+       appearances,
+       CASE codes & 3 WHEN 0 THEN 'hidden' WHEN 1 THEN 'appearing' WHEN 2 THEN 'visible' ELSE 'disappearing' END AS final_state
+FROM instances;
+
+-- `appearances` with absolute times and its codes as text and 0/1.
+CREATE VIEW appearance_rows AS
+SELECT session, will_seq, vc, will_seq - since_dseq AS since, will_t,
+       will_t + is_dt AS is_t,
+       will_t + coalesce(is_dt, 0) + did_dt AS did_t,
+       will_t + coalesce(is_dt, 0) + coalesce(did_dt, 0) + will_disappear_dt AS will_disappear_t,
+       will_t + coalesce(is_dt, 0) + coalesce(did_dt, 0) + coalesce(will_disappear_dt, 0) + did_disappear_dt AS did_disappear_t,
+       CASE (codes >> 5) & 3 WHEN 2 THEN 0 WHEN 3 THEN 1 END AS animated,
+       (codes >> 7) & 1 AS interactive,
+       (codes >> 8) & 1 AS backgrounded,
+       CASE (codes >> 3) & 3 WHEN 0 THEN 'completed' WHEN 1 THEN 'cancelled' ELSE 'interrupted' END AS outcome,
+       CASE codes & 7 WHEN 0 THEN 'disappeared' WHEN 1 THEN 'disappear-cancelled' WHEN 2 THEN 'visible-at-end'
+                      WHEN 3 THEN 'deinit' WHEN 4 THEN 'session-end' ELSE 'violation' END AS ending
+FROM appearances;
+
+-- `containment` with absolute seqs and times.
+CREATE VIEW containment_rows AS
+SELECT session, add_seq, child, add_seq + child_dseq AS child_since, parent, add_seq + parent_dseq AS parent_since, add_t,
+       add_seq + will_move_dseq AS will_move_seq, add_seq + did_move_dseq AS did_move_seq,
+       add_seq + will_remove_dseq AS will_remove_seq, add_seq + remove_dseq AS remove_seq, add_t + remove_dt AS remove_t,
+       add_seq + did_remove_dseq AS did_remove_seq
+FROM containment;
+
 -- Readable views.
 
 -- Events with names resolved, booleans as 0/1 (NULL when the key was absent).
@@ -184,21 +246,25 @@ SELECT s.sid, e.session AS session_id, e.seq, e.t, e.t / 1000000.0 AS ms,
        CASE WHEN n.text IN ('viewAttached', 'viewDetached') THEN o.text END AS host,
        CASE WHEN n.text = 'present' THEN o.text END AS presented,
        CASE WHEN n.text IN ('push', 'pop') THEN o.text END AS child,
-       CASE WHEN e.flags & 256 THEN e.flags & 1 END AS animated,
-       CASE WHEN e.flags & 512 THEN (e.flags >> 1) & 1 END AS is_moving_to_parent,
-       CASE WHEN e.flags & 1024 THEN (e.flags >> 2) & 1 END AS is_being_presented,
-       CASE WHEN e.flags & 2048 THEN (e.flags >> 3) & 1 END AS is_moving_from_parent,
-       CASE WHEN e.flags & 4096 THEN (e.flags >> 4) & 1 END AS is_being_dismissed,
-       CASE WHEN e.flags & 8192 THEN (e.flags >> 5) & 1 END AS interactive,
-       d.text AS detail, th.text AS thread, e.wall, e.attrs
+       CASE WHEN e.flags & 2 THEN (e.flags >> 2) & 1 END AS animated,
+       CASE WHEN e.flags & 8 THEN (e.flags >> 4) & 1 END AS is_moving_to_parent,
+       CASE WHEN e.flags & 32 THEN (e.flags >> 6) & 1 END AS is_being_presented,
+       CASE WHEN e.flags & 128 THEN (e.flags >> 8) & 1 END AS is_moving_from_parent,
+       CASE WHEN e.flags & 512 THEN (e.flags >> 10) & 1 END AS is_being_dismissed,
+       CASE WHEN e.flags & 2048 THEN (e.flags >> 12) & 1 END AS interactive,
+       d.text AS detail, th.text AS thread,
+       coalesce(json_extract(CASE WHEN typeof(e.rest) = 'integer' THEN r.text ELSE e.rest END, '$.wall'), w.text) AS wall,
+       json_extract(CASE WHEN typeof(e.rest) = 'integer' THEN r.text ELSE e.rest END, '$.attrs') AS attrs
 FROM events e
 JOIN sessions s ON s.id = e.session
 JOIN strings n ON n.id = e.ev
-LEFT JOIN strings v ON v.id = e.vc
-LEFT JOIN strings c ON c.id = e.cls
-LEFT JOIN strings o ON o.id = e.other
-LEFT JOIN strings d ON d.id = e.detail
-LEFT JOIN strings th ON th.id = e.thread;
+LEFT JOIN strings r ON r.id = CASE WHEN typeof(e.rest) = 'integer' THEN e.rest END
+LEFT JOIN strings w ON w.id = json_extract(CASE WHEN typeof(e.rest) = 'integer' THEN r.text ELSE e.rest END, '$.wall_id')
+LEFT JOIN strings v ON v.id = e.vc + s.vc_base
+LEFT JOIN strings c ON c.id = CASE WHEN e.flags & 1 AND e.other IS NOT NULL THEN e.other ELSE json_extract(CASE WHEN typeof(e.rest) = 'integer' THEN r.text ELSE e.rest END, '$.class') END
+LEFT JOIN strings o ON o.id = CASE WHEN e.flags & 1 = 0 THEN e.other + s.vc_base END
+LEFT JOIN strings d ON d.id = json_extract(CASE WHEN typeof(e.rest) = 'integer' THEN r.text ELSE e.rest END, '$.detail')
+LEFT JOIN strings th ON th.id = json_extract(CASE WHEN typeof(e.rest) = 'integer' THEN r.text ELSE e.rest END, '$.thread');
 
 -- Instances with names resolved and lifetimes in milliseconds.
 CREATE VIEW instances_v AS
@@ -207,7 +273,7 @@ SELECT s.sid, i.session AS session_id, v.text AS vc, i.since, c.text AS class,
        i.release_seq, i.release_t, i.release_how,
        (i.end_t - i.release_t) / 1000000.0 AS release_to_end_ms,
        i.appearances, i.final_state
-FROM instances i
+FROM instance_rows i
 JOIN sessions s ON s.id = i.session
 JOIN strings v ON v.id = i.vc
 LEFT JOIN strings c ON c.id = i.cls
@@ -227,7 +293,7 @@ SELECT s.sid, a.session AS session_id, v.text AS vc, a.since, c.text AS class, a
        (a.did_t - a.will_t) / 1000000.0 AS will_to_did_ms,
        (a.did_disappear_t - a.did_t) / 1000000.0 AS visible_ms,
        a.animated, a.interactive, a.backgrounded, a.outcome, a.ending
-FROM appearances a
+FROM appearance_rows a
 JOIN sessions s ON s.id = a.session
 JOIN strings v ON v.id = a.vc
 LEFT JOIN instances i ON i.session = a.session AND i.vc = a.vc AND i.since = a.since
@@ -238,7 +304,7 @@ CREATE VIEW containment_v AS
 SELECT s.sid, k.session AS session_id, ch.text AS child, k.child_since, cc.text AS child_class,
        pa.text AS parent, k.parent_since, pc.text AS parent_class,
        k.add_seq, k.add_t, k.will_move_seq, k.did_move_seq, k.will_remove_seq, k.remove_seq, k.remove_t, k.did_remove_seq
-FROM containment k
+FROM containment_rows k
 JOIN sessions s ON s.id = k.session
 JOIN strings ch ON ch.id = k.child
 JOIN strings pa ON pa.id = k.parent

@@ -232,8 +232,13 @@ public final class Ingester {
         let fileID: Int64
         /// Files read before under this path with fewer bytes (see `IngestStore.earlierReads`).
         var earlier: [EarlierRead] = []
-        let filled = BatchQueue<EventBatch>(capacity: 2)
-        let empty = BatchQueue<EventBatch>(capacity: 4)
+        /// Decoded batches waiting for the writer: with the batch being filled and the one being
+        /// stored, a file of 6,000 lines (128 + 512 + 2,048 + 4,096 …) is decoded whole while the
+        /// file before it is stored, so the writer finds it ready (with 2, the writer waited
+        /// for the reader a fifth of the run).
+        static let readAhead = 4
+        let filled = BatchQueue<EventBatch>(capacity: PreparedFile.readAhead)
+        let empty = BatchQueue<EventBatch>(capacity: PreparedFile.readAhead + 2)
 
         init(report: FileReport) {
             path = report.path
@@ -306,7 +311,7 @@ public final class Ingester {
         input.recordPrefixDigests(at: earlier.map(\.size))
         // This thread writes to SQLite while a reader thread inflates, splits and decodes the
         // lines into batches (bounded queue, recycled batches).
-        for _ in 0..<3 { file.empty.put(EventBatch()) }
+        for _ in 0...PreparedFile.readAhead { file.empty.put(EventBatch()) }
         let reader = Thread { [options, decoder, filled = file.filled, empty = file.empty] in
             Ingester.readLines(input, into: filled, recycling: empty, options: options, decoder: decoder)
         }
@@ -451,8 +456,9 @@ public final class Ingester {
         filled.close()
     }
 
-    /// Text a batch holds before it is handed over, whatever its number of lines.
-    static let maxBatchBytes = 8 << 20
+    /// Text a batch holds before it is handed over, whatever its number of lines: with the
+    /// batches in flight of two files, at most 40 MiB of text however long the lines.
+    static let maxBatchBytes = 4 << 20
 
     private static func isBlank(_ bytes: UnsafeRawBufferPointer) -> Bool {
         for b in bytes where !(b == 0x20 || b == 0x09 || b == 0x0d) { return false }

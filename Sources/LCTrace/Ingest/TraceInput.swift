@@ -1,4 +1,3 @@
-import CZlib
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -72,7 +71,8 @@ public struct InputDamage: Error, Equatable, CustomStringConvertible {
 }
 
 /// Reads the decompressed bytes of one trace file: gzip detected by its magic bytes (1f 8b),
-/// every member of a multi-member file inflated in turn, plain text passed through.
+/// every member of a multi-member file inflated in turn (by ISA-L where installed, else
+/// zlib: `GzipInflater`), plain text passed through.
 /// Memory is two fixed buffers whatever the input size. Also hashes the raw bytes
 /// (SHA-256) so the file can be recognised by content.
 ///
@@ -87,8 +87,10 @@ public final class TraceInput: @unchecked Sendable {
     private var rawStart = 0
     private var rawEnd = 0
     private var rawEOF = false
-    private var stream = z_stream()
-    private var inflating = false        // zlib stream initialised
+    /// ISA-L or zlib (`GzipInflaters.make`), made at the first member.
+    private var inflater: GzipInflater?
+    /// Makes the inflater (tests pass zlib's or ISA-L's to compare them).
+    var makeInflater: () -> GzipInflater? = GzipInflaters.make
     private var inMember = false         // inside a gzip member (started, not ended)
     private var sniffed = false
     /// True when the input starts with the gzip magic.
@@ -175,7 +177,6 @@ public final class TraceInput: @unchecked Sendable {
     }
 
     deinit {
-        if inflating { inflateEnd(&stream) }
         if ownsFD { close(fd) }
         raw.deallocate()
     }
@@ -247,16 +248,17 @@ public final class TraceInput: @unchecked Sendable {
     private func rawOffset() -> Int64 { rawBytesRead - Int64(rawEnd - rawStart) }
 
     private func startMember() -> Bool {
-        if !inflating {
-            // 15 + 16: a gzip wrapper, not zlib or raw deflate (https://zlib.net/manual.html#Advanced).
-            let rc = inflateInit2_(&stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
-            if rc != Z_OK {
-                damage = InputDamage(reason: "zlib could not start (code \(rc))", rawOffset: rawOffset())
+        if let inflater {
+            if let problem = inflater.reset() {
+                damage = InputDamage(reason: problem, rawOffset: rawOffset())
                 return false
             }
-            inflating = true
         } else {
-            inflateReset(&stream)
+            guard let made = makeInflater() else {
+                damage = InputDamage(reason: "no gzip inflater could start (zlib failed)", rawOffset: rawOffset())
+                return false
+            }
+            inflater = made
         }
         inMember = true
         members += 1
@@ -287,29 +289,17 @@ public final class TraceInput: @unchecked Sendable {
                     return 0
                 }
             }
-            if rawStart >= rawEnd && !refill() {
-                damage = InputDamage(
-                    reason: "gzip stream truncated: member \(members) ends early at byte \(rawBytesRead)",
-                    rawOffset: rawBytesRead)
-                inMember = false
-                return 0
-            }
-            let inCount = rawEnd - rawStart
-            stream.next_in = (raw.baseAddress! + rawStart).assumingMemoryBound(to: Bytef.self)
-            stream.avail_in = uInt(inCount)
-            stream.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
-            stream.avail_out = uInt(buffer.count)
-            let rc = inflate(&stream, Z_NO_FLUSH)
-            let consumed = inCount - Int(stream.avail_in)
-            rawStart += consumed
-            let produced = buffer.count - Int(stream.avail_out)
-            switch rc {
-            case Z_OK, Z_BUF_ERROR:
+            if rawStart >= rawEnd && !refill() { return truncated() }
+            let step = inflater!.inflate(UnsafeRawBufferPointer(start: raw.baseAddress! + rawStart, count: rawEnd - rawStart),
+                                         into: buffer)
+            rawStart += step.consumed
+            let produced = step.produced
+            switch step.status {
+            case .more:
                 break
-            case Z_STREAM_END:
+            case .memberEnd:
                 inMember = false
-            default:
-                let message = stream.msg.map { String(cString: $0) } ?? "code \(rc)"
+            case .corrupt(let message):
                 damage = InputDamage(
                     reason: "corrupt gzip data in member \(members) near byte \(rawOffset()): \(message)",
                     rawOffset: rawOffset())
@@ -326,10 +316,20 @@ public final class TraceInput: @unchecked Sendable {
                 return produced
             }
             if produced > 0 { return produced }
-            if rc == Z_BUF_ERROR && consumed == 0 && rawEOF && rawStart >= rawEnd {
-                continue  // loops to the truncation report above
+            if step.status == .more && step.consumed == 0 && rawStart < rawEnd {
+                // No progress on the bytes buffered: the inflater wants more of them at once.
+                let buffered = rawEnd - rawStart
+                if !refill() || rawEnd - rawStart == buffered { return truncated() }
             }
         }
+    }
+
+    /// The input ended inside a member: records the damage; nothing more comes out.
+    private func truncated() -> Int {
+        damage = InputDamage(reason: "gzip stream truncated: member \(members) ends early at byte \(rawBytesRead)",
+                             rawOffset: rawBytesRead)
+        inMember = false
+        return 0
     }
 }
 

@@ -27,6 +27,10 @@ protocol StorageBackend: AnyObject {
 protocol SessionSource: AnyObject {
     func sessionMetadata(_ session: Int64) throws -> SessionMetadata
     func forEachEvent(session: Int64, sid: String, _ body: (TraceEvent) throws -> Void) throws
+    /// The same, from `captured` when given (all its rows, as the ingest stored them moments
+    /// ago: `CapturedRows`). A requirement, not only an extension: called through `any
+    /// SessionSource`, an extension method would never reach the backend's own.
+    func forEachEvent(session: Int64, captured: CapturedRows?, sid: String, _ body: (TraceEvent) throws -> Void) throws
     /// Retired instances of `session`, read from its stored `instances` rows.
     func retiredInstances(session: Int64) throws -> RetiredInstanceReader
 }
@@ -63,9 +67,7 @@ protocol QueryRows: AnyObject {
 }
 
 extension SessionSource {
-    /// The session's events from `captured` when given (all its rows, as the ingest stored them
-    /// moments ago: `CapturedRows`), else from the database. Backends that capture nothing
-    /// never get any.
+    /// Backends that capture nothing never get captured rows: their events come from the database.
     func forEachEvent(session: Int64, captured: CapturedRows?, sid: String, _ body: (TraceEvent) throws -> Void) throws {
         try forEachEvent(session: session, sid: sid, body)
     }

@@ -177,3 +177,93 @@ final class TraceInputTests: TemporaryDirectoryTestCase {
         }
     }
 }
+
+/// TraceInput reads the same lines and finds the same damage whichever inflater is behind the
+/// seam (ISA-L where libisal is installed, zlib otherwise).
+final class TraceInputInflaterTests: TemporaryDirectoryTestCase {
+    struct Reading: Equatable {
+        var lines: [String]
+        var members: Int
+        var damage: String?
+        var produced: Int64
+    }
+
+    func read(_ path: String, _ make: @escaping () -> GzipInflater?, bufferSize: Int) throws -> Reading {
+        let input = try TraceInput(location: .file(path), bufferSize: bufferSize)
+        input.makeInflater = make
+        input.maxMemberBytes = 1 << 20
+        var lines: [String] = []
+        LineReader(input: input).forEachLine { line in
+            lines.append(String(decoding: line.bytes, as: UTF8.self))
+            return true
+        }
+        // The damage's kind, without the offset and the library's own words.
+        let damage = input.damage.map { reason -> String in
+            if reason.reason.hasPrefix("corrupt gzip data") { return "corrupt" }
+            return reason.reason
+        }
+        return Reading(lines: lines, members: input.members, damage: damage, produced: input.bytesProduced)
+    }
+
+    func testZlibAndISALReadTheSame() throws {
+        guard ISALInflater() != nil else { throw XCTSkip("ISA-L (libisal) is not installed here: only zlib runs") }
+        var text = ""
+        for i in 0..<3000 { text += "{\"line\":\(i),\"pad\":\"\(String(repeating: "x", count: i % 70))\"}\n" }
+        func gzip(_ name: String, _ members: [String]) throws -> Data {
+            let path = dir + "/" + name
+            let w = try TraceFileWriter(path: path, gzip: true)
+            for m in members { w.write(m); w.endMember() }
+            w.close()
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        }
+        let multi = try gzip("multi.gz", [text, "", "one\ntw", "o\n", text])
+        var corrupt = [UInt8](multi)
+        for i in 40..<60 { corrupt[i] ^= 0x5a }
+        var badCRC = [UInt8](try gzip("one.gz", [text]))
+        badCRC[badCRC.count - 6] ^= 0xff
+        let spaces = String(repeating: " ", count: 1 << 16)
+        let cases: [(String, Data)] = [
+            ("multi", multi),
+            ("cut", multi.prefix(multi.count * 2 / 3)),
+            ("cut in a header", multi + Data(multi.prefix(5))),
+            ("corrupt", Data(corrupt)),
+            ("bad crc", Data(badCRC)),
+            ("garbage", multi + Data("garbage".utf8)),
+            ("padding", multi + Data(count: 5000) + multi),
+            ("bomb", try gzip("bomb.gz", ["{\"a\":1}\n" + String(repeating: spaces, count: 40) + "\n"])),
+        ]
+        for (name, bytes) in cases {
+            let path = dir + "/case.gz"
+            try bytes.write(to: URL(fileURLWithPath: path))
+            for size in [64, 4096, 256 * 1024] {
+                var zlib = try read(path, { ZlibInflater() }, bufferSize: size)
+                var fast = try read(path, { ISALInflater() }, bufferSize: size)
+                if name == "bomb" {
+                    // Cut by both, a little later or sooner: ISA-L takes more input per call.
+                    XCTAssertGreaterThan(min(zlib.produced, fast.produced), 1 << 20)
+                    (zlib.produced, fast.produced) = (0, 0)
+                }
+                XCTAssertEqual(fast, zlib, "\(name), buffer \(size)")
+            }
+        }
+    }
+
+    /// An inflater that takes nothing and gives nothing (none should, but a library could):
+    /// the reader reports the member as cut instead of spinning.
+    func testAnInflaterThatMakesNoProgressEndsTheFile() throws {
+        final class Stuck: GzipInflater {
+            var name: String { "stuck" }
+            func reset() -> String? { nil }
+            func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> InflateStep {
+                InflateStep(consumed: 0, produced: 0, status: .more)
+            }
+        }
+        let path = dir + "/s.gz"
+        let w = try TraceFileWriter(path: path, gzip: true)
+        w.write("{\"a\":1}\n")
+        w.close()
+        let reading = try read(path, { Stuck() }, bufferSize: 64)
+        XCTAssertEqual(reading.lines, [])
+        XCTAssertEqual(reading.damage?.hasPrefix("gzip stream truncated"), true, reading.damage ?? "no damage")
+    }
+}

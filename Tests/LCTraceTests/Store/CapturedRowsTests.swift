@@ -34,7 +34,7 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
     /// The table's rows of `sid` in seq order, as captured rows.
     func tableRows(_ database: SQLiteDatabase, _ sid: String) throws -> [CapturedRows.Row] {
         let q = try database.prepare("""
-            SELECT seq, t, ev, vc, cls, other, detail, flags FROM events
+            SELECT seq, t, ev, vc, cls, other, detail, flags FROM event_rows
             WHERE session = (SELECT id FROM sessions WHERE sid = ?) ORDER BY seq
             """)
         try q.bind([.text(sid)])
@@ -104,6 +104,27 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
         let store = try IngestStore(db: database)
         try insert((0..<5).map { line("A", $0) }, into: store)
         XCTAssertTrue(store.takeCapturedRows().isEmpty)
+    }
+
+    /// The analysis reaches the backend through `any SessionSource`: a model built with captured
+    /// rows must come from them, not from the table (the table here holds more rows than were
+    /// captured, so reading it instead shows).
+    func testTheAnalysisBuildsFromCapturedRowsThroughTheStorageSeam() throws {
+        let database = try SQLiteSchema.openForWriting(path: db)
+        let store = try IngestStore(db: database)
+        store.capturesRows = true
+        try insert((0..<5).map { line("C", $0, "viewDidLoad", vc: "0x1") }, into: store)
+        let session = try sessionID(database, "C")
+        let rows = try XCTUnwrap(store.takeCapturedRows()[session])
+        try insert((5..<9).map { line("C", $0) }, into: store)
+        let source: any SessionSource = try SQLiteSessionSource(db: database)
+        let metadata = try source.sessionMetadata(session)
+        let fromCapture = try Analyzer.buildModel(session: session, sid: "C", metadata: metadata, source: source,
+                                                  captured: rows, settings: RuleSettings())
+        let fromTable = try Analyzer.buildModel(session: session, sid: "C", metadata: metadata, source: source,
+                                                settings: RuleSettings())
+        XCTAssertEqual(fromCapture.stats.events, 5)
+        XCTAssertEqual(fromTable.stats.events, 9)
     }
 
     /// Files with lines out of order, repeated and overlapping: models built from captured

@@ -32,7 +32,7 @@ final class MigrationTests: TemporaryDirectoryTestCase {
         let before = try TestSupport.logicalDump(db).components(separatedBy: "## SELECT sid, vc, since")[0]
         let r = TestSupport.run(["analyze", "--db", db])
         XCTAssertEqual(r.status, 0, r.err)
-        XCTAssertEqual(try userVersion(db), 2)
+        XCTAssertEqual(try userVersion(db), SQLiteSchema.version)
         let migrated = try TestSupport.logicalDump(db)
         XCTAssertEqual(migrated.components(separatedBy: "## SELECT sid, vc, since")[0], before,
                        "events, sessions, files and rejects are kept as they were")
@@ -63,10 +63,76 @@ final class MigrationTests: TemporaryDirectoryTestCase {
         TestSupport.writeLines(b.lines, to: dir + "/new.jsonl")
         let r = TestSupport.run(["ingest", "-q", "--db", db, dir + "/new.jsonl"])
         XCTAssertEqual(r.status, 0, r.err)
-        XCTAssertEqual(try userVersion(db), 2)
+        XCTAssertEqual(try userVersion(db), SQLiteSchema.version)
         let dirty = try SQLiteDatabase(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM sessions WHERE dirty = 1")
         XCTAssertEqual(dirty, 0, "the ingest's analysis rebuilt every session after the migration")
         let missing = try SQLiteDatabase(path: db, mode: .readOnly).scalarInt("SELECT count(*) FROM findings WHERE length(identity) != 16")
         XCTAssertEqual(missing, 0)
+    }
+}
+
+/// A schema-2 database, made by the last commit that wrote one (Fixtures/make-schema-v2-db:
+/// every sample and lines that exercise every packing rule), is packed in place by a writing
+/// command: its views read the same before and after, and its model and findings come out as
+/// a fresh ingest of the same files makes them.
+final class MigrationFromVersion2Tests: TemporaryDirectoryTestCase {
+    var fixture: String { TestSupport.root.appendingPathComponent("Tests/LCTraceTests/Fixtures/schema-v2.db").path }
+
+    /// The logical dump in sections, by the first words of their query.
+    func sections(_ path: String) throws -> [String: String] {
+        var out: [String: String] = [:]
+        for part in try TestSupport.logicalDump(path).components(separatedBy: "## ").dropFirst() {
+            let title = String(part.prefix(while: { $0 != "\n" }))
+            out[title] = String(part.dropFirst(title.count))
+        }
+        return out
+    }
+
+    func testReadOnlyCommandsRefuseItAndSayHowToMigrate() throws {
+        try FileManager.default.copyItem(atPath: fixture, toPath: db)
+        let r = TestSupport.run(["report", "--db", db])
+        XCTAssertEqual(r.status, 74, r.err)
+        XCTAssertTrue(r.err.contains("schema version 2") && r.err.contains("lctrace analyze --db \(db)"), r.err)
+    }
+
+    func testAnalyzePacksItInPlaceWithTheSameContent() throws {
+        try FileManager.default.copyItem(atPath: fixture, toPath: db)
+        XCTAssertEqual(try SQLiteDatabase(path: db, mode: .readOnly).scalarInt("PRAGMA user_version"), 2)
+        let before = try sections(db)
+        let r = TestSupport.run(["analyze", "--db", db])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(try SQLiteDatabase(path: db, mode: .readOnly).scalarInt("PRAGMA user_version"), SQLiteSchema.version)
+        let after = try sections(db)
+        XCTAssertEqual(after.count, before.count)
+        for (title, rows) in before {
+            XCTAssertEqual(after[title], rows, "\(title): the same after the migration and its analysis")
+        }
+        XCTAssertTrue(after.values.contains { $0.contains("2026-11-02\u{0}T10") }, "the wall time with a NUL")
+
+        // The same files loaded by this version (paths aside: the fixture named them relative).
+        let files = try String(contentsOfFile: TestSupport.root.appendingPathComponent("Tests/LCTraceTests/Fixtures/schema-v2.files").path, encoding: .utf8)
+            .split(separator: "\n").map { TestSupport.root.appendingPathComponent(String($0)).path }
+        let fresh = dir + "/fresh.db"
+        XCTAssertNotEqual(TestSupport.run(["ingest", "-q", "--db", fresh] + files).status, 74)
+        let freshSections = try sections(fresh)
+        for (title, rows) in freshSections where !title.hasPrefix("SELECT path") && !title.hasPrefix("SELECT f.path") {
+            let relative = rows.replacingOccurrences(of: TestSupport.root.path + "/", with: "")   // LC904 names its file
+            XCTAssertEqual(after[title], relative, "\(title): as a fresh ingest stores it")
+        }
+        // Every line read again (another file: one blank line more) is a duplicate of its
+        // migrated row, which needs every packed value, the invisible ones too (an other key
+        // present with a null value), to be what a fresh ingest would have stored.
+        let again = dir + "/again.jsonl"
+        let lines = try String(contentsOfFile: TestSupport.root.appendingPathComponent("Tests/LCTraceTests/Fixtures/packing.jsonl").path,
+                               encoding: .utf8)
+        try (lines + "\n").write(toFile: again, atomically: true, encoding: .utf8)
+        let reread = TestSupport.run(["ingest", "--db", db, "--format", "json", again])
+        let counts = (try JSONSerialization.jsonObject(with: Data(reread.out.utf8)) as? [String: Any])?["events"] as? [String: Int]
+        XCTAssertEqual(counts, ["new": 0, "duplicate": 20, "conflicting": 0], reread.out + reread.err)
+        // Packed, and readable by every command.
+        let packed = try SQLiteDatabase(path: db, mode: .readOnly)
+        XCTAssertGreaterThan(try packed.scalarInt("SELECT count(*) FROM events WHERE flags & 1 AND other IS NOT NULL") ?? 0, 0)
+        XCTAssertEqual(try packed.scalarText("PRAGMA integrity_check"), "ok")
+        XCTAssertEqual(TestSupport.run(["report", "--db", db, "--fail-on", "never"]).status, 0)
     }
 }

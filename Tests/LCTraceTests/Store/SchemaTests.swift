@@ -35,7 +35,8 @@ final class SchemaTests: XCTestCase {
         let views = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'view'")
         var viewNames: Set<String> = []
         while try views.step() { viewNames.insert(views.text(0)!) }
-        XCTAssertEqual(viewNames, ["events_v", "instances_v", "live_instances_v", "appearances_v", "containment_v", "findings_v", "identities_v"])
+        XCTAssertEqual(viewNames, ["events_v", "instances_v", "live_instances_v", "appearances_v", "containment_v", "findings_v", "identities_v",
+                                   "event_rows", "instance_rows", "appearance_rows", "containment_rows"])
     }
 
     // MARK: JSON Schema

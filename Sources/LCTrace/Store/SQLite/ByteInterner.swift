@@ -8,7 +8,7 @@ final class ByteInterner {
         var hash: UInt64 = 0
         var start: Int32 = 0
         var count: Int32 = 0
-        var id: Int64 = 0      // 0: empty slot (ids from SQLite start at 1)
+        var id: Int64 = 0      // 0: empty slot (ids from SQLite start at 1; callers may use negative ones)
     }
 
     private var table = [Entry](repeating: Entry(), count: 1024)
@@ -26,6 +26,17 @@ final class ByteInterner {
     }
 
     func lookup(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Int64? {
+        slot(of: bytes, hash: hash).map { table[$0].id }
+    }
+
+    /// Gives a key already held another id (the caller looked it up first).
+    func update(_ bytes: UnsafeRawBufferPointer, hash: UInt64, id: Int64) {
+        if let i = slot(of: bytes, hash: hash) { table[i].id = id }
+    }
+
+    /// The slot holding `bytes`, nil when none does.
+    @inline(__always)
+    private func slot(of bytes: UnsafeRawBufferPointer, hash: UInt64) -> Int? {
         let mask = table.count - 1
         var i = Int(truncatingIfNeeded: hash) & mask
         while true {
@@ -35,7 +46,7 @@ final class ByteInterner {
                 let same = keys.withUnsafeBytes { k in
                     bytes.count == 0 || memcmp(k.baseAddress! + Int(entry.start), bytes.baseAddress!, bytes.count) == 0
                 }
-                if same { return entry.id }
+                if same { return i }
             }
             i = (i + 1) & mask
         }

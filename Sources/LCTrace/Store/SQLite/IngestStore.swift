@@ -17,6 +17,12 @@ final class IngestStore: IngestSink {
     let strings: StringPool
     private let stringBytes = ByteInterner()
     private let sessionBytes = ByteInterner()
+    /// The `rest` objects of event rows met lately (`events.rest`): an id once a text came a
+    /// second time (it is then interned), `seenOnce` after its first (stored inline).
+    private let restTexts = ByteInterner()
+    private static let seenOnce: Int64 = -1
+    /// `sessions.vc_base` of the sessions met lately (fixed when a session's row is made).
+    private var sessionBases: [Int64: Int64] = [:]
     /// The kept session record of the sessions met lately (a cache: emptied at
     /// `maxCachedSessions`, and whenever another connection commits).
     private var sessionRecords: [Int64: (seq: Int64?, record: SessionRecord?)] = [:]
@@ -60,6 +66,8 @@ final class IngestStore: IngestSink {
     /// highest seq and whether it was marked dirty in this batch need no hashing. While set,
     /// `recentHighest` is the truth for it (`highestSeq` gets it back on a switch).
     private var recentSession: Int64 = 0
+    /// The recent session's `vc_base`: its controller ids are stored minus this.
+    private var recentBase: Int64 = 0
     private var recentSid: [UInt8] = []
     private var recentHighest = Int64.min
     private var recentMarked = false
@@ -99,11 +107,15 @@ final class IngestStore: IngestSink {
         return captured.filter { $0.value.count > 0 }
     }
 
-    /// Rows known to be new, waiting for `flush` (their text lives in the batch's arena).
+    /// Rows known to be new, waiting for `flush`; the text of their inline `rest` objects.
     private var pending: [PendingRow] = []
+    private var pendingRest: [UInt8] = []
+    /// The `rest` object of the event being inserted.
+    private var restScratch: [UInt8] = []
 
     private let insertSession: SQLiteStatement
     private let selectSession: SQLiteStatement
+    private let selectBase: SQLiteStatement
     private let insertEvents: RowInsert
     private let selectHighestSeq: SQLiteStatement
     private let selectDataVersion: SQLiteStatement
@@ -115,15 +127,20 @@ final class IngestStore: IngestSink {
         self.db = db
         loaders = try LoaderLocks(databasePath: db.path)
         strings = try StringPool(db: db)
-        insertSession = try db.prepare("INSERT INTO sessions(sid) VALUES (?) ON CONFLICT(sid) DO NOTHING")
-        selectSession = try db.prepare("SELECT id FROM sessions WHERE sid = ?")
-        insertEvents = try RowInsert(db, "events", ["session", "seq", "t", "ev", "vc", "cls", "other", "flags", "detail",
-                                                    "thread", "wall", "attrs"],
+        // A new session's controller ids are stored relative to the strings interned before it:
+        // the ids it interns are above, so they are stored as small numbers.
+        insertSession = try db.prepare("""
+            INSERT INTO sessions(sid, vc_base) VALUES (?, (SELECT coalesce(max(id), 0) FROM strings)) ON CONFLICT(sid) DO NOTHING
+            """)
+        selectSession = try db.prepare("SELECT id, vc_base FROM sessions WHERE sid = ?")
+        selectBase = try db.prepare("SELECT vc_base FROM sessions WHERE id = ?")
+        insertEvents = try RowInsert(db, "events", ["session", "seq", "t", "ev", "vc", "other", "flags", "rest"],
                                      rowsPerStatement: 64, oneRowSuffix: "ON CONFLICT(session, seq) DO NOTHING")
         selectHighestSeq = try db.prepare("SELECT max(seq) FROM events WHERE session = ?")
         selectDataVersion = try db.prepare("PRAGMA data_version")
+        // The stored row unpacked, to compare with a line of the same (sid, seq).
         selectEvent = try db.prepare("""
-            SELECT t, ev, vc, cls, other, flags, detail, thread, wall, attrs FROM events WHERE session = ? AND seq = ?
+            SELECT t, ev, vc, cls, other, flags, detail, thread, wall, attrs FROM event_rows WHERE session = ? AND seq = ?
             """)
         insertReject = try db.prepare("INSERT INTO rejects(file, kind, line, offset, reason, text) VALUES (?, ?, ?, ?, ?, ?)")
         markDirty = try db.prepare("UPDATE sessions SET dirty = 1 WHERE id = ? AND dirty = 0")
@@ -173,6 +190,36 @@ final class IngestStore: IngestSink {
         return counts
     }
 
+    // MARK: Statements
+
+    /// The statements of the per-file and per-session bookkeeping, each prepared once (preparing
+    /// them anew cost the writer some 2,400 parses on 300 files). Reset when handed out.
+    private var statements: [String: SQLiteStatement] = [:]
+
+    private func cached(_ sql: String) throws -> SQLiteStatement {
+        if let known = statements[sql] {
+            known.reset()
+            return known
+        }
+        let made = try db.prepare(sql)
+        statements[sql] = made
+        return made
+    }
+
+    private func scalarInt(_ sql: String, _ bindings: [SQLValue]) throws -> Int64? {
+        let q = try cached(sql)
+        try q.bind(bindings)
+        defer { q.reset() }
+        return try q.step() ? q.optionalInt(0) : nil
+    }
+
+    private func scalarText(_ sql: String, _ bindings: [SQLValue]) throws -> String? {
+        let q = try cached(sql)
+        try q.bind(bindings)
+        defer { q.reset() }
+        return try q.step() ? q.text(0) : nil
+    }
+
     // MARK: Batches
 
     public func begin() throws {
@@ -190,6 +237,7 @@ final class IngestStore: IngestSink {
         }
         // No rows are pending between batches, so what the caches forget is read back.
         if highestSeq.count >= Self.maxCachedSessions { highestSeq.removeAll(keepingCapacity: true) }
+        if sessionBases.count >= Self.maxCachedSessions { sessionBases.removeAll(keepingCapacity: true) }
         if sessionRecords.count >= Self.maxCachedSessions { sessionRecords.removeAll(keepingCapacity: true) }
     }
 
@@ -239,12 +287,15 @@ final class IngestStore: IngestSink {
         strings.reset()
         stringBytes.removeAll()
         sessionBytes.removeAll()
+        restTexts.removeAll()
+        sessionBases.removeAll()
         sessionRecords.removeAll()
         dirtyInBatch.removeAll()
         highestSeq.removeAll()
         forgetRecentSession()
         dropCaptures()
         pending.removeAll()
+        pendingRest.removeAll()
         touched.removeAll()
         watched.removeAll()
         moreRequests.removeAll()
@@ -253,7 +304,8 @@ final class IngestStore: IngestSink {
 
     // MARK: Interning
 
-    /// The `sessions.id` of `sid`, inserting the row when new (callers cache by bytes).
+    /// The `sessions.id` of `sid`, inserting the row when new (callers cache by bytes); its
+    /// `vc_base` goes to the cache of bases.
     public func sessionID(_ sid: String) throws -> Int64 {
         insertSession.reset()
         insertSession.bind(sid, at: 1)
@@ -261,7 +313,19 @@ final class IngestStore: IngestSink {
         selectSession.reset()
         selectSession.bind(sid, at: 1)
         guard try selectSession.step() else { throw SQLiteError(code: 1, message: "session vanished", sql: nil) }
-        return selectSession.int(0)
+        let id = selectSession.int(0)
+        sessionBases[id] = selectSession.int(1)
+        return id
+    }
+
+    /// The `vc_base` of session `id`, from the cache or the table.
+    private func base(of id: Int64) throws -> Int64 {
+        if let known = sessionBases[id] { return known }
+        selectBase.reset()
+        selectBase.bind(id, at: 1)
+        let base = try selectBase.step() ? selectBase.int(0) : 0
+        sessionBases[id] = base
+        return base
     }
 
     // MARK: Events
@@ -300,6 +364,7 @@ final class IngestStore: IngestSink {
         }
         recentCapture = captured[id]
         recentSession = id
+        recentBase = try base(of: id)
         recentSid.removeAll(keepingCapacity: true)
         recentSid.append(contentsOf: bytes)
         recentMarked = dirtyInBatch.contains(id)
@@ -311,31 +376,28 @@ final class IngestStore: IngestSink {
         span.isNone ? nil : UnsafeRawBufferPointer(rebasing: arena[Int(span.start)..<Int(span.start + span.count)])
     }
 
-    /// One events row with interned ids, its text still in the batch arena.
+    /// One packed events row (schema 3: `PackedEvent`); an inline `rest` object lives in `text`.
     private struct PendingRow {
         var session: Int64, seq: Int64, t: Int64, ev: Int64
-        var vc: Int64?, cls: Int64?, other: Int64?
+        var vc: Int64?, other: Int64?
         var flags: Int64
-        var detail: Int64?, thread: Int64?
-        var wall: Span, attrs: Span
+        /// The interned `rest` object, or none (`restText` then says whether there is one inline).
+        var restID: Int64?
+        var restText: Span
     }
 
-    /// Binds a row's 12 values from parameter `first` on (integers and NULLs only when they
+    /// Binds a row's 8 values from parameter `first` on (integers and NULLs only when they
     /// differ from what the parameter holds: the session and the empty columns rarely do).
     @inline(__always)
-    private func bind(_ r: PendingRow, to s: SQLiteStatement, from first: Int32, _ arena: UnsafeRawBufferPointer) {
+    private func bind(_ r: PendingRow, to s: SQLiteStatement, from first: Int32, _ text: UnsafeRawBufferPointer) {
         s.bindKeeping(r.session, at: first)
         s.bind(r.seq, at: first + 1)
         s.bind(r.t, at: first + 2)
         s.bindKeeping(r.ev, at: first + 3)
         s.bindKeeping(r.vc, at: first + 4)
-        s.bindKeeping(r.cls, at: first + 5)
-        s.bindKeeping(r.other, at: first + 6)
-        s.bindKeeping(r.flags, at: first + 7)
-        s.bindKeeping(r.detail, at: first + 8)
-        s.bindKeeping(r.thread, at: first + 9)
-        if r.wall.isNone { s.bindKeeping(nil, at: first + 10) } else { s.bindText(slice(r.wall, arena), at: first + 10) }
-        if r.attrs.isNone { s.bindKeeping(nil, at: first + 11) } else { s.bindText(slice(r.attrs, arena), at: first + 11) }
+        s.bindKeeping(r.other, at: first + 5)
+        s.bindKeeping(r.flags, at: first + 6)
+        if r.restText.isNone { s.bindKeeping(r.restID, at: first + 7) } else { s.bindText(slice(r.restText, text), at: first + 7) }
     }
 
     /// The highest seq stored for `session` (Int64.min for none), from the cache or the table.
@@ -352,8 +414,30 @@ final class IngestStore: IngestSink {
     /// batch arena they point into is reused, and before `commit`.
     public func flush(_ arena: UnsafeRawBufferPointer) throws {
         guard !pending.isEmpty else { return }
-        try insertEvents.insert(pending) { row, s, at in self.bind(row, to: s, from: at, arena) }
+        try pendingRest.withUnsafeBytes { text in
+            try insertEvents.insert(pending) { row, s, at in self.bind(row, to: s, from: at, text) }
+        }
         pending.removeAll(keepingCapacity: true)
+        pendingRest.removeAll(keepingCapacity: true)
+    }
+
+    /// The `rest` column of a row whose object is in `restScratch`: its id when the same object
+    /// came before (interned now if this is its second time), else its text, appended to
+    /// `pendingRest` (a unique object, such as a session record's wall time, is not interned).
+    private func restColumn() throws -> (id: Int64?, text: Span) {
+        try restScratch.withUnsafeBytes { bytes in
+            let hash = ByteInterner.hash(bytes)
+            if let known = restTexts.lookup(bytes, hash: hash) {
+                if known != Self.seenOnce { return (known, .none) }
+                let id = try strings.id(String(decoding: bytes, as: UTF8.self))
+                restTexts.update(bytes, hash: hash, id: id)
+                return (id, .none)
+            }
+            restTexts.insert(bytes, hash: hash, id: Self.seenOnce)
+            let start = pendingRest.count
+            pendingRest.append(contentsOf: bytes)
+            return (nil, Span(start: Int32(start), count: Int32(bytes.count)))
+        }
     }
 
     /// Inserts one decoded event; on a known (sid, seq) compares content to tell a duplicate
@@ -363,10 +447,23 @@ final class IngestStore: IngestSink {
     /// take the exact one-row path.
     public func insert(_ e: RawEvent, _ batch: EventBatch, _ arena: UnsafeRawBufferPointer) throws -> InsertOutcome {
         let session = try self.session(e.sid, arena)
-        let row = PendingRow(session: session, seq: e.seq, t: e.t, ev: try intern(e.name, arena)!,
-                             vc: try intern(e.vc, arena), cls: try intern(e.cls, arena), other: try intern(e.other, arena),
-                             flags: e.flags, detail: try intern(e.detail, arena), thread: try intern(e.thread, arena),
-                             wall: e.wall, attrs: e.attrs)
+        let ev = try intern(e.name, arena)!, vc = try intern(e.vc, arena), cls = try intern(e.cls, arena)
+        let other = try intern(e.other, arena), detail = try intern(e.detail, arena), thread = try intern(e.thread, arena)
+        // Packed (schema 3): controller ids relative to the session's base; the class in
+        // `other` when the event names no other controller, else in `rest` with the rarer values.
+        let classInOther = cls != nil && other == nil && e.kind.otherKey == nil
+        var row = PendingRow(session: session, seq: e.seq, t: e.t, ev: ev, vc: vc.map { $0 &- recentBase },
+                             other: classInOther ? cls : other.map { $0 &- recentBase },
+                             flags: PackedEvent.flags(EventFlags(rawValue: e.flags), classInOther: classInOther, otherIsNull: other == nil),
+                             restID: nil, restText: .none)
+        var wall = slice(e.wall, arena)
+        var wallID: Int64?
+        if let text = wall, PackedEvent.holdsNUL(text) { (wallID, wall) = (try intern(e.wall, arena), nil) }
+        restScratch.removeAll(keepingCapacity: true)
+        if PackedEvent.appendRest(to: &restScratch, cls: classInOther ? nil : cls, detail: detail, thread: thread,
+                                  wallID: wallID, wall: wall, attrs: slice(e.attrs, arena)) {
+            (row.restID, row.restText) = try restColumn()
+        }
         let inserted: Bool
         if e.seq > recentHighest {
             pending.append(row)
@@ -375,12 +472,21 @@ final class IngestStore: IngestSink {
         } else {
             // Maybe a duplicate of a stored or pending row: the pending rows go first.
             try flush(arena)
-            inserted = try insertEvents.insertOne(row) { row, s, at in self.bind(row, to: s, from: at, arena) }
+            // No row is pending now: the inline text is this row's alone.
+            pendingRest.removeAll(keepingCapacity: true)
+            if !row.restText.isNone {
+                row.restText = Span(start: 0, count: Int32(restScratch.count))
+                pendingRest.append(contentsOf: restScratch)
+            }
+            inserted = try pendingRest.withUnsafeBytes { text in
+                try insertEvents.insertOne(row) { row, s, at in self.bind(row, to: s, from: at, text) }
+            }
+            pendingRest.removeAll(keepingCapacity: true)
         }
         if inserted {
             if let capture = recentCapture {
-                if capturedRowCount < captureLimit && capture.append(seq: e.seq, t: e.t, ev: row.ev, vc: row.vc, cls: row.cls,
-                                                                     other: row.other, detail: row.detail, flags: e.flags) {
+                if capturedRowCount < captureLimit && capture.append(seq: e.seq, t: e.t, ev: ev, vc: vc, cls: cls,
+                                                                     other: other, detail: detail, flags: e.flags) {
                     capturedRowCount += 1
                 } else {
                     // Too many rows held (or an id past 32 bits): this session is read back.
@@ -401,7 +507,6 @@ final class IngestStore: IngestSink {
             if e.record >= 0 { try mergeSessionRecord(batch.sessionRecords[Int(e.record)], seq: e.seq, session: session) }
             return .inserted
         }
-        let ev = row.ev, vc = row.vc, cls = row.cls, other = row.other, detail = row.detail, thread = row.thread
         let q = selectEvent
         q.reset()
         q.bind(session, at: 1)
@@ -420,7 +525,7 @@ final class IngestStore: IngestSink {
         if let cached = sessionRecords[session] {
             current = cached
         } else {
-            let q = try db.prepare("""
+            let q = try cached("""
                 SELECT record_seq, app, app_version, build, os, os_version, sdk, device, recorder, wall
                 FROM sessions WHERE id = ?
                 """)
@@ -442,7 +547,7 @@ final class IngestStore: IngestSink {
         if differences.isEmpty {
             // The same values from an earlier record: it becomes the one kept.
             if seq < existingSeq {
-                try db.prepare("UPDATE sessions SET record_seq = ? WHERE id = ?").run([.int(seq), .int(session)])
+                try cached("UPDATE sessions SET record_seq = ? WHERE id = ?").run([.int(seq), .int(session)])
                 sessionRecords[session] = (seq, existing)
             }
             return
@@ -451,7 +556,7 @@ final class IngestStore: IngestSink {
             try writeSessionRecord(record, seq: seq, session: session, addConflict: true)
             sessionRecords[session] = (seq, record)
         } else {
-            try db.prepare("UPDATE sessions SET record_conflicts = record_conflicts + 1 WHERE id = ?").run([.int(session)])
+            try cached("UPDATE sessions SET record_conflicts = record_conflicts + 1 WHERE id = ?").run([.int(session)])
         }
         recordConflicts[session, default: (0, [])].count += 1
         recordConflicts[session, default: (0, [])].fields.formUnion(differences)
@@ -459,7 +564,7 @@ final class IngestStore: IngestSink {
 
     /// The sessions whose records disagreed in this run (by sid), for the ingest summary.
     public func recordConflictSummary() throws -> [RecordConflict] {
-        let q = try db.prepare("SELECT sid FROM sessions WHERE id = ?")
+        let q = try cached("SELECT sid FROM sessions WHERE id = ?")
         return try recordConflicts.map { id, c in
             q.reset()
             q.bind(id, at: 1)
@@ -469,7 +574,7 @@ final class IngestStore: IngestSink {
     }
 
     private func writeSessionRecord(_ r: SessionRecord, seq: Int64, session: Int64, addConflict: Bool) throws {
-        let stmt = try db.prepare("""
+        let stmt = try cached("""
             UPDATE sessions SET app = ?, app_version = ?, build = ?, os = ?, os_version = ?, sdk = ?, device = ?,
               recorder = ?, wall = ?, record_seq = ?, record_conflicts = record_conflicts + ? WHERE id = ?
             """)
@@ -523,7 +628,7 @@ final class IngestStore: IngestSink {
         var reusable: Int64?
         var hashTaken = false
         if let hash {
-            let q = try db.prepare("SELECT id, path, status FROM files WHERE sha256 = ?")
+            let q = try cached("SELECT id, path, status FROM files WHERE sha256 = ?")
             try q.bind([.text(hash)])
             if try q.step() {
                 if q.text(2) != "loading" {
@@ -537,15 +642,15 @@ final class IngestStore: IngestSink {
             }
         }
         if reusable == nil, let size, path != "-" {
-            let q = try db.prepare("SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = ? AND size = ?")
+            let q = try cached("SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = ? AND size = ?")
             try q.bind([.text(path), .int(size)])
             while try q.step() {
                 if isAbandoned(q.int(0)) { reusable = q.int(0); break }
             }
         }
         if let id = reusable, loaders.take(id) {
-            try db.prepare("DELETE FROM rejects WHERE file = ?").run([.int(id)])
-            try db.prepare("""
+            try cached("DELETE FROM rejects WHERE file = ?").run([.int(id)])
+            try cached("""
                 UPDATE files SET path = ?, lines = 0, events = 0, rejects = 0, conflicts = 0, ingested_at = ?,
                   loader_pid = ? WHERE id = ?
                 """).run([.text(path), .text(Self.now()), .int(Int64(getpid())), .int(id)])
@@ -554,7 +659,7 @@ final class IngestStore: IngestSink {
         }
         // Another live ingest is loading the same content: load it too, into a row of our
         // own without the hash; whichever finishes second drops its row (`finishFile`).
-        try db.prepare("INSERT INTO files(path, size, sha256, status, ingested_at, loader_pid) VALUES (?, ?, ?, 'loading', ?, ?)")
+        try cached("INSERT INTO files(path, size, sha256, status, ingested_at, loader_pid) VALUES (?, ?, ?, 'loading', ?, ?)")
             .run([.text(path), .int(size ?? 0), hash.flatMap { hashTaken ? nil : .text($0) } ?? .null,
                   .text(Self.now()), .int(Int64(getpid()))])
         let id = db.lastInsertRowID
@@ -573,13 +678,13 @@ final class IngestStore: IngestSink {
     /// `loading` for good.
     private func dropAbandonedLoads(path: String, size: Int64?) throws {
         guard let size, path != "-" else { return }
-        let q = try db.prepare("SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = ? AND size = ?")
+        let q = try cached("SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = ? AND size = ?")
         try q.bind([.text(path), .int(size)])
         var abandoned: [Int64] = []
         while try q.step() { if isAbandoned(q.int(0)) { abandoned.append(q.int(0)) } }
         for id in abandoned {
-            try db.prepare("DELETE FROM rejects WHERE file = ?").run([.int(id)])
-            try db.prepare("DELETE FROM files WHERE id = ?").run([.int(id)])
+            try cached("DELETE FROM rejects WHERE file = ?").run([.int(id)])
+            try cached("DELETE FROM files WHERE id = ?").run([.int(id)])
         }
     }
 
@@ -600,7 +705,7 @@ final class IngestStore: IngestSink {
     /// Files loaded before under `path` with fewer than `size` raw bytes: maybe the same file
     /// read while it was still being written (checked by hashing that many bytes of it).
     public func earlierReads(of path: String, smallerThan size: Int64) throws -> [EarlierRead] {
-        let q = try db.prepare("""
+        let q = try cached("""
             SELECT id, size, sha256 FROM files
             WHERE path = ? AND size < ? AND sha256 IS NOT NULL AND status IN ('complete', 'damaged')
             """)
@@ -615,15 +720,15 @@ final class IngestStore: IngestSink {
     /// cut where the writer was) or cut last line must not warn forever.
     public func replaceEarlierReads(_ ids: [Int64]) throws {
         for id in ids {
-            try db.prepare("DELETE FROM rejects WHERE file = ?").run([.int(id)])
-            try db.prepare("DELETE FROM findings WHERE file = ?").run([.int(id)])
-            try db.prepare("DELETE FROM files WHERE id = ?").run([.int(id)])
+            try cached("DELETE FROM rejects WHERE file = ?").run([.int(id)])
+            try cached("DELETE FROM findings WHERE file = ?").run([.int(id)])
+            try cached("DELETE FROM files WHERE id = ?").run([.int(id)])
         }
     }
 
     /// True when a stored file has `size` raw bytes: only then is hashing before reading worth it.
     public func hasFile(ofSize size: Int64) throws -> Bool {
-        (try db.scalarInt("SELECT count(*) FROM files WHERE size = ?", [.int(size)]) ?? 0) > 0
+        (try scalarInt("SELECT count(*) FROM files WHERE size = ?", [.int(size)]) ?? 0) > 0
     }
 
     /// Records the outcome of a load. When another row already holds the same content
@@ -634,12 +739,12 @@ final class IngestStore: IngestSink {
         // Let go inside this write transaction: until it commits, nobody else can plan the
         // row, and if it never commits the row is a killed load, to be resumed.
         loaders.release(id)
-        if let other = try db.scalarText("SELECT path FROM files WHERE sha256 = ? AND id != ?", [.text(hash), .int(id)]) {
-            try db.prepare("DELETE FROM rejects WHERE file = ?").run([.int(id)])
-            try db.prepare("DELETE FROM files WHERE id = ?").run([.int(id)])
+        if let other = try scalarText("SELECT path FROM files WHERE sha256 = ? AND id != ?", [.text(hash), .int(id)]) {
+            try cached("DELETE FROM rejects WHERE file = ?").run([.int(id)])
+            try cached("DELETE FROM files WHERE id = ?").run([.int(id)])
             return other
         }
-        try db.prepare("""
+        try cached("""
             UPDATE files SET size = ?, sha256 = ?, gzip_members = ?, lines = ?, events = ?, rejects = ?, conflicts = ?,
               status = ?, damage = ?, ingested_at = ?, loader_pid = NULL WHERE id = ?
             """).run([.int(stats.size), .text(hash), .int(Int64(stats.members)), .int(Int64(stats.lines)),

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Writes a session's model and findings, replacing what was there: the model tables are a
 /// pure function of the session's events, so rebuilding is always safe. Runs inside the
 /// analyzer's write transactions.
@@ -16,12 +10,6 @@ final class ModelWriter {
     private let insertEdges: RowInsert
     private let insertFinding: SQLiteStatement
     private let updateSession: SQLiteStatement
-    // Once per process: every model writer (one per analysis run) binds from the same ones.
-    private static let endTexts = StaticTexts<InstanceEnd>()
-    private static let releaseTexts = StaticTexts<ReleaseHow>()
-    private static let stateTexts = StaticTexts<AppearanceState>()
-    private static let outcomeTexts = StaticTexts<AppearanceCycle.Outcome>()
-    private static let endingTexts = StaticTexts<AppearanceCycle.Ending>()
 
     /// `strings`: a pool to share (the ingest's, on the same connection); a new one by default.
     init(db: SQLiteDatabase, strings: StringPool? = nil) throws {
@@ -30,13 +18,14 @@ final class ModelWriter {
         deletes = try ["instances", "appearances", "containment", "findings"].map {
             try db.prepare("DELETE FROM \($0) WHERE session = ?")
         }
-        insertInstances = try RowInsert(db, "instances", ["session", "vc", "since", "cls", "init_t", "end_seq", "end_t",
-            "end_how", "parent", "presenter", "release_seq", "release_t", "release_how", "appearances", "final_state"])
-        insertCycles = try RowInsert(db, "appearances", ["session", "will_seq", "vc", "since", "will_t", "is_t", "did_t",
-            "will_disappear_t", "did_disappear_t", "animated", "interactive", "backgrounded", "outcome", "ending"])
-        insertEdges = try RowInsert(db, "containment", ["session", "add_seq", "child", "child_since", "parent",
-            "parent_since", "add_t", "will_move_seq", "did_move_seq", "will_remove_seq", "remove_seq", "remove_t",
-            "did_remove_seq"])
+        // Packed (schema 3: `ModelCodes`): seqs and times relative to the row's first, codes.
+        insertInstances = try RowInsert(db, "instances", ["session", "vc", "since", "cls", "init_t", "end_dseq", "end_dt",
+            "parent", "presenter", "release_dseq", "release_dt", "appearances", "codes"])
+        insertCycles = try RowInsert(db, "appearances", ["session", "will_seq", "vc", "since_dseq", "will_t", "is_dt", "did_dt",
+            "will_disappear_dt", "did_disappear_dt", "codes"])
+        insertEdges = try RowInsert(db, "containment", ["session", "add_seq", "child", "child_dseq", "parent",
+            "parent_dseq", "add_t", "will_move_dseq", "did_move_dseq", "will_remove_dseq", "remove_dseq", "remove_dt",
+            "did_remove_dseq"])
         insertFinding = try db.prepare("""
             INSERT INTO findings(rule, name, severity, session, vc, since, cls, t, message, evidence, confidence, file, detail,
                                  identity_key, identity)
@@ -62,53 +51,61 @@ final class ModelWriter {
 
     /// Writes the instances, cycles and edges of a model or of one of its batches.
     func writeRows(session: Int64, _ model: SessionModel) throws {
+        /// `value` minus `base`, NULL when either is (seqs and times are ≥ 0: no overflow).
+        func minus(_ value: Int64?, _ base: Int64?) -> Int64? {
+            guard let value, let base else { return nil }
+            return value &- base
+        }
         try insertInstances.insert(model.instances) { x, s, at in
+            let timeBase = x.initT ?? 0
             s.bind(session, at: at)
             s.bind(try strings.id(x.key.vc), at: at + 1)
             s.bind(x.key.since, at: at + 2)
             s.bind(try strings.id(x.cls), at: at + 3)
             s.bind(x.initT, at: at + 4)
-            s.bind(x.endSeq, at: at + 5)
-            s.bind(x.endT, at: at + 6)
-            s.bindStatic(x.end.map(Self.endTexts.text), at: at + 7)
-            s.bind(try strings.id(x.lastParent), at: at + 8)
-            s.bind(try strings.id(x.presenter), at: at + 9)
-            s.bind(x.release?.seq, at: at + 10)
-            s.bind(x.release?.t, at: at + 11)
-            s.bindStatic(x.release.map { Self.releaseTexts.text($0.how) }, at: at + 12)
-            s.bind(Int64(x.cycleCount), at: at + 13)
-            s.bindStatic(Self.stateTexts.text(x.state), at: at + 14)
+            s.bind(minus(x.endSeq, x.key.since), at: at + 5)
+            s.bind(minus(x.endT, timeBase), at: at + 6)
+            s.bind(try strings.id(x.lastParent), at: at + 7)
+            s.bind(try strings.id(x.presenter), at: at + 8)
+            s.bind(minus(x.release?.seq, x.key.since), at: at + 9)
+            s.bind(minus(x.release?.t, timeBase), at: at + 10)
+            s.bind(Int64(x.cycleCount), at: at + 11)
+            s.bind(ModelCodes.instance(state: x.state, end: x.end, release: x.release?.how), at: at + 12)
         }
         try insertCycles.insert(model.cycles) { c, s, at in
+            // Each time minus the latest earlier one that is known (`appearance_rows` adds them up).
+            var latest = c.willT
+            func next(_ t: Int64?) -> Int64? {
+                guard let t else { return nil }
+                defer { latest = t }
+                return t &- latest
+            }
             s.bind(session, at: at)
             s.bind(c.willSeq, at: at + 1)
             s.bind(try strings.id(c.instance.vc), at: at + 2)
-            s.bind(c.instance.since, at: at + 3)
+            s.bind(c.willSeq &- c.instance.since, at: at + 3)
             s.bind(c.willT, at: at + 4)
-            s.bind(c.isT, at: at + 5)
-            s.bind(c.didT, at: at + 6)
-            s.bind(c.willDisappearT, at: at + 7)
-            s.bind(c.didDisappearT, at: at + 8)
-            s.bind(c.animated.map { $0 ? 1 : 0 }, at: at + 9)
-            s.bind(c.interactive ? 1 : 0, at: at + 10)
-            s.bind(c.backgrounded ? 1 : 0, at: at + 11)
-            s.bindStatic(Self.outcomeTexts.text(c.outcome), at: at + 12)
-            s.bindStatic(Self.endingTexts.text(c.ending), at: at + 13)
+            s.bind(next(c.isT), at: at + 5)
+            s.bind(next(c.didT), at: at + 6)
+            s.bind(next(c.willDisappearT), at: at + 7)
+            s.bind(next(c.didDisappearT), at: at + 8)
+            s.bind(ModelCodes.appearance(ending: c.ending, outcome: c.outcome, animated: c.animated,
+                                         interactive: c.interactive, backgrounded: c.backgrounded), at: at + 9)
         }
         try insertEdges.insert(model.edges) { e, s, at in
             s.bind(session, at: at)
             s.bind(e.addSeq, at: at + 1)
             s.bind(try strings.id(e.child.vc), at: at + 2)
-            s.bind(e.child.since, at: at + 3)
+            s.bind(e.child.since &- e.addSeq, at: at + 3)
             s.bind(try strings.id(e.parent), at: at + 4)
-            s.bind(e.parentSince, at: at + 5)
+            s.bind(minus(e.parentSince, e.addSeq), at: at + 5)
             s.bind(e.addT, at: at + 6)
-            s.bind(e.willMoveSeq, at: at + 7)
-            s.bind(e.didMoveSeq, at: at + 8)
-            s.bind(e.willRemoveSeq, at: at + 9)
-            s.bind(e.removeSeq, at: at + 10)
-            s.bind(e.removeT, at: at + 11)
-            s.bind(e.didRemoveSeq, at: at + 12)
+            s.bind(minus(e.willMoveSeq, e.addSeq), at: at + 7)
+            s.bind(minus(e.didMoveSeq, e.addSeq), at: at + 8)
+            s.bind(minus(e.willRemoveSeq, e.addSeq), at: at + 9)
+            s.bind(minus(e.removeSeq, e.addSeq), at: at + 10)
+            s.bind(minus(e.removeT, e.addT), at: at + 11)
+            s.bind(minus(e.didRemoveSeq, e.addSeq), at: at + 12)
         }
     }
 
@@ -168,14 +165,4 @@ final class ModelWriter {
         try db.prepare("INSERT INTO meta(key, value) VALUES ('rule_settings', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
             .run([.text(settings.fingerprint)])
     }
-}
-
-/// The raw values of an enum's cases as C strings made once and never freed, so the model's
-/// text columns are bound without SQLite copying the text of every row (`bindStatic`).
-/// Sendable: written once at init, then only read (the C strings are never freed nor changed).
-struct StaticTexts<E: RawRepresentable & CaseIterable & Equatable>: @unchecked Sendable where E.RawValue == String {
-    private let cases = Array(E.allCases)
-    private let texts: [UnsafePointer<CChar>] = E.allCases.map { UnsafePointer(strdup($0.rawValue)!) }
-
-    func text(_ value: E) -> UnsafePointer<CChar> { texts[cases.firstIndex(of: value)!] }
 }

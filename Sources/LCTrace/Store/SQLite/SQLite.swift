@@ -318,12 +318,6 @@ public final class SQLiteStatement {
         return n == bytes.count && (n == 0 || memcmp(p, bytes.baseAddress!, n) == 0)
     }
 
-    /// Binds a NUL-terminated text that outlives the statement, without SQLite copying it.
-    @inline(__always) func bindStatic(_ text: UnsafePointer<CChar>?, at index: Int32) {
-        forgetKept(index)
-        if let text { sqlite3_bind_text(handle, index, text, -1, nil) } else { sqlite3_bind_null(handle, index) }
-    }
-
     @inline(__always) public func bind(_ value: String?, at index: Int32) {
         forgetKept(index)
         if let value { bindText(value, at: index) } else { sqlite3_bind_null(handle, index) }
@@ -367,6 +361,13 @@ public final class SQLiteStatement {
     public var columnCount: Int { Int(sqlite3_column_count(handle)) }
     public func columnName(_ i: Int) -> String { String(cString: sqlite3_column_name(handle, Int32(i))) }
     public func isNull(_ i: Int) -> Bool { sqlite3_column_type(handle, Int32(i)) == SQLITE_NULL }
+    /// True when column `i` holds an integer (not text, NULL, a real or a blob).
+    public func isInteger(_ i: Int) -> Bool { sqlite3_column_type(handle, Int32(i)) == SQLITE_INTEGER }
+    /// Calls `body` with the bytes of column `i` as text, valid only inside it.
+    public func withText<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let p = sqlite3_column_text(handle, Int32(i))
+        return try body(UnsafeRawBufferPointer(start: p, count: p == nil ? 0 : Int(sqlite3_column_bytes(handle, Int32(i)))))
+    }
     public func int(_ i: Int) -> Int64 { sqlite3_column_int64(handle, Int32(i)) }
     public func optionalInt(_ i: Int) -> Int64? { isNull(i) ? nil : int(i) }
     public func double(_ i: Int) -> Double { sqlite3_column_double(handle, Int32(i)) }

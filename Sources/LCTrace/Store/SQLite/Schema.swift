@@ -10,7 +10,7 @@ import Darwin
 /// from another version is migrated when lctrace knows how, refused with a clear message
 /// otherwise, never silently misread.
 public enum SQLiteSchema {
-    public static let version: Int64 = 2
+    public static let version: Int64 = 3
 
     /// Why a database cannot be used.
     public struct VersionError: Error, CustomStringConvertible {

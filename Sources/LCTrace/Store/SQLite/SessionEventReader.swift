@@ -1,18 +1,21 @@
-/// Reads back the events of one session in `seq` order, with interned ids resolved, for the
-/// model builder. Streams: one row at a time from the primary key, whatever the session size.
+/// Reads back the events of one session in `seq` order, unpacked (`PackedEvent`) with interned
+/// ids resolved, for the model builder. Streams: one row at a time from the primary key,
+/// whatever the session size.
 public final class SessionEventReader {
     private let db: SQLiteDatabase
     private let select: SQLiteStatement
+    private let selectBase: SQLiteStatement
     private var names = IDCache<String>(limit: StringPool.defaultMaxCached)
     /// Event kind by interned name id: classified once, not per event.
     private var kinds = IDCache<EventKind>(limit: 1024)
+    /// The class and detail of interned `rest` objects, by id.
+    private var rests = IDCache<(cls: Int64?, detail: Int64?)>(limit: StringPool.defaultMaxCached)
     private let selectString: SQLiteStatement
 
     public init(db: SQLiteDatabase) throws {
         self.db = db
-        select = try db.prepare("""
-            SELECT seq, t, ev, vc, cls, other, flags, detail FROM events WHERE session = ? ORDER BY seq
-            """)
+        select = try db.prepare("SELECT seq, t, ev, vc, other, flags, rest FROM events WHERE session = ? ORDER BY seq")
+        selectBase = try db.prepare("SELECT vc_base FROM sessions WHERE id = ?")
         selectString = try db.prepare("SELECT text FROM strings WHERE id = ?")
     }
 
@@ -30,17 +33,42 @@ public final class SessionEventReader {
     /// Calls `body` with every event of `session` in seq order. Attribute keys that the rules
     /// do not need (wall, thread, attrs) are not read.
     public func forEachEvent(session: Int64, sid: String, _ body: (TraceEvent) throws -> Void) throws {
+        selectBase.reset()
+        selectBase.bind(session, at: 1)
+        let base = try selectBase.step() ? selectBase.int(0) : 0
+        selectBase.reset()
         select.reset()
         // Reset when done (or thrown out): a statement left on a row keeps its snapshot.
         defer { select.reset() }
         select.bind(session, at: 1)
         var event = TraceEvent(sid: sid, seq: 0, t: 0, name: "", kind: .unknown)
         while try select.step() {
-            try fill(&event, seq: select.int(0), t: select.int(1), ev: select.int(2), vc: select.optionalInt(3),
-                     cls: select.optionalInt(4), other: select.optionalInt(5), flags: select.int(6),
-                     detail: select.optionalInt(7))
+            let packed = select.int(5), stored = select.optionalInt(4)
+            let classInOther = stored != nil && packed & PackedEvent.otherBit != 0
+            let rest = try restIDs(column: 6)
+            try fill(&event, seq: select.int(0), t: select.int(1), ev: select.int(2), vc: select.optionalInt(3).map { $0 &+ base },
+                     cls: classInOther ? stored : rest.cls, other: classInOther ? nil : stored.map { $0 &+ base },
+                     flags: PackedEvent.decodedFlags(packed, otherIsNull: stored == nil).rawValue, detail: rest.detail)
             try body(event)
         }
+    }
+
+    /// The class and detail in the `rest` column `i` of the current row (cached by id when
+    /// interned, read from the text when inline).
+    @inline(__always)
+    private func restIDs(column i: Int) throws -> (cls: Int64?, detail: Int64?) {
+        if select.isInteger(i) {
+            let id = select.int(i)
+            if let known = rests[id] { return known }
+            selectString.reset()
+            defer { selectString.reset() }
+            selectString.bind(id, at: 1)
+            let ids = try selectString.step() ? selectString.withText(0, PackedEvent.restIDs) : (nil, nil)
+            rests[id] = ids
+            return ids
+        }
+        if select.isNull(i) { return (nil, nil) }
+        return select.withText(i, PackedEvent.restIDs)
     }
 
     /// The session's events from `captured` when given (all its rows, see below), else read

@@ -9,7 +9,7 @@ final class ExhibitQuery {
 
     /// The t of event `seq` of `session`, nil when there is none.
     public func eventTime(session: Int64, seq: Int64) throws -> Int64? {
-        if timeStatement == nil { timeStatement = try db.query("SELECT t FROM events WHERE session = ? AND seq = ?") }
+        if timeStatement == nil { timeStatement = try db.query("SELECT t FROM \(db.relation(.events)) WHERE session = ? AND seq = ?") }
         let q = timeStatement!
         q.reset()
         q.bind(session, at: 1)
@@ -25,7 +25,7 @@ final class ExhibitQuery {
                                limit: Int) throws -> (events: [TraceEvent], total: Int) {
         guard let id = try db.scalarInt("SELECT id FROM strings WHERE text = ?", [.text(vc)]) else { return ([], 0) }
         let range = "e.session = ?1 AND e.seq >= ?2 AND (CAST(?3 AS BIGINT) IS NULL OR e.seq <= ?3) AND (e.vc = ?4 OR e.other = ?4)"
-        let count = try db.query("SELECT count(*) FROM events e WHERE \(range)")
+        let count = try db.query("SELECT count(*) FROM \(db.relation(.events)) e WHERE \(range)")
         bind(count, session, since, end, id)
         let total = try count.step() ? Int(count.int(0)) : 0
         let before = max(limit - limit / 2, 0), after = limit / 2
@@ -60,7 +60,7 @@ final class ExhibitQuery {
     private func select(_ clause: String, sid: String, bind: (any SQLQuery) -> Void) throws -> [TraceEvent] {
         let q = try db.query("""
             SELECT e.seq, e.t, n.text, v.text, c.text, o.text, e.flags, d.text, th.text, e.wall, e.attrs
-            FROM events e JOIN strings n ON n.id = e.ev
+            FROM \(db.relation(.events)) e JOIN strings n ON n.id = e.ev
             LEFT JOIN strings v ON v.id = e.vc LEFT JOIN strings c ON c.id = e.cls LEFT JOIN strings o ON o.id = e.other
             LEFT JOIN strings d ON d.id = e.detail LEFT JOIN strings th ON th.id = e.thread
             WHERE \(clause)

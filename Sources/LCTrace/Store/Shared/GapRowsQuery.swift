@@ -47,8 +47,8 @@ struct GapRowsQuery {
     /// as rows with their session's index in `sessions`.
     func gapsWithSessions(_ filter: SessionFilter, sessions: [SessionInfo]) throws -> ([GapSeries: [Int64]], GapRows) {
         let q = try db.query("""
-            SELECT i.cls, a.animated, a.session, a.did_t - a.is_t FROM appearances a
-            LEFT JOIN instances i ON i.session = a.session AND i.vc = a.vc AND i.since = a.since
+            SELECT i.cls, a.animated, a.session, a.did_t - a.is_t FROM \(db.relation(.appearances)) a
+            LEFT JOIN \(db.relation(.instances)) i ON i.session = a.session AND i.vc = a.vc AND i.since = a.since
             WHERE a.session IN (SELECT id FROM sessions WHERE dirty = 0 AND \(ModelReader.filterClause))
               AND a.outcome = 'completed' AND a.is_t IS NOT NULL AND a.did_t IS NOT NULL
               AND a.interactive = 0 AND a.backgrounded = 0

@@ -92,7 +92,7 @@ final class ModelReader {
     /// table keeps in that record's `attrs` (one primary-key look-up).
     private lazy var selectMetadata = try? db.query("""
         SELECT s.sid, s.app, s.app_version, s.build, s.os, s.os_version, s.sdk, s.device, s.record_seq,
-               (SELECT \(db.jsonText("e.attrs", key: "extension")) FROM events e
+               (SELECT \(db.jsonText("e.attrs", key: "extension")) FROM \(db.relation(.events)) e
                 WHERE e.session = s.id AND e.seq = s.record_seq AND e.attrs IS NOT NULL)
         FROM sessions s WHERE s.id = ?
         """)
@@ -129,8 +129,8 @@ final class ModelReader {
     public func gaps(_ filter: SessionFilter) throws -> [GapSeries: [Int64]] {
         // By class id first (no String per appearance: there are millions), names after.
         let q = try db.query("""
-            SELECT i.cls, a.animated, a.did_t - a.is_t FROM appearances a
-            LEFT JOIN instances i ON i.session = a.session AND i.vc = a.vc AND i.since = a.since
+            SELECT i.cls, a.animated, a.did_t - a.is_t FROM \(db.relation(.appearances)) a
+            LEFT JOIN \(db.relation(.instances)) i ON i.session = a.session AND i.vc = a.vc AND i.since = a.since
             WHERE a.session IN (SELECT id FROM sessions WHERE dirty = 0 AND \(Self.filterClause))
               AND a.outcome = 'completed' AND a.is_t IS NOT NULL AND a.did_t IS NOT NULL
               AND a.interactive = 0 AND a.backgrounded = 0

@@ -7,7 +7,7 @@ final class PortableEventReader {
     init(db: any SQLReadConnection) throws {
         query = try db.query("""
             SELECT e.seq, e.t, n.text, v.text, c.text, o.text, e.flags, d.text
-            FROM events e
+            FROM \(db.relation(.events)) e
             JOIN strings n ON n.id = e.ev
             LEFT JOIN strings v ON v.id = e.vc
             LEFT JOIN strings c ON c.id = e.cls

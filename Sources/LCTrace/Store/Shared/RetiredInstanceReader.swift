@@ -13,12 +13,12 @@ final class RetiredInstanceReader: RetiredInstances {
 
     init(db: any SQLReadConnection) throws {
         latestQuery = try db.query("""
-            SELECT i.since, c.text, i.end_seq, i.final_state FROM instances i LEFT JOIN strings c ON c.id = i.cls
+            SELECT i.since, c.text, i.end_seq, i.final_state FROM \(db.relation(.instances)) i LEFT JOIN strings c ON c.id = i.cls
             WHERE i.session = ?1 AND i.vc = (SELECT id FROM strings WHERE text = ?2) AND i.since < ?3
             ORDER BY i.since DESC LIMIT 1
             """)
         classQuery = try db.query("""
-            SELECT c.text FROM instances i JOIN strings c ON c.id = i.cls
+            SELECT c.text FROM \(db.relation(.instances)) i JOIN strings c ON c.id = i.cls
             WHERE i.session = ?1 AND i.vc = (SELECT id FROM strings WHERE text = ?2) AND i.since = ?3
             """)
     }

@@ -28,15 +28,27 @@ protocol SQLQuery: AnyObject {
     func value(_ i: Int) -> SQLValue
 }
 
+/// The stored tables the shared queries read, in the plain layout of schema version 2
+/// (Schemas/lctrace-schema.sql: ids unresolved, absolute seqs and times, texts for the codes).
+enum SharedTable: String {
+    case events, instances, appearances, containment
+}
+
 /// A connection the shared read queries run on.
 protocol SQLReadConnection: AnyObject {
     func query(_ sql: String) throws -> any SQLQuery
     /// SQL for the text of key `key` of the JSON object in `column` (NULL when absent): the
     /// one function the shared queries need that the backends spell differently.
     func jsonText(_ column: String, key: String) -> String
+    /// The relation that gives `table` in the shared layout: the table itself where a backend
+    /// stores that layout, a view where it packs its rows (SQLite: `event_rows` …).
+    func relation(_ table: SharedTable) -> String
 }
 
 extension SQLReadConnection {
+    /// The table itself: the backend stores the shared layout.
+    func relation(_ table: SharedTable) -> String { table.rawValue }
+
     /// The first column of the first row, or nil.
     func scalarInt(_ sql: String, _ bindings: [SQLValue] = []) throws -> Int64? {
         let q = try query(sql)
@@ -58,4 +70,13 @@ extension SQLiteStatement: SQLQuery {}
 extension SQLiteDatabase: SQLReadConnection {
     func query(_ sql: String) throws -> any SQLQuery { try prepare(sql) }
     func jsonText(_ column: String, key: String) -> String { "json_extract(\(column), '$.\(key)')" }
+    /// Schema 3 packs these tables; its `*_rows` views unpack them.
+    func relation(_ table: SharedTable) -> String {
+        switch table {
+        case .events: return "event_rows"
+        case .instances: return "instance_rows"
+        case .appearances: return "appearance_rows"
+        case .containment: return "containment_rows"
+        }
+    }
 }

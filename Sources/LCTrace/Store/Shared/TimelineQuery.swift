@@ -98,7 +98,7 @@ final class TimelineQuery {
 
     /// The t of the event `seq`, nil when the session has no such event.
     public func eventTime(seq: Int64) throws -> Int64? {
-        try db.scalarInt("SELECT t FROM events WHERE session = ? AND seq = ?", [.int(session), .int(seq)])
+        try db.scalarInt("SELECT t FROM \(db.relation(.events)) WHERE session = ? AND seq = ?", [.int(session), .int(seq)])
     }
 
     /// Every instance of controller id `vc`, in order.
@@ -114,7 +114,7 @@ final class TimelineQuery {
         rows.cycles = try cycles(window: window)
         rows.edges = try edges(window: window)
         rows.events = try markedEvents(window: window)
-        rows.totalInstances = Int(try db.scalarInt("SELECT count(*) FROM instances WHERE session = ?", [.int(session)]) ?? 0)
+        rows.totalInstances = Int(try db.scalarInt("SELECT count(*) FROM \(db.relation(.instances)) WHERE session = ?", [.int(session)]) ?? 0)
         return rows
     }
 
@@ -127,7 +127,7 @@ final class TimelineQuery {
         let names = list(Self.markedKinds), background = list(Self.backgroundKinds)
         return try select("""
             SELECT e.seq, e.t, n.text, v.text, o.text, e.flags, d.text
-            FROM events e JOIN strings n ON n.id = e.ev
+            FROM \(db.relation(.events)) e JOIN strings n ON n.id = e.ev
             LEFT JOIN strings v ON v.id = e.vc LEFT JOIN strings o ON o.id = e.other LEFT JOIN strings d ON d.id = e.detail
             WHERE e.session = ?1 AND n.text IN (\(names))
               AND (CAST(?2 AS BIGINT) IS NULL OR e.t <= ?3) AND (CAST(?2 AS BIGINT) IS NULL OR e.t >= ?2 OR n.text IN (\(background)))
@@ -156,18 +156,20 @@ final class TimelineQuery {
     }
 
     private func instances(window: TimeWindow?) throws -> [TimelineRows.Instance] {
-        try instances(where: "(CAST(?2 AS BIGINT) IS NULL OR (coalesce(e.t, i.init_t) <= ?3 AND (i.end_t IS NULL OR i.end_t >= ?2)))",
+        try instances(where: "(CAST(?2 AS BIGINT) IS NULL OR (i.first_t <= ?3 AND (i.end_t IS NULL OR i.end_t >= ?2)))",
                       [.int(session), window.map { .int($0.start) } ?? .null, window.map { .int($0.end) } ?? .null])
     }
 
     private func instances(where clause: String, _ bindings: [SQLValue]) throws -> [TimelineRows.Instance] {
         let q = try db.query("""
-            SELECT v.text, i.since, c.text, coalesce(e.t, i.init_t, 0), i.end_seq, i.end_t, i.end_how, pr.text,
+            SELECT v.text, i.since, c.text, coalesce(i.first_t, 0), i.end_seq, i.end_t, i.end_how, pr.text,
                    i.release_seq, i.release_t, i.release_how
-            FROM instances i JOIN strings v ON v.id = i.vc
+            FROM (SELECT x.*, coalesce((SELECT e.t FROM \(db.relation(.events)) e WHERE e.session = x.session AND e.seq = x.since),
+                                       x.init_t) AS first_t
+                  FROM \(db.relation(.instances)) x WHERE x.session = ?1) i
+            JOIN strings v ON v.id = i.vc
             LEFT JOIN strings c ON c.id = i.cls LEFT JOIN strings pr ON pr.id = i.presenter
-            LEFT JOIN events e ON e.session = i.session AND e.seq = i.since
-            WHERE i.session = ?1 AND \(clause)
+            WHERE \(clause)
             ORDER BY i.since, v.text
             """)
         try q.bind(bindings)
@@ -186,7 +188,7 @@ final class TimelineQuery {
         try select("""
             SELECT v.text, a.since, a.will_seq, a.will_t, a.is_t, a.did_t, a.will_disappear_t, a.did_disappear_t,
                    a.animated, a.interactive, a.outcome, a.ending
-            FROM appearances a JOIN strings v ON v.id = a.vc
+            FROM \(db.relation(.appearances)) a JOIN strings v ON v.id = a.vc
             WHERE a.session = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR (a.will_t <= ?3 AND (a.did_disappear_t IS NULL OR a.did_disappear_t >= ?2)))
             ORDER BY a.will_seq
             """, window: window) { q in
@@ -201,7 +203,7 @@ final class TimelineQuery {
     private func edges(window: TimeWindow?) throws -> [TimelineRows.Edge] {
         try select("""
             SELECT ch.text, k.child_since, pa.text, k.parent_since, k.add_seq, k.add_t, k.remove_seq, k.remove_t
-            FROM containment k JOIN strings ch ON ch.id = k.child JOIN strings pa ON pa.id = k.parent
+            FROM \(db.relation(.containment)) k JOIN strings ch ON ch.id = k.child JOIN strings pa ON pa.id = k.parent
             WHERE k.session = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR (k.add_t <= ?3 AND (k.remove_t IS NULL OR k.remove_t >= ?2)))
             ORDER BY k.add_seq
             """, window: window) { q in

@@ -213,22 +213,30 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
                    OR a.attname IS NOT NULL AND col_description(c.oid, a.attnum) IS NULL)
             """)
         XCTAssertEqual((0..<uncommented.rowCount).map { uncommented.text($0, 0) ?? "" }, [], "every table, view and column has a COMMENT")
-        // Every column of every SQLite table and view is there, with the same name.
+        // Every column of every SQLite table and view is there, with the same name. SQLite packs
+        // the tables the shared queries read (`SharedTable`); its `*_rows` views give them in the
+        // plain layout, which a backend that stores that layout keeps under the table's name.
         let sqlite = try SQLiteDatabase(path: ":memory:")
         try sqlite.execute(SQLiteSchema.ddl)
         let objects = try sqlite.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name")
+        let packed = [SharedTable.events, .instances, .appearances, .containment]
+        let plain = Dictionary(uniqueKeysWithValues: packed.map { (sqlite.relation($0), $0.rawValue) })
         var missing: [String] = []
         while try objects.step() {
-            let name = objects.text(0)!
+            if packed.map(\.rawValue).contains(objects.text(0)!) { continue }
+            let name = plain[objects.text(0)!] ?? objects.text(0)!
             let columns = try sqlite.prepare("SELECT name FROM pragma_table_info(?)")
-            try columns.bind([.text(name)])
+            try columns.bind([.text(objects.text(0)!)])
             let pgColumns = try pg.query("""
                 SELECT a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
                 WHERE n.nspname = current_schema() AND c.relname = $1 AND a.attnum > 0
                 """, [name])
             let have = Set((0..<pgColumns.rowCount).compactMap { pgColumns.text($0, 0) })
             while try columns.step() {
-                if !have.contains(columns.text(0)!) { missing.append("\(name).\(columns.text(0)!)") }
+                let column = "\(name).\(columns.text(0)!)"
+                // SQLite's packing: its controller ids in `events` are relative to this.
+                if column == "sessions.vc_base" { continue }
+                if !have.contains(columns.text(0)!) { missing.append(column) }
             }
         }
         XCTAssertEqual(missing, [], "PostgreSQL's schema lacks columns SQLite's has")
