@@ -124,3 +124,37 @@ extension Storage {
     /// The fingerprint of the rule settings the stored findings were built with, if any.
     public func storedSettingsFingerprint() throws -> String? { try model.storedSettingsFingerprint() }
 }
+
+// MARK: A user's query on a server
+
+/// The rows of a user's read-only query (`lctrace query` on a PostgreSQL database), read a
+/// page at a time. SQLite's rows are read in place by the command itself (`QueryRow`).
+public final class UserQueryRows {
+    private let rows: any QueryRows
+    /// The result's column names, in order.
+    public let columnNames: [String]
+    /// What the user should hear before the rows (a superuser connection).
+    public var warnings: [String] { rows.warnings }
+
+    init(_ rows: any QueryRows) {
+        self.rows = rows
+        columnNames = (0..<rows.columnCount).map(rows.columnName)
+    }
+
+    /// Hands each row to `body`, in order; stops at the first error.
+    public func forEachRow(_ body: ([SQLValue]) throws -> Void) throws {
+        var values = [SQLValue](repeating: .null, count: columnNames.count)
+        while try rows.step() {
+            for i in values.indices { values[i] = rows.value(i) }
+            try body(values)
+        }
+    }
+}
+
+extension Storage {
+    /// Runs one read-only statement of a user's (see `PGUserQuery` for what is refused), with
+    /// `timeout` seconds for the whole query.
+    public func userQuery(_ sql: String, timeout: Double?) throws -> UserQueryRows {
+        UserQueryRows(try backend.readOnlyQuery(sql, timeout: timeout))
+    }
+}

@@ -60,6 +60,8 @@ protocol AnalysisStore: SessionSource, ModelSink {
 
 /// The rows of a user's query, streamed (`lctrace query`).
 protocol QueryRows: AnyObject {
+    /// Said before the rows (a connection with more rights than a query should have).
+    var warnings: [String] { get }
     var columnCount: Int { get }
     func columnName(_ i: Int) -> String
     func step() throws -> Bool

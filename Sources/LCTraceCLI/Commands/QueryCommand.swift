@@ -32,8 +32,13 @@ enum QueryCommand: Command {
         let timeout = try args.value("timeout").map { try OptionValues.duration($0, option: "--timeout", range: timeoutRange) }
         let maxWidth = try TableOptions.maxWidth(args)
         let sql = try sqlText(args, context)
-        // The SQLite connection itself, for now: its rows are read in place (QueryRow).
-        let db = try context.databases.openSQLiteForReading(context.databasePath(args))
+        let location = context.databasePath(args)
+        let style: RowFormatter.Style = format == .csv ? .csv : format == .json ? .json : .table
+        if case .postgres = StorageLocation(location) {
+            return try onServer(location, sql: sql, timeout: timeout, style: style, maxWidth: maxWidth, args, context)
+        }
+        // SQLite: the connection itself, its rows read in place (QueryRow).
+        let db = try context.databases.openSQLiteForReading(location)
         ReadOnlyQuery.restrict(db)
         let deadline = timeout.map { QueryDeadline(db, nanoseconds: $0) }
         let stmt: SQLiteStatement
@@ -42,28 +47,56 @@ enum QueryCommand: Command {
         } catch let error as SQLiteError where deadline?.stopped(error) ?? false {
             throw stopped(deadline!)
         }
-        let style: RowFormatter.Style = format == .csv ? .csv : format == .json ? .json : .table
-        let out = RowFormatter(style: style, columns: stmt.columnNames, neutralizesFormulas: args.has("safe-csv"),
-                               maxWidth: maxWidth, bytes: { context.console.write(bytes: $0) })
-        do {
-            // Each row's values go from where SQLite holds them straight into the output.
+        // Each row's values go from where SQLite holds them straight into the output.
+        return try write(columns: stmt.columnNames, style: style, maxWidth: maxWidth, args, context, rows: { out in
             try stmt.forEachRow { row in
                 try out.add(row)
                 if let deadline, deadline.passed { throw stopped(deadline) }
             }
-        } catch let error as SQLiteError where deadline?.stopped(error) ?? false {
-            out.abandon()
-            throw stopped(deadline!)
-        } catch let error as SQLiteError where ReadOnlyQuery.isQueryFault(error) {
-            out.abandon()
-            throw QueryRefused(message: "SQL error: \(error.message)")
+        }, meaning: { error in
+            guard let error = error as? SQLiteError else { return error }
+            if let deadline, deadline.stopped(error) { return stopped(deadline) }
+            return ReadOnlyQuery.isQueryFault(error) ? QueryRefused(message: "SQL error: \(error.message)") : error
+        })
+    }
+
+    /// Streams the rows `rows` hands to the formatter; an error ends the output where it
+    /// stands, told as `meaning` says (a timeout, a refused statement).
+    private static func write(columns: [String], style: RowFormatter.Style, maxWidth: Int?, _ args: ParsedArguments,
+                              _ context: CommandContext, rows: (RowFormatter) throws -> Void,
+                              meaning: (Error) -> Error) throws -> Int32 {
+        let out = RowFormatter(style: style, columns: columns, neutralizesFormulas: args.has("safe-csv"),
+                               maxWidth: maxWidth, bytes: { context.console.write(bytes: $0) })
+        do {
+            try rows(out)
         } catch {
             out.abandon()
-            throw error
+            throw meaning(error)
         }
         try out.finish()
         context.console.write(TableOptions.note(out))
         return ExitStatus.ok
+    }
+
+    /// A PostgreSQL database: the statement checked, then run in a READ ONLY transaction on a
+    /// connection of its own, its rows fetched a page at a time (`Storage.userQuery`).
+    private static func onServer(_ location: String, sql: String, timeout: Int64?, style: RowFormatter.Style,
+                                 maxWidth: Int?, _ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+        let storage = try context.databases.openForReading(location)
+        let seconds = timeout.map { Double($0) / 1e9 }
+        let stoppedMessage = { QueryStopped(message: "query stopped after \(OptionValues.describe(timeout ?? 0)) (--timeout); what was printed before is incomplete") }
+        let rows: UserQueryRows
+        do {
+            rows = try storage.userQuery(sql, timeout: seconds)
+        } catch let error as StorageFailure where error.kind == .stopped {
+            throw stoppedMessage()
+        }
+        for warning in rows.warnings { context.console.writeError("Warning: \(shown(warning))\n") }
+        return try write(columns: rows.columnNames, style: style, maxWidth: maxWidth, args, context, rows: { out in
+            try rows.forEachRow { try out.add($0) }
+        }, meaning: { error in
+            (error as? StorageFailure)?.kind == .stopped ? stoppedMessage() : error
+        })
     }
 
     /// The most SQL read from a file or standard input.

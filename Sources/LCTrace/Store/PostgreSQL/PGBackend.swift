@@ -1,3 +1,5 @@
+import Foundation
+
 /// The team backend: a PostgreSQL database through libpq (`--db postgresql://…`). The tables
 /// live in the connection's schema (`public`, or `?options=-csearch_path=…` in the URL).
 /// A read-only command works in one REPEATABLE READ, READ ONLY snapshot; a writing one loads
@@ -45,8 +47,12 @@ final class PGBackend: StorageBackend {
 
 /// A user's statement on PostgreSQL (`lctrace query`): exactly one statement that reads,
 /// run inside a READ ONLY transaction with a statement timeout, on a connection of its own.
-/// The server refuses every write there; COPY, DO, CALL and data-modifying CTEs are refused
-/// before they are sent (a READ ONLY transaction would allow some side effects of them).
+/// The server refuses every write there. Four locks: the words COPY, DO, CALL and the like
+/// are refused before anything is sent; the statement goes through the extended protocol
+/// (`PQexecParams`), which runs one statement and never a second one smuggled past the scan
+/// (`…; COMMIT; DELETE …` would leave the READ ONLY transaction under `PQexec`); it runs as
+/// a cursor, which PostgreSQL refuses for data-modifying CTEs; and `--timeout` is a deadline
+/// for the whole query, each page's FETCH given only the time left.
 final class PGUserQuery: QueryRows {
     private let pg: PGConnection
     private let cursor = "lctrace_user"
@@ -54,21 +60,52 @@ final class PGUserQuery: QueryRows {
     private var row = -1
     private var done = false
     private let first: PGResult
+    private let deadline: DispatchTime?
+    private let timeout: Double?
+    /// Rows fetched at a time: enough to keep the round trips cheap, few enough for flat memory.
+    static let pageRows = 1000
     /// True when the role is a superuser (it can reach the server's files and programs).
     let isSuperuser: Bool
+    let role: String
 
     init(pg: PGConnection, sql: String, timeout: Double?) throws {
         self.pg = pg
+        self.timeout = timeout
         let statement = try Self.checked(sql)
-        isSuperuser = try pg.query("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").text(0, 0) == "t"
+        let who = try pg.query("SELECT current_user::text, rolsuper FROM pg_roles WHERE rolname = current_user")
+        role = who.text(0, 0) ?? "?"
+        isSuperuser = who.text(0, 1) == "t"
+        deadline = timeout.map { DispatchTime.now() + .nanoseconds(Int(min($0, 86_400) * 1e9)) }
         try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        if let timeout { try pg.execute("SET LOCAL statement_timeout = \(max(1, Int(timeout * 1000)))") }
-        try pg.execute("DECLARE \(cursor) NO SCROLL CURSOR FOR " + statement)
-        first = try pg.query("FETCH 1000 FROM \(cursor)")
+        let name = cursor
+        try Self.userFaults { try pg.query("DECLARE \(name) NO SCROLL CURSOR FOR " + statement) }
+        first = try Self.fetch(pg, cursor: name, deadline: deadline, timeout: timeout)
         page = first
     }
 
     deinit { try? pg.execute("ROLLBACK") }
+
+    /// The next page, with the time left of the deadline as its statement timeout.
+    private static func fetch(_ pg: PGConnection, cursor: String, deadline: DispatchTime?, timeout: Double?) throws -> PGResult {
+        if let deadline {
+            let left = Int64(deadline.uptimeNanoseconds) - Int64(DispatchTime.now().uptimeNanoseconds)
+            guard left > 0 else { throw PGError(sqlState: "57014", message: "canceling statement due to statement timeout", sql: nil) }
+            try pg.execute("SET LOCAL statement_timeout = \(max(1, left / 1_000_000))")
+        }
+        return try userFaults { try pg.query("FETCH \(pageRows) FROM \(cursor)") }
+    }
+
+    /// The server's word on the user's SQL (a syntax error, an unknown column, a refused
+    /// write, a missing privilege) is a refused query (exit 64); a timeout or a lost
+    /// connection stays what it is.
+    @discardableResult
+    private static func userFaults<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as PGError where !error.isTimeout && !error.isConnectionFailure {
+            throw QueryRefused(message: "SQL error: \(error.message)")
+        }
+    }
 
     /// Keywords that never belong in a read: writes, data-modifying CTEs, COPY, DO, CALL, and
     /// statements that change the session or the schema.
@@ -93,6 +130,11 @@ final class PGUserQuery: QueryRows {
         return text
     }
 
+    var warnings: [String] {
+        isSuperuser ? ["connected as \(role), a superuser: a query can reach the server's files and programs; "
+                       + "give QA engineers the read-only role the README describes"] : []
+    }
+
     var columnCount: Int { first.columnCount }
     func columnName(_ i: Int) -> String { first.columnName(i) }
 
@@ -100,8 +142,8 @@ final class PGUserQuery: QueryRows {
         guard !done, let current = page else { return false }
         row += 1
         if row < current.rowCount { return true }
-        if current.rowCount < 1000 { done = true; return false }
-        page = try pg.query("FETCH 1000 FROM \(cursor)")
+        if current.rowCount < Self.pageRows { done = true; return false }
+        page = try Self.fetch(pg, cursor: cursor, deadline: deadline, timeout: timeout)
         row = 0
         if page!.rowCount > 0 { return true }
         done = true

@@ -1,0 +1,157 @@
+import XCTest
+@testable import LCTrace
+
+/// Every command on a PostgreSQL database, beside the same command on SQLite, and
+/// `lctrace query`'s read-only promise on the server (a real one: `LCTRACE_TEST_POSTGRES_URL`).
+final class PostgreSQLCommandTests: PostgreSQLTestCase {
+    var roles: [String] = []
+
+    override func tearDown() {
+        for role in roles {
+            for schema in schemas { try? admin?.execute("REVOKE ALL ON ALL TABLES IN SCHEMA \(schema) FROM \(role)") }
+            try? admin?.execute("DROP OWNED BY \(role)")
+            try? admin?.execute("DROP ROLE IF EXISTS \(role)")
+        }
+        super.tearDown()
+    }
+
+    private var samples: String { TestSupport.root.appendingPathComponent("SampleTraces").path }
+
+    /// SampleTraces in SQLite and in a fresh PostgreSQL schema.
+    private func bothDatabases() throws -> (sqlite: String, pg: String) {
+        let sqlite = dir + "/s.db", pg = try freshDatabase()
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", sqlite, samples]).status, 0)
+        let r = TestSupport.run(["ingest", "-q", "--db", pg, samples])
+        XCTAssertEqual(r.status, 0, r.err)
+        return (sqlite, pg)
+    }
+
+    /// The same words from both backends, once the database's own name is taken out.
+    private func assertSame(_ args: [String], _ dbs: (sqlite: String, pg: String), status: Int32 = 0,
+                            file: StaticString = #filePath, line: UInt = #line) {
+        let a = TestSupport.run(args + ["--db", dbs.sqlite]), b = TestSupport.run(args + ["--db", dbs.pg])
+        XCTAssertEqual(a.status, status, "\(args) on SQLite: \(a.err)", file: file, line: line)
+        XCTAssertEqual(b.status, a.status, "\(args) on PostgreSQL: \(b.err)", file: file, line: line)
+        // The database's name (quoted for a shell where it needs it) and the seconds a run took.
+        func plain(_ text: String, _ db: String) -> String {
+            text.replacingOccurrences(of: "'\(db)'", with: "DB").replacingOccurrences(of: db, with: "DB")
+                .replacingOccurrences(of: #"in [0-9.]+ s"#, with: "in … s", options: .regularExpression)
+        }
+        let left = plain(a.out, dbs.sqlite), right = plain(b.out, dbs.pg)
+        XCTAssertFalse(left.isEmpty, "\(args) printed nothing", file: file, line: line)
+        XCTAssertEqual(left, right, "\(args) differs between the backends", file: file, line: line)
+    }
+
+    /// report (text, HTML), sessions, timeline, export, baseline, report --baseline, compare,
+    /// analyze and query print the same on PostgreSQL as on SQLite.
+    func testEveryCommandPrintsTheSameOnBothBackends() throws {
+        let dbs = try bothDatabases()
+        assertSame(["report", "--fail-on", "never"], dbs)
+        assertSame(["report", "--leaks", "--format", "json", "--fail-on", "never"], dbs)
+        assertSame(["sessions", "--format", "csv"], dbs)
+        let sid = try XCTUnwrap(TestSupport.run(["sessions", "--db", dbs.sqlite, "--format", "csv"]).out
+            .split(separator: "\n").dropFirst().first?.split(separator: ",").first.map(String.init))
+        assertSame(["timeline", "--session", sid, "--lanes", "0"], dbs)
+        assertSame(["export", "--session", sid, "-o", "-"], dbs)
+        assertSame(["query", "-f", "csv", "SELECT class, count(*) AS n FROM instances_v GROUP BY class ORDER BY class NULLS FIRST"], dbs)
+        assertSame(["analyze", "--all"], dbs)
+        // A baseline from each, byte for byte, and each one read back by the other backend.
+        for (db, file) in [(dbs.sqlite, dir + "/a.json"), (dbs.pg, dir + "/b.json")] {
+            XCTAssertEqual(TestSupport.run(["baseline", "--db", db, "-o", file]).status, 0)
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/a.json")), try Data(contentsOf: URL(fileURLWithPath: dir + "/b.json")))
+        assertSame(["report", "--baseline", dir + "/a.json", "--format", "json", "--fail-on", "warning"], dbs)
+        let html = dir + "/r.html"
+        XCTAssertEqual(TestSupport.run(["report", "--db", dbs.pg, "--format", "html", "-o", html, "--fail-on", "never"]).status, 0)
+        XCTAssertTrue(try String(contentsOfFile: html, encoding: .utf8).contains("<svg"))
+        let builds = TestSupport.run(["query", "--db", dbs.sqlite, "-f", "csv", "SELECT DISTINCT build FROM sessions WHERE build IS NOT NULL ORDER BY build"])
+            .out.split(separator: "\n").dropFirst().map(String.init)
+        if builds.count >= 2 {
+            assertSame(["compare", "--base-build", builds[0], "--head-build", builds[1], "--fail-on", "never"], dbs)
+        }
+    }
+
+    /// What `query` refuses on the server is refused before it changes anything (exit 64),
+    /// including a second statement smuggled past the word scan in an E'' string.
+    func testQueryOnTheServerIsReadOnly() throws {
+        let (_, pg) = try bothDatabases()
+        let count = { TestSupport.run(["query", "--db", pg, "-f", "csv", "SELECT count(*) AS n FROM events"]).out }
+        let before = count()
+        XCTAssertTrue(before.hasPrefix("n\n"), before)
+        let refused = [
+            "DELETE FROM events",
+            "COPY events TO STDOUT",
+            "COPY (SELECT 1) TO PROGRAM 'true'",
+            "DO $$ BEGIN DELETE FROM events; END $$",
+            "CALL nothing()",
+            "WITH gone AS (DELETE FROM events RETURNING 1) SELECT count(*) FROM gone",
+            "SELECT 1; DELETE FROM events",
+            "SELECT E'\\''; COMMIT; DELETE FROM events; --'",
+            "SELECT set_config('transaction_read_only', 'off', false), count(*) FROM (DELETE FROM events RETURNING 1) d",
+            "SELECT nextval('no_such_sequence')",
+            "SELECT * FROM no_such_table",
+            "SELEC 1",
+        ]
+        for sql in refused {
+            let r = TestSupport.run(["query", "--db", pg, sql])
+            XCTAssertEqual(r.status, 64, "\(sql) → \(r.status): \(r.err)")
+            XCTAssertTrue(r.err.hasPrefix("Error: "), r.err)
+        }
+        XCTAssertEqual(count(), before, "a refused statement changed the events")
+        // The README's queries start with a comment; a trailing semicolon is fine.
+        let q = TestSupport.run(["query", "--db", pg, "-- how many\nSELECT count(*) AS n FROM events_v;"])
+        XCTAssertEqual(q.status, 0, q.err)
+        XCTAssertEqual(q.out.split(separator: "\n").count >= 3, true, q.out)
+    }
+
+    /// `--timeout` stops a long query on the server (exit 74, said plainly), for the whole
+    /// query and not only each page of it.
+    func testQueryTimeoutStopsTheServer() throws {
+        let url = try freshDatabase()
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", url, samples]).status, 0)
+        let started = Date()
+        let r = TestSupport.run(["query", "--db", url, "--timeout", "300ms", "SELECT pg_sleep(20)"])
+        XCTAssertEqual(r.status, 74, r.err)
+        XCTAssertTrue(r.err.contains("query stopped after 300ms (--timeout)"), r.err)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+        // Many pages, each fast, together past the deadline: a row per 2 ms, 5,000 rows.
+        let paged = TestSupport.run(["query", "--db", url, "--timeout", "1s", "-f", "csv",
+                                     "SELECT g, pg_sleep(0.002) FROM generate_series(1, 5000) g"])
+        XCTAssertEqual(paged.status, 74, paged.err)
+        XCTAssertTrue(paged.err.contains("query stopped"), paged.err)
+        // A quick query under a timeout runs.
+        XCTAssertEqual(TestSupport.run(["query", "--db", url, "--timeout", "30s", "SELECT 1 AS one"]).status, 0)
+    }
+
+    /// A superuser is warned about; the README's read-only role reads the views, is not
+    /// warned, and cannot write even outside lctrace.
+    func testTheReadmesReadOnlyRole() throws {
+        let url = try freshDatabase()
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", url, samples]).status, 0)
+        let asAdmin = TestSupport.run(["query", "--db", url, "SELECT count(*) AS n FROM sessions"])
+        XCTAssertEqual(asAdmin.status, 0, asAdmin.err)
+        XCTAssertTrue(asAdmin.err.contains("superuser"), "the test server's user is a superuser: \(asAdmin.err)")
+
+        let role = "qa_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        roles.append(role)
+        let schema = try XCTUnwrap(schemas.last)
+        try admin.execute("CREATE ROLE \(role) LOGIN")
+        try admin.execute("GRANT USAGE ON SCHEMA \(schema) TO \(role)")
+        try admin.execute("GRANT SELECT ON ALL TABLES IN SCHEMA \(schema) TO \(role)")
+        let base = try XCTUnwrap(PGConnectionTests.url)
+        let qa = url.replacingOccurrences(of: "://lctrace@", with: "://\(role)@")
+        XCTAssertNotEqual(qa, url, "the test URL names its user as lctrace@: \(base)")
+        let r = TestSupport.run(["query", "--db", qa, "-f", "csv", "SELECT count(*) AS n FROM sessions"])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(r.out, asAdmin.out.isEmpty ? r.out : TestSupport.run(["query", "--db", url, "-f", "csv", "SELECT count(*) AS n FROM sessions"]).out)
+        XCTAssertFalse(r.err.contains("superuser"), r.err)
+        XCTAssertEqual(TestSupport.run(["report", "--db", qa, "--fail-on", "never"]).status, 0, "report reads with the role")
+        // The role cannot write, whatever client it uses.
+        let direct = try PGConnection(url: qa)
+        XCTAssertThrowsError(try direct.execute("DELETE FROM events")) { error in
+            XCTAssertEqual((error as? PGError)?.sqlState, "42501", "\(error)")
+        }
+        let w = TestSupport.run(["ingest", "-q", "--db", qa, samples])
+        XCTAssertEqual(w.status, 74, "an ingest with the read-only role fails: \(w.err)")
+    }
+}
