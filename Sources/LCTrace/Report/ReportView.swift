@@ -57,13 +57,18 @@ public struct GapStats: Sendable {
     public static let bounds: [Int64] = [50, 100, 250, 500, 1000, 2000].map { Int64($0) * 1_000_000 }
 
     init(cls: String, values: [Int64]) {
-        let sorted = values.sorted()
         self.cls = cls
-        count = sorted.count
-        p50 = Percentile.of(sorted, 0.5); p90 = Percentile.of(sorted, 0.9); p99 = Percentile.of(sorted, 0.99)
-        max = sorted.last ?? 0
+        count = values.count
+        // Three selections instead of a sort: 800,000 gaps took 80 ms to sort on the 10 M
+        // benchmark database, a fifth of `report`'s time.
+        var work = values
+        p50 = Percentile.select(&work, 0.5, from: 0)
+        let above50 = Percentile.rank(count, 0.5)
+        p90 = Percentile.select(&work, 0.9, from: above50)
+        p99 = Percentile.select(&work, 0.99, from: Percentile.rank(count, 0.9))
+        max = values.max() ?? 0
         var counts = Array(repeating: 0, count: Self.bounds.count + 1)
-        for v in sorted { counts[Self.bounds.firstIndex { v < $0 } ?? Self.bounds.count] += 1 }
+        for v in values { counts[Self.bounds.firstIndex { v < $0 } ?? Self.bounds.count] += 1 }
         histogram = counts
     }
 }
@@ -72,8 +77,36 @@ public struct GapStats: Sendable {
 public enum Percentile {
     public static func of(_ sorted: [Int64], _ p: Double) -> Int64 {
         guard !sorted.isEmpty else { return 0 }
-        let rank = Int((p * Double(sorted.count)).rounded(.up)) - 1
-        return sorted[min(Swift.max(rank, 0), sorted.count - 1)]
+        return sorted[rank(sorted.count, p)]
+    }
+
+    /// The index of the nearest-rank `p` percentile among `count` sorted values.
+    static func rank(_ count: Int, _ p: Double) -> Int {
+        min(Swift.max(Int((p * Double(count)).rounded(.up)) - 1, 0), Swift.max(count - 1, 0))
+    }
+
+    /// The nearest-rank `p` percentile of `values`, which are reordered (Hoare's selection,
+    /// median-of-three pivots) so that it sits at its sorted index with nothing larger
+    /// before it. `from`: an index everything before which is already no larger than what
+    /// follows (an earlier, lower selection), so the search starts there.
+    static func select(_ values: inout [Int64], _ p: Double, from: Int) -> Int64 {
+        guard !values.isEmpty else { return 0 }
+        let k = rank(values.count, p)
+        var lo = min(from, k), hi = values.count - 1
+        while hi > lo {
+            let mid = lo + (hi - lo) / 2
+            // The median of three as the pivot keeps sorted and constant runs linear.
+            let a = values[lo], b = values[mid], c = values[hi]
+            let pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b))
+            var i = lo, j = hi
+            while i <= j {
+                while values[i] < pivot { i += 1 }
+                while values[j] > pivot { j -= 1 }
+                if i <= j { values.swapAt(i, j); i += 1; j -= 1 }
+            }
+            if k <= j { hi = j } else if k >= i { lo = i } else { break }
+        }
+        return values[k]
     }
 }
 

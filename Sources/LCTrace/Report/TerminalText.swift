@@ -36,12 +36,22 @@ extension ReportData {
     /// The same data with every text that came from a trace or a file name escaped for a
     /// terminal (`TerminalText`): what the grouped text report shows. Identities (hashes) are
     /// kept as they are, so grouping and baseline verdicts do not change.
-    public func escapedForTerminal() -> ReportData {
-        func e(_ s: String?) -> String? { s.map(TerminalText.escaped) }
+    public func escapedForTerminal() -> ReportData { escapingForTerminal().data }
+
+    /// The escaped data, and whether any text needed escaping (mostly none does: then the
+    /// caller keeps what it built from the data as it is).
+    func escapingForTerminal() -> (data: ReportData, changed: Bool) {
+        var changed = false
+        func x(_ s: String) -> String {
+            let t = TerminalText.escaped(s)
+            if t.utf8.count != s.utf8.count { changed = true }   // escaping only ever lengthens
+            return t
+        }
+        func e(_ s: String?) -> String? { s.map(x) }
         var copy = self
         copy.sessions = sessions.map { s in
             var s = s
-            s.sid = TerminalText.escaped(s.sid)
+            s.sid = x(s.sid)
             s.app = e(s.app); s.appVersion = e(s.appVersion); s.build = e(s.build); s.device = e(s.device)
             s.os = e(s.os); s.osVersion = e(s.osVersion); s.sdk = e(s.sdk); s.wall = e(s.wall); s.endReason = e(s.endReason)
             return s
@@ -50,18 +60,18 @@ extension ReportData {
             var f = f
             f.session = e(f.session); f.vc = e(f.vc); f.cls = e(f.cls); f.file = e(f.file)
             f.app = e(f.app); f.build = e(f.build); f.device = e(f.device)
-            f.message = TerminalText.escaped(f.message)
-            f.identityKey = TerminalText.escaped(f.identityKey)
+            f.message = x(f.message)
+            f.identityKey = x(f.identityKey)
             f.detail = f.detail.mapValues { value in
-                if case .text(let text) = value { return .text(TerminalText.escaped(text)) }
+                if case .text(let text) = value { return .text(x(text)) }
                 return value
             }
             return f
         }
-        copy.gapSeries = Dictionary(gapSeries.map { (GapSeries(cls: TerminalText.escaped($0.key.cls), animated: $0.key.animated), $0.value) },
+        copy.gapSeries = Dictionary(gapSeries.map { (GapSeries(cls: x($0.key.cls), animated: $0.key.animated), $0.value) },
                                     uniquingKeysWith: +)
         copy.className = e(className)
-        return copy
+        return (copy, changed)
     }
 }
 
@@ -71,17 +81,27 @@ extension ReportView {
     public func escapedForTerminal() -> ReportView {
         var escapedOptions = options
         escapedOptions.sourceRoot = nil   // the text report names no source files
+        var changed = options.sourceRoot != nil
+        func x(_ s: String) -> String {
+            let t = TerminalText.escaped(s)
+            if t.utf8.count != s.utf8.count { changed = true }   // escaping only ever lengthens
+            return t
+        }
         if var baseline = escapedOptions.baseline {
             baseline.entries = baseline.entries.map { entry in
                 var entry = entry
-                entry.cls = entry.cls.map(TerminalText.escaped)
-                entry.identityKey = TerminalText.escaped(entry.identityKey)
-                entry.rule = TerminalText.escaped(entry.rule)
+                entry.cls = entry.cls.map(x)
+                entry.identityKey = x(entry.identityKey)
+                entry.rule = x(entry.rule)
                 return entry
             }
-            baseline.file = TerminalText.escaped(baseline.file)
+            baseline.file = x(baseline.file)
             escapedOptions.baseline = baseline
         }
-        return ReportView(data: data.escapedForTerminal(), options: escapedOptions, tool: tool)
+        let escaped = data.escapingForTerminal()
+        // Nothing to escape (the usual case): this view is already the one to show, and
+        // building it again from the data would cost as much as the first time.
+        guard changed || escaped.changed else { return self }
+        return ReportView(data: escaped.data, options: escapedOptions, tool: tool)
     }
 }

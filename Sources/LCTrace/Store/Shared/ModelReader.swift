@@ -127,20 +127,34 @@ final class ModelReader {
     /// viewIsAppearing → viewDidAppear gaps (ns) per class and animation of completed,
     /// non-interactive, foreground appearances of the analysed sessions the filter selects.
     public func gaps(_ filter: SessionFilter) throws -> [GapSeries: [Int64]] {
-        // By class id first (no String per appearance: there are millions), names after.
-        let q = try db.query("""
-            SELECT i.cls, a.animated, a.did_t - a.is_t FROM \(db.relation(.appearances)) a
-            LEFT JOIN \(db.relation(.instances)) i ON i.session = a.session AND i.vc = a.vc AND i.since = a.since
-            WHERE a.session IN (SELECT id FROM sessions WHERE dirty = 0 AND \(Self.filterClause))
-              AND a.outcome = 'completed' AND a.is_t IS NOT NULL AND a.did_t IS NOT NULL
-              AND a.interactive = 0 AND a.backgrounded = 0
-            """)
+        // By class id first (no String per appearance: there are millions), names after. The
+        // class of each appearance's instance comes from a second stream over the instances in
+        // the same session order, a session's at a time (a join looked each one up: 0.18 s).
+        let selected = "SELECT id FROM sessions WHERE dirty = 0 AND \(Self.filterClause)"
+        let q = try db.query(db.countedGapsSQL(sessions: selected))
         bind(filter, q)
+        let instances = try db.query("""
+            SELECT session, vc, since, cls FROM \(db.relation(.instances)) WHERE session IN (\(selected)) ORDER BY session
+            """)
+        bind(filter, instances)
+        var pending = try instances.step()
+        var session: Int64 = .min
+        var classOf: [InstanceID: Int64] = [:]
         var byClass: [Int64: [Int64]] = [:]
         while try q.step() {
+            if q.int(0) != session {
+                session = q.int(0)
+                classOf.removeAll(keepingCapacity: true)
+                while pending && instances.int(0) < session { pending = try instances.step() }
+                while pending && instances.int(0) == session {
+                    if let cls = instances.optionalInt(3) { classOf[InstanceID(vc: instances.int(1), since: instances.int(2))] = cls }
+                    pending = try instances.step()
+                }
+            }
             // Class id times two, plus one when animated: one dictionary look-up per row.
-            let key = (q.optionalInt(0) ?? -1) * 2 + (q.int(1) == 1 ? 1 : 0)
-            byClass[key, default: []].append(q.int(2))
+            let cls = classOf[InstanceID(vc: q.int(1), since: q.int(2))] ?? -1
+            let key = cls * 2 + (q.optionalInt(3) == 1 ? 1 : 0)
+            byClass[key, default: []].append(q.int(4))
         }
         let name = try db.query("SELECT text FROM strings WHERE id = ?")
         var gaps: [GapSeries: [Int64]] = [:]
@@ -153,6 +167,11 @@ final class ModelReader {
             gaps[GapSeries(cls: text, animated: key & 1 == 1), default: []] += values
         }
         return gaps
+    }
+
+    /// An instance within its session (the gap statistics' look-up).
+    private struct InstanceID: Hashable {
+        var vc: Int64, since: Int64
     }
 
     private func findings(where clause: String, _ bindings: [SQLValue]) throws -> [Finding] {

@@ -43,11 +43,26 @@ protocol SQLReadConnection: AnyObject {
     /// The relation that gives `table` in the shared layout: the table itself where a backend
     /// stores that layout, a view where it packs its rows (SQLite: `event_rows` …).
     func relation(_ table: SharedTable) -> String
+    /// SQL for the appearances whose viewIsAppearing → viewDidAppear gap the statistics count
+    /// (completed, not interactive, not in the background, both times known), of the sessions
+    /// `sessions` (an `IN (…)` list) selects, in session order: columns session, vc, since,
+    /// animated (0, 1 or NULL), gap (ns). The hottest read of `report`: 800,000 rows on the
+    /// 10 M benchmark database.
+    func countedGapsSQL(sessions: String) -> String
 }
 
 extension SQLReadConnection {
     /// The table itself: the backend stores the shared layout.
     func relation(_ table: SharedTable) -> String { table.rawValue }
+
+    func countedGapsSQL(sessions: String) -> String {
+        """
+        SELECT session, vc, since, animated, did_t - is_t FROM \(relation(.appearances))
+        WHERE session IN (\(sessions)) AND outcome = 'completed' AND is_t IS NOT NULL AND did_t IS NOT NULL
+          AND interactive = 0 AND backgrounded = 0
+        ORDER BY session
+        """
+    }
 
     /// The first column of the first row, or nil.
     func scalarInt(_ sql: String, _ bindings: [SQLValue] = []) throws -> Int64? {
@@ -78,5 +93,17 @@ extension SQLiteDatabase: SQLReadConnection {
         case .appearances: return "appearance_rows"
         case .containment: return "containment_rows"
         }
+    }
+
+    /// The packed columns themselves (the view's texts and sums cost two thirds of the time):
+    /// did_dt is the gap where is_dt is known; codes bits 3-4 (outcome), 7 (interactive) and
+    /// 8 (backgrounded) all zero is 408 masked to 0; bits 5-6 are 2 (not animated) or 3.
+    func countedGapsSQL(sessions: String) -> String {
+        """
+        SELECT session, vc, will_seq - since_dseq, CASE (codes >> 5) & 3 WHEN 2 THEN 0 WHEN 3 THEN 1 END, did_dt
+        FROM appearances
+        WHERE session IN (\(sessions)) AND codes & 408 = 0 AND is_dt IS NOT NULL AND did_dt IS NOT NULL
+        ORDER BY session
+        """
     }
 }

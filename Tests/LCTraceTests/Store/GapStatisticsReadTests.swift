@@ -1,0 +1,38 @@
+import XCTest
+@testable import LCTrace
+
+/// The gaps `report` counts are read from the packed rows, with each appearance's class from
+/// a second stream over the instances: they must be what the documented view says.
+final class GapStatisticsReadTests: TemporaryDirectoryTestCase {
+    func testTheGapsAreTheDocumentedViewsGaps() throws {
+        // First a session with a controller and no appearance at all, so that the next
+        // session's instances come right after instances the gap rows never name.
+        let quiet = dir + "/quiet.jsonl"
+        TestSupport.writeLines([
+            #"{"v":1,"sid":"quiet","seq":0,"t":1,"ev":"session","app":"a"}"#,
+            #"{"v":1,"sid":"quiet","seq":1,"t":2,"ev":"init","vc":"0x1","cls":"QuietViewController"}"#,
+            #"{"v":1,"sid":"quiet","seq":2,"t":3,"ev":"viewDidLoad","vc":"0x1"}"#,
+        ], to: quiet)
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, quiet]).status, 0)
+        let samples = TestSupport.root.appendingPathComponent("SampleTraces").path
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, samples]).status, 0)
+
+        let sqlite = try SQLiteDatabase(path: db, mode: .readOnly)
+        let read = try ModelReader(db: sqlite).gaps(SessionFilter())
+        var expected: [GapSeries: [Int64]] = [:]
+        let q = try sqlite.prepare("""
+            SELECT coalesce(class, '?'), animated, did_t - is_t FROM appearances_v
+            WHERE outcome = 'completed' AND is_t IS NOT NULL AND did_t IS NOT NULL AND interactive = 0 AND backgrounded = 0
+              AND session_id IN (SELECT id FROM sessions WHERE dirty = 0)
+            """)
+        while try q.step() {
+            expected[GapSeries(cls: q.text(0) ?? "?", animated: q.optionalInt(1) == 1), default: []].append(q.int(2))
+        }
+        XCTAssertGreaterThan(expected.values.map(\.count).reduce(0, +), 100, "SampleTraces has appearances")
+        XCTAssertGreaterThan(expected.keys.filter { $0.cls != "?" }.count, 5, "classes are resolved")
+        XCTAssertEqual(Set(read.keys), Set(expected.keys))
+        for (series, values) in expected {
+            XCTAssertEqual(read[series]?.sorted(), values.sorted(), "\(series)")
+        }
+    }
+}
