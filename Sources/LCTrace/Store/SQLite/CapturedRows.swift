@@ -5,7 +5,7 @@
 /// from them instead of reading the rows back from the table (which cost about as much as
 /// building the model). `IngestStore` decides when a capture is complete and drops it
 /// otherwise; the reader turns it into the same events, in the same order, as the table.
-public final class CapturedRows: @unchecked Sendable {
+final class CapturedRows: @unchecked Sendable {
     /// One events row. Ids are `strings.id` values, 0 for NULL (ids start at 1).
     public struct Row: Equatable {
         public var seq: Int64

@@ -15,7 +15,7 @@ import Foundation
 ///
 /// Sendable: its thread and the writer share only what `condition` guards; `connection` is used
 /// by the thread alone.
-public final class Checkpointer: @unchecked Sendable {
+final class Checkpointer: @unchecked Sendable {
     /// Not owned: the thread may outlive `stop` by a moment, and must not keep the writer's
     /// connection open then (the last close is what removes the log).
     private unowned let writer: SQLiteDatabase
