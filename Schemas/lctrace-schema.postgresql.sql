@@ -1,9 +1,12 @@
 -- lctrace database schema for PostgreSQL, version 2 (meta row 'schema_version' = 2).
 --
--- The same tables, columns and views as the SQLite schema (Schemas/lctrace-schema.sql), so
--- every query of the README runs on both (where SQLite's spelling differs, the README shows
--- PostgreSQL's). Tables live in the connection's schema (`public`, or the first of
--- `search_path`). Differences, each for a reason:
+-- The same views as the SQLite schema (Schemas/lctrace-schema.sql), the documented query
+-- surface, and the same files, sessions, rejects and strings tables, so every query of the
+-- README runs on both (where SQLite's spelling differs, the README shows PostgreSQL's). The
+-- events and model tables keep the plain columns of SQLite's schema version 2: SQLite's
+-- version 3 packs them to save a laptop's disk, a server keeps them readable. Tables live
+-- in the connection's schema (`public`, or the first of `search_path`). Differences, each
+-- for a reason:
 -- * file-level findings (LC904) have session 0, not NULL: on Citus the distribution column
 --   cannot be NULL (`findings_v.session_id` shows NULL for them, as on SQLite);
 -- * a rejected line's first bytes that are not UTF-8 go to `rejects.raw` (bytea): a text
