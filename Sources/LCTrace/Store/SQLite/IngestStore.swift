@@ -6,8 +6,9 @@ import Glibc
 import Darwin
 #endif
 
-/// The write side of the database during ingest: interning, sessions, events, rejects,
-/// file rows. All writes happen inside `begin()`/`commit()` batches taken with
+/// SQLite's ingest sink: the batches (interning, sessions and their records, events and the
+/// captures handed to the analysis), with the file rows kept by `FileLedger` and the rejects
+/// written by `RejectWriter`. All writes happen inside `begin()`/`commit()` batches taken with
 /// BEGIN IMMEDIATE, so a kill at any moment leaves whole batches only, and a second
 /// process can interleave its own batches.
 final class IngestStore: IngestSink {
@@ -52,15 +53,10 @@ final class IngestStore: IngestSink {
     public private(set) var transaction: Int64 = 0
     /// Sessions that got rows since `takeTouchedSessions` was last called.
     private var touched = Set<Int64>()
-    /// File rows this store is loading now (planned, not finished), with their raw sizes:
-    /// never "a killed load".
-    private var loadingHere: [Int64: Int64] = [:]
-    /// The locks that say which rows an ingest is loading (`LoaderLocks`).
-    private let loaders: LoaderLocks
-
-    /// True when a file of `size` raw bytes is being loaded by this store: one of that size
-    /// must wait for it to finish, so that a copy is recognised by its hash without reading.
-    public func isLoading(size: Int64) -> Bool { loadingHere.values.contains(size) }
+    /// The file rows: what to load, who loads it, how it ended (`FileLedger`).
+    let files: FileLedger
+    /// Rejected lines, conflicts and damage (`RejectWriter`).
+    private let rejects: RejectWriter
 
     /// The last event's session: lines mostly follow one of the same session, so its id, its
     /// highest seq and whether it was marked dirty in this batch need no hashing. While set,
@@ -120,12 +116,12 @@ final class IngestStore: IngestSink {
     private let selectHighestSeq: SQLiteStatement
     private let selectDataVersion: SQLiteStatement
     private let selectEvent: SQLiteStatement
-    private let insertReject: SQLiteStatement
     private let markDirty: SQLiteStatement
 
     public init(db: SQLiteDatabase) throws {
         self.db = db
-        loaders = try LoaderLocks(databasePath: db.path)
+        statements = StatementCache(db: db)
+        files = try FileLedger(db: db, statements: statements)
         strings = try StringPool(db: db)
         // A new session's controller ids are stored relative to the strings interned before it:
         // the ids it interns are above, so they are stored as small numbers.
@@ -142,7 +138,7 @@ final class IngestStore: IngestSink {
         selectEvent = try db.prepare("""
             SELECT t, ev, vc, cls, other, flags, detail, thread, wall, attrs FROM event_rows WHERE session = ? AND seq = ?
             """)
-        insertReject = try db.prepare("INSERT INTO rejects(file, kind, line, offset, reason, text) VALUES (?, ?, ?, ?, ?, ?)")
+        rejects = try RejectWriter(db: db)
         markDirty = try db.prepare("UPDATE sessions SET dirty = 1 WHERE id = ? AND dirty = 0")
     }
 
@@ -192,33 +188,10 @@ final class IngestStore: IngestSink {
 
     // MARK: Statements
 
-    /// The statements of the per-file and per-session bookkeeping, each prepared once (preparing
-    /// them anew cost the writer some 2,400 parses on 300 files). Reset when handed out.
-    private var statements: [String: SQLiteStatement] = [:]
+    /// The statements of the per-session bookkeeping, each prepared once.
+    private let statements: StatementCache
 
-    private func cached(_ sql: String) throws -> SQLiteStatement {
-        if let known = statements[sql] {
-            known.reset()
-            return known
-        }
-        let made = try db.prepare(sql)
-        statements[sql] = made
-        return made
-    }
-
-    private func scalarInt(_ sql: String, _ bindings: [SQLValue]) throws -> Int64? {
-        let q = try cached(sql)
-        try q.bind(bindings)
-        defer { q.reset() }
-        return try q.step() ? q.optionalInt(0) : nil
-    }
-
-    private func scalarText(_ sql: String, _ bindings: [SQLValue]) throws -> String? {
-        let q = try cached(sql)
-        try q.bind(bindings)
-        defer { q.reset() }
-        return try q.step() ? q.text(0) : nil
-    }
+    private func cached(_ sql: String) throws -> SQLiteStatement { try statements.statement(sql) }
 
     // MARK: Batches
 
@@ -583,176 +556,20 @@ final class IngestStore: IngestSink {
                       v(r.recorder), v(r.wall), .int(seq), .int(addConflict ? 1 : 0), .int(session)])
     }
 
-    // MARK: Rejects
-
+    // MARK: Files and rejects (IngestSink), kept by their own types
 
     public func reject(file: Int64, kind: RejectKind, line: Int?, offset: Int64?, reason: String, sample: UnsafeRawBufferPointer?) throws {
-        let s = insertReject
-        s.reset()
-        s.bind(file, at: 1)
-        s.bind(kind.rawValue, at: 2)
-        s.bind(line.map(Int64.init), at: 3)
-        s.bind(offset, at: 4)
-        s.bind(reason, at: 5)
-        if let sample {
-            let cut = UnsafeRawBufferPointer(rebasing: sample.prefix(200))
-            if let text = String(validating: cut, as: UTF8.self) {
-                s.bind(text, at: 6)
-            } else if let text = String(validating: UnsafeRawBufferPointer(rebasing: cut.prefix(utf8Boundary(cut))), as: UTF8.self),
-                      utf8Boundary(cut) >= cut.count - 3, !text.isEmpty {
-                // Cut through a multi-byte character at 200 bytes: keep the whole ones.
-                s.bind(text, at: 6)
-            } else {
-                try s.bind(.blob(Array(cut)), at: 6)
-            }
-        }
-        try s.step()
+        try rejects.write(file: file, kind: kind, line: line, offset: offset, reason: reason, sample: sample)
     }
-
-    /// Largest prefix length of `bytes` that does not end inside a UTF-8 sequence.
-    private func utf8Boundary(_ bytes: UnsafeRawBufferPointer) -> Int {
-        var end = bytes.count
-        var back = 0
-        while end > 0 && back < 3 && (bytes[end - 1] & 0xC0) == 0x80 { end -= 1; back += 1 }
-        if end > 0 && bytes[end - 1] >= 0xC0 { end -= 1 }
-        return end
-    }
-
-    // MARK: Files
-
-    /// Decides what to do with a file of `size` raw bytes whose content hash is `hash`
-    /// (nil when not computed yet: standard input, or no stored file has that size).
-    /// Reuses the row of a killed load of the same file, so a re-run gives the same ids
-    /// and content as an uninterrupted run.
-    public func planFile(path: String, size: Int64?, hash: String?) throws -> FilePlan {
-        var reusable: Int64?
-        var hashTaken = false
-        if let hash {
-            let q = try cached("SELECT id, path, status FROM files WHERE sha256 = ?")
-            try q.bind([.text(hash)])
-            if try q.step() {
-                if q.text(2) != "loading" {
-                    let loaded = q.text(1) ?? "?"
-                    q.reset()
-                    try dropAbandonedLoads(path: path, size: size)
-                    return .alreadyLoaded(path: loaded)
-                }
-                hashTaken = true
-                if isAbandoned(q.int(0)) { reusable = q.int(0) }
-            }
-        }
-        if reusable == nil, let size, path != "-" {
-            let q = try cached("SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = ? AND size = ?")
-            try q.bind([.text(path), .int(size)])
-            while try q.step() {
-                if isAbandoned(q.int(0)) { reusable = q.int(0); break }
-            }
-        }
-        if let id = reusable, loaders.take(id) {
-            try cached("DELETE FROM rejects WHERE file = ?").run([.int(id)])
-            try cached("""
-                UPDATE files SET path = ?, lines = 0, events = 0, rejects = 0, conflicts = 0, ingested_at = ?,
-                  loader_pid = ? WHERE id = ?
-                """).run([.text(path), .text(Self.now()), .int(Int64(getpid())), .int(id)])
-            loadingHere[id] = size ?? -1
-            return .load(fileID: id)
-        }
-        // Another live ingest is loading the same content: load it too, into a row of our
-        // own without the hash; whichever finishes second drops its row (`finishFile`).
-        try cached("INSERT INTO files(path, size, sha256, status, ingested_at, loader_pid) VALUES (?, ?, ?, 'loading', ?, ?)")
-            .run([.text(path), .int(size ?? 0), hash.flatMap { hashTaken ? nil : .text($0) } ?? .null,
-                  .text(Self.now()), .int(Int64(getpid()))])
-        let id = db.lastInsertRowID
-        // A new row's byte is free: its id was never used, or its loader finished (and let go
-        // of the lock before it deleted the row).
-        guard loaders.take(id) else {
-            throw SQLiteError(code: SQLITE_BUSY, message: "another ingest holds the lock of new file row \(id) in \(loaders.path)", sql: nil)
-        }
-        loadingHere[id] = size ?? -1
-        return .load(fileID: id)
-    }
-
-    /// Rows of killed loads of this file (same path and size, no hash yet, nobody loading
-    /// them) once its content is loaded whole under another row (a concurrent ingest finished
-    /// it): their lines are all in it, so they and their rejects go; left, they would stay
-    /// `loading` for good.
-    private func dropAbandonedLoads(path: String, size: Int64?) throws {
-        guard let size, path != "-" else { return }
-        let q = try cached("SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = ? AND size = ?")
-        try q.bind([.text(path), .int(size)])
-        var abandoned: [Int64] = []
-        while try q.step() { if isAbandoned(q.int(0)) { abandoned.append(q.int(0)) } }
-        for id in abandoned {
-            try cached("DELETE FROM rejects WHERE file = ?").run([.int(id)])
-            try cached("DELETE FROM files WHERE id = ?").run([.int(id)])
-        }
-    }
-
-    /// True when a `loading` row belongs to no running ingest: not this store's, and its lock
-    /// is held by nobody (its loader was killed). Call inside a write transaction, so that no
-    /// other ingest can take the row between this check and `LoaderLocks.take`.
-    private func isAbandoned(_ id: Int64) -> Bool {
-        loadingHere[id] == nil && !loaders.isHeld(id)
-    }
-
-    /// Lets go of every row this store was loading (after a failure or an interruption: the
-    /// rows stay `loading`, and the next ingest resumes them).
-    public func releaseLoads() {
-        for id in loadingHere.keys { loaders.release(id) }
-        loadingHere.removeAll()
-    }
-
-    /// Files loaded before under `path` with fewer than `size` raw bytes: maybe the same file
-    /// read while it was still being written (checked by hashing that many bytes of it).
+    public func isLoading(size: Int64) -> Bool { files.isLoading(size: size) }
+    public func hasFile(ofSize size: Int64) throws -> Bool { try files.hasFile(ofSize: size) }
+    public func planFile(path: String, size: Int64?, hash: String?) throws -> FilePlan { try files.plan(path: path, size: size, hash: hash) }
     public func earlierReads(of path: String, smallerThan size: Int64) throws -> [EarlierRead] {
-        let q = try cached("""
-            SELECT id, size, sha256 FROM files
-            WHERE path = ? AND size < ? AND sha256 IS NOT NULL AND status IN ('complete', 'damaged')
-            """)
-        try q.bind([.text(path), .int(size)])
-        var out: [EarlierRead] = []
-        while try q.step() { out.append(EarlierRead(id: q.int(0), size: q.int(1), hash: q.text(2) ?? "")) }
-        return out
+        try files.earlierReads(of: path, smallerThan: size)
     }
-
-    /// Drops the rows (with their rejects and file findings) of earlier reads that were a
-    /// prefix of a file now loaded whole: their events are in it, and their damage (a stream
-    /// cut where the writer was) or cut last line must not warn forever.
-    public func replaceEarlierReads(_ ids: [Int64]) throws {
-        for id in ids {
-            try cached("DELETE FROM rejects WHERE file = ?").run([.int(id)])
-            try cached("DELETE FROM findings WHERE file = ?").run([.int(id)])
-            try cached("DELETE FROM files WHERE id = ?").run([.int(id)])
-        }
-    }
-
-    /// True when a stored file has `size` raw bytes: only then is hashing before reading worth it.
-    public func hasFile(ofSize size: Int64) throws -> Bool {
-        (try scalarInt("SELECT count(*) FROM files WHERE size = ?", [.int(size)]) ?? 0) > 0
-    }
-
-    /// Records the outcome of a load. When another row already holds the same content
-    /// (standard input, or a concurrent ingest of the same file), this row and its rejects
-    /// are dropped and the other row's path is returned.
-    public func finishFile(id: Int64, hash: String, stats: FileStats) throws -> String? {
-        loadingHere[id] = nil
-        // Let go inside this write transaction: until it commits, nobody else can plan the
-        // row, and if it never commits the row is a killed load, to be resumed.
-        loaders.release(id)
-        if let other = try scalarText("SELECT path FROM files WHERE sha256 = ? AND id != ?", [.text(hash), .int(id)]) {
-            try cached("DELETE FROM rejects WHERE file = ?").run([.int(id)])
-            try cached("DELETE FROM files WHERE id = ?").run([.int(id)])
-            return other
-        }
-        try cached("""
-            UPDATE files SET size = ?, sha256 = ?, gzip_members = ?, lines = ?, events = ?, rejects = ?, conflicts = ?,
-              status = ?, damage = ?, ingested_at = ?, loader_pid = NULL WHERE id = ?
-            """).run([.int(stats.size), .text(hash), .int(Int64(stats.members)), .int(Int64(stats.lines)),
-                      .int(Int64(stats.events)), .int(Int64(stats.rejects)), .int(Int64(stats.conflicts)),
-                      .text(stats.damage == nil ? "complete" : "damaged"), stats.damage.map { .text($0) } ?? .null,
-                      .text(Self.now()), .int(id)])
-        return nil
-    }
+    public func replaceEarlierReads(_ ids: [Int64]) throws { try files.replaceEarlierReads(ids) }
+    public func finishFile(id: Int64, hash: String, stats: FileStats) throws -> String? { try files.finish(id: id, hash: hash, stats: stats) }
+    public func releaseLoads() { files.releaseLoads() }
 
     static func now() -> String { utcNow() }
 }
