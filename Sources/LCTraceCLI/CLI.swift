@@ -72,7 +72,9 @@ protocol Command {
 }
 
 public enum CLI {
-    static let commands: [any Command.Type] = [
+    // Immutable lists of metatypes: `nonisolated(unsafe)` because a protocol's metatype is
+    // Sendable only with SendableMetatype (Swift 6.2), and the package builds with 6.0 too.
+    nonisolated(unsafe) static let commands: [any Command.Type] = [
         IngestCommand.self, AnalyzeCommand.self, ReportCommand.self, BaselineCommand.self, CompareCommand.self,
         TimelineCommand.self, ExportCommand.self,
         SessionsCommand.self, QueryCommand.self, SchemaCommand.self,
@@ -86,6 +88,7 @@ public enum CLI {
     /// Options that go before the command name: `lctrace --db x report` is `lctrace report --db x`.
     static let globalOptions: [OptionSpec] = [
         OptionSpec("db", value: "PATH", help: "Database of the command, as if given after its name (default: $LCTRACE_DB, else ./lctrace.db)."),
+        OptionSpec("color", value: "WHEN", help: "Colour of the command's output (auto, always, never), as if given after its name."),
         OptionSpec("version", help: "Print the version."),
         OptionSpec("help", short: "h", help: "Show this overview."),
     ]
@@ -94,7 +97,7 @@ public enum CLI {
         var text = """
         lctrace \(version): UIKit view-controller lifecycle traces into answers.
 
-        Usage: lctrace [--db PATH] <command> [options] [arguments]
+        Usage: lctrace [--db PATH] [--color WHEN] <command> [options] [arguments]
 
         Commands:
 
@@ -128,9 +131,11 @@ public enum CLI {
         if let standardInput { context.standardInput = standardInput }
         do {
             var rest = arguments[...]
-            let globalDB = try leadingOptions(&rest)
+            let leading = try leadingOptions(&rest)
             guard let first = rest.first else {
-                if globalDB != nil { throw UsageError("missing command after --db", hint: "usage: lctrace [--db PATH] <command> [options]") }
+                if let given = leading.first {
+                    throw UsageError("missing command after --\(given.name)", hint: "usage: lctrace [--db PATH] [--color WHEN] <command> [options]")
+                }
                 console.write(overview)
                 return ExitStatus.ok
             }
@@ -148,11 +153,12 @@ public enum CLI {
                 throw UsageError("unknown command '\(first)'", hint: suggestion(for: first))
             }
             var commandArguments = Array(rest.dropFirst())
-            if let globalDB {
-                guard command.spec.options.contains(where: { $0.name == "db" }) else {
-                    throw UsageError("'lctrace \(first)' opens no database: --db does not apply", command: first)
+            for (name, value) in leading.reversed() {
+                guard command.spec.options.contains(where: { $0.name == name }) else {
+                    let what = name == "db" ? "opens no database" : "prints no colours"
+                    throw UsageError("'lctrace \(first)' \(what): --\(name) does not apply", command: first)
                 }
-                commandArguments.insert(contentsOf: ["--db", globalDB], at: 0)
+                commandArguments.insert(contentsOf: ["--\(name)", value], at: 0)
             }
             let args = try ArgumentParser.parse(commandArguments, spec: command.spec)
             if args.wantsHelp {
@@ -166,28 +172,32 @@ public enum CLI {
         }
     }
 
-    /// Takes the options before the command name off `rest`: `--db PATH` (returned), and
-    /// stops at `-h`, `--help`, `--version` (left for the caller) or the first word.
-    static func leadingOptions(_ rest: inout ArraySlice<String>) throws -> String? {
-        var db: String?
+    /// Takes the options before the command name off `rest` (`--db PATH`, `--color WHEN`, also
+    /// spelt `--name=value`), in order, each at most once; stops at `-h`, `--help`, `--version`
+    /// (left for the caller) or the first word.
+    static func leadingOptions(_ rest: inout ArraySlice<String>) throws -> [(name: String, value: String)] {
+        let forwarded = ["db", "color"]
+        var taken: [(name: String, value: String)] = []
         while let arg = rest.first, arg.hasPrefix("-"), !["-h", "--help", "--version"].contains(arg) {
-            let value: String
-            if arg == "--db" {
-                guard rest.count > 1 else { throw UsageError("option '--db' needs a value (PATH)") }
-                value = rest[rest.startIndex + 1]
+            let name: String, value: String
+            if let n = forwarded.first(where: { arg == "--\($0)" }) {
+                guard rest.count > 1 else {
+                    throw UsageError("option '--\(n)' needs a value (\(globalOptions.first { $0.name == n }?.value ?? "VALUE"))")
+                }
+                (name, value) = (n, rest[rest.startIndex + 1])
                 rest = rest.dropFirst(2)
-            } else if arg.hasPrefix("--db=") {
-                value = String(arg.dropFirst(5))
+            } else if let n = forwarded.first(where: { arg.hasPrefix("--\($0)=") }) {
+                (name, value) = (n, String(arg.dropFirst(n.count + 3)))
                 rest = rest.dropFirst()
             } else {
                 let near = ArgumentParser.closest(arg, in: globalOptions.map { "--\($0.name)" })
                 throw UsageError("unknown option '\(arg)' before the command",
                                  hint: near.map { "did you mean '\($0)'?" } ?? "a command's options go after its name: lctrace <command> \(arg)")
             }
-            guard db == nil else { throw UsageError("option '--db' given more than once") }
-            db = value
+            guard !taken.contains(where: { $0.name == name }) else { throw UsageError("option '--\(name)' given more than once") }
+            taken.append((name, value))
         }
-        return db
+        return taken
     }
 
     static func suggestion(for word: String) -> String {

@@ -34,7 +34,7 @@ public struct BaselineError: Error, CustomStringConvertible {
 /// committed and reviewed (`lctrace baseline -o FILE`). `report --baseline FILE` marks every
 /// finding new or known and gates on the new ones only.
 ///
-/// The file is `{"version":1,"tool":"lctrace 0.2.0","entries":[…]}`, one entry per identity
+/// The file is `{"version":1,"tool":"lctrace 0.3.0","entries":[…]}`, one entry per identity
 /// and per line, sorted by `identity_key`, with no timestamps: the same database and
 /// filters give a byte-identical file, and a diff shows exactly what changed.
 public struct Baseline: Sendable {

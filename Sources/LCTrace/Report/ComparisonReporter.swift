@@ -7,7 +7,9 @@ public protocol ComparisonReporter {
 }
 
 public enum ComparisonReporters {
-    public static let all: [any ComparisonReporter.Type] = [
+    // Immutable lists of metatypes: `nonisolated(unsafe)` because a protocol's metatype is
+    // Sendable only with SendableMetatype (Swift 6.2), and the package builds with 6.0 too.
+    nonisolated(unsafe) public static let all: [any ComparisonReporter.Type] = [
         CompareTextReporter.self, CompareJSONReporter.self, CompareMarkdownReporter.self, CompareJUnitReporter.self,
     ]
     public static var ids: [String] { all.map { $0.id } }

@@ -128,7 +128,7 @@ public struct ReportView: Sendable {
     public let gapStats: [GapStats]
     /// Class → where it is declared under `options.sourceRoot`.
     public let sourceLocations: [String: SourceLocation]
-    /// "lctrace 0.2.0".
+    /// "lctrace 0.3.0".
     public let tool: String
     /// The builds of the selected sessions, oldest first, with their counts.
     public let builds: [BuildSummary]
@@ -289,6 +289,6 @@ public enum BuildOrder {
 
 /// The tool's name and version, as reports and baseline files print it.
 public enum ToolInfo {
-    public static let version = "0.2.0"
+    public static let version = "0.3.0"
     public static var name: String { "lctrace \(version)" }
 }

@@ -29,7 +29,9 @@ public struct ReportInputs: OptionSet, Sendable {
 
 /// Every format of `lctrace report`, in help order. A new one is one file and one line here.
 public enum Reporters {
-    public static let all: [any Reporter.Type] = [
+    // Immutable lists of metatypes: `nonisolated(unsafe)` because a protocol's metatype is
+    // Sendable only with SendableMetatype (Swift 6.2), and the package builds with 6.0 too.
+    nonisolated(unsafe) public static let all: [any Reporter.Type] = [
         TextReporter.self, JSONReporter.self, CSVReporter.self, SARIFReporter.self, JUnitReporter.self,
         HTMLReporter.self,
     ]

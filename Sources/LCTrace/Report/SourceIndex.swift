@@ -21,8 +21,10 @@ public enum SourceIndex {
         guard !classes.isEmpty else { return [:] }
         var found: [String: SourceLocation] = [:]
         for relative in sourceFiles(under: root) {
-            guard let text = try? String(contentsOfFile: (root as NSString).appendingPathComponent(relative), encoding: .utf8)
-                ?? String(contentsOfFile: (root as NSString).appendingPathComponent(relative), encoding: .isoLatin1) else { continue }
+            let path = (root as NSString).appendingPathComponent(relative)
+            // A file that is not UTF-8 is read as Latin-1 (every byte is a character there).
+            guard let text = (try? String(contentsOfFile: path, encoding: .utf8))
+                ?? (try? String(contentsOfFile: path, encoding: .isoLatin1)) else { continue }
             var number = 0
             text.enumerateLines { line, _ in
                 number += 1

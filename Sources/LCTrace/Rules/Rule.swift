@@ -169,7 +169,9 @@ extension Rule {
 
 /// Every session-level rule, in report order. LC904 works on files, see `RejectedLinesRule`.
 public enum RuleCatalog {
-    public static let sessionRules: [any Rule.Type] = [
+    // Immutable lists of metatypes: `nonisolated(unsafe)` because a protocol's metatype is
+    // Sendable only with SendableMetatype (Swift 6.2), and the package builds with 6.0 too.
+    nonisolated(unsafe) public static let sessionRules: [any Rule.Type] = [
         OrphanViewRule.self, MissingDidMoveRule.self, MissingWillMoveRule.self, ViewLeftBehindRule.self,
         AttachBeforeAddRule.self,
         DeinitWhileVisibleRule.self, DoubleAppearRule.self, StuckAppearingRule.self,

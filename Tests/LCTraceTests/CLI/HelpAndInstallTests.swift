@@ -69,6 +69,27 @@ final class HelpAndInstallTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(noDatabase.err, "Error: 'lctrace completions' opens no database: --db does not apply\n")
     }
 
+    /// `--color` before the command name is the command's own (`lctrace --color always report | less -R`).
+    func testColorBeforeTheCommandName() {
+        loadSamples()
+        let after = TestSupport.run(["report", "--db", db, "--fail-on", "never", "--color", "always"])
+        XCTAssertTrue(after.out.contains("\u{1B}["), "--color always colours a pipe")
+        XCTAssertEqual(TestSupport.run(["--color", "always", "report", "--db", db, "--fail-on", "never"]).out, after.out)
+        XCTAssertEqual(TestSupport.run(["--db", db, "--color=always", "report", "--fail-on", "never"]).out, after.out)
+        let never = TestSupport.run(["--color", "never", "--db", db, "report", "--fail-on", "never"], env: ["TERM": "xterm"])
+        XCTAssertEqual(never.status, 0, never.err)
+        XCTAssertFalse(never.out.contains("\u{1B}["))
+        let bad = TestSupport.run(["--color", "sometimes", "report", "--db", db])
+        XCTAssertEqual(bad.status, 64)
+        XCTAssertTrue(bad.err.contains("invalid --color 'sometimes'"), bad.err)
+        let plain = TestSupport.run(["--color", "never", "schema"])
+        XCTAssertEqual(plain.status, 64)
+        XCTAssertEqual(plain.err, "Error: 'lctrace schema' prints no colours: --color does not apply\n")
+        XCTAssertEqual(TestSupport.run(["--color", "never", "--color", "never", "report"]).err,
+                       "Error: option '--color' given more than once\n")
+        XCTAssertTrue(TestSupport.run(["--color", "never"]).err.contains("missing command after --color"))
+    }
+
     /// The README says every command that opens a database takes --db: new commands too.
     func testEveryCommandWithADatabaseTakesDB() throws {
         for command in CLI.commands where !Self.withoutDatabase.contains(command.spec.name) {
@@ -152,7 +173,7 @@ final class HelpAndInstallTests: TemporaryDirectoryTestCase {
     func prepareFolder() throws -> String {
         let folder = dir + "/cwd"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for name in ["a file.jsonl", "b.gz"] { FileManager.default.createFile(atPath: folder + "/" + name, contents: Data()) }
+        for name in ["a file.jsonl", "b.gz"] { _ = FileManager.default.createFile(atPath: folder + "/" + name, contents: Data()) }
         return folder
     }
 

@@ -154,7 +154,7 @@ final class TableOutputTests: TemporaryDirectoryTestCase {
         try out.finish()
         XCTAssertGreaterThan(pieces.count, 2)
         for piece in pieces {
-            XCTAssertNotNil(String(validatingUTF8: piece.map { CChar(bitPattern: $0) } + [0]), "a piece ends inside a character")
+            XCTAssertNotNil(String(validatingCString: piece.map { CChar(bitPattern: $0) } + [0]), "a piece ends inside a character")
         }
     }
 }

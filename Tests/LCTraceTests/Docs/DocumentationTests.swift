@@ -125,8 +125,8 @@ final class DocumentationTests: TemporaryDirectoryTestCase {
         let example = try JSONSerialization.jsonObject(with: Data(readme[readme.index(start.lowerBound, offsetBy: 8)..<end.lowerBound].utf8)) as! [String: Any]
         // Ingested by the relative path, as the quick start does.
         let cwd = FileManager.default.currentDirectoryPath
-        FileManager.default.changeCurrentDirectoryPath(TestSupport.root.path)
-        defer { FileManager.default.changeCurrentDirectoryPath(cwd) }
+        _ = FileManager.default.changeCurrentDirectoryPath(TestSupport.root.path)
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(cwd) }
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, "SampleTraces"]).status, 0)
         let report = TestSupport.run(["report", "--db", db, "--format", "json", "--fail-on", "never"])
         XCTAssertEqual(report.status, 0, report.err)

@@ -50,6 +50,17 @@ final class CIFormatsTests: TemporaryDirectoryTestCase {
         XCTAssertNil(found["SettingsViewController"], "hidden folders (.build) are not searched")
     }
 
+    /// A source file that is not UTF-8 (an old Objective-C header in Latin-1) is still searched.
+    func testSourceIndexReadsAFileThatIsNotUTF8() throws {
+        let root = dir + "/latin1"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let bytes = Array("// Caf".utf8) + [0xE9] + Array("\n@interface OldViewController : UIViewController\n@end\n".utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: root + "/Old.h"))
+        XCTAssertNil(String(data: Data(bytes), encoding: .utf8), "the file is not UTF-8")
+        XCTAssertEqual(SourceIndex.locate(classes: ["OldViewController"], under: root)["OldViewController"],
+                       SourceLocation(path: "Old.h", line: 2))
+    }
+
     func testSARIFDescribesEveryRuleAndGivesOneResultPerIdentity() throws {
         loadSamples()
         let root = try writeSources()

@@ -267,7 +267,7 @@ extension TestSupport {
             p.arguments = ["ingest", "-q", "--db", shared] + set
             p.standardOutput = FileHandle.nullDevice
             logs += 1
-            FileManager.default.createFile(atPath: dir + "/ingester\(logs).err", contents: nil)
+            _ = FileManager.default.createFile(atPath: dir + "/ingester\(logs).err", contents: nil)
             p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/ingester\(logs).err"))
             try p.run()
             return p

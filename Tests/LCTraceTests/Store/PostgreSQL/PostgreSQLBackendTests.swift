@@ -41,7 +41,7 @@ class PostgreSQLTestCase: TemporaryDirectoryTestCase {
         let o = CorpusOptions.make(seed: seed, sessions: sessions, scenarios: 40, rotateEvery: 300, linesPerMember: 150)
         let path = dir + "/" + name
         let (_, _, files) = try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: path, options: o)
-        try CorpusWriter.writeBadLinesFile(to: path + "/bad.jsonl", seed: seed)
+        _ = try CorpusWriter.writeBadLinesFile(to: path + "/bad.jsonl", seed: seed)
         let sorted = files.sorted()
         let fm = FileManager.default
         try fm.copyItem(atPath: path + "/" + sorted[0], toPath: path + "/zz-copy-of-first.jsonl.gz")
