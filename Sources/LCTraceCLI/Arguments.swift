@@ -142,6 +142,10 @@ public enum ArgumentParser {
             } else {
                 throw UsageError("option '--\(option.name)' needs a value (\(option.value!))", command: spec.name)
             }
+            // An empty path is no path: SQLite would open a temporary database for `--db ""`.
+            if value.isEmpty, let kind = option.value, ["PATH", "FILE", "DIR"].contains(kind) {
+                throw UsageError("option '--\(option.name)' needs a \(kind), got an empty value", command: spec.name)
+            }
             if !option.repeatable, result.values[option.name] != nil {
                 throw UsageError("option '--\(option.name)' given more than once", command: spec.name)
             }

@@ -61,7 +61,8 @@ public struct CommandContext {
 
     /// `--db`, else `$LCTRACE_DB`, else `./lctrace.db`.
     public func databasePath(_ args: ParsedArguments) -> String {
-        args.value("db") ?? environment["LCTRACE_DB"] ?? "lctrace.db"
+        // An empty $LCTRACE_DB is unset, as an empty NO_COLOR is (https://no-color.org).
+        args.value("db") ?? environment["LCTRACE_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "lctrace.db"
     }
 }
 

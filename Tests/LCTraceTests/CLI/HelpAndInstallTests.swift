@@ -69,6 +69,21 @@ final class HelpAndInstallTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(noDatabase.err, "Error: 'lctrace completions' opens no database: --db does not apply\n")
     }
 
+    /// An empty path is refused (SQLite opened a temporary database for `--db ""` and said
+    /// "no such table: events"); an empty $LCTRACE_DB counts as unset.
+    func testAnEmptyPathIsAUsageError() {
+        for args in [["ingest", "--db", "", "SampleTraces"], ["--db", "", "report"], ["report", "--db="],
+                     ["baseline", "--db", db, "-o", ""], ["query", "--db", db, "--file", "", "SELECT 1"]] {
+            let r = TestSupport.run(args)
+            XCTAssertEqual(r.status, 64, "\(args): \(r.err)")
+            XCTAssertTrue(r.err.contains("got an empty value"), "\(args): \(r.err)")
+        }
+        loadSamples()
+        let r = TestSupport.run(["report", "--fail-on", "never"], env: ["LCTRACE_DB": ""])
+        XCTAssertFalse(r.err.contains("no such table"), r.err)
+        XCTAssertFalse(r.err.contains("empty"), "an empty $LCTRACE_DB is unset: \(r.err)")
+    }
+
     /// `--color` before the command name is the command's own (`lctrace --color always report | less -R`).
     func testColorBeforeTheCommandName() {
         loadSamples()

@@ -103,15 +103,21 @@ final class PGConnection {
         return text
     }
 
+    /// libpq's messages span lines, indented with tabs ("server closed the connection
+    /// unexpectedly\n\tThis probably means…"): one line of single spaces for `Error:`.
+    static func oneLine(_ message: String) -> String {
+        message.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).joined(separator: " ")
+    }
+
     /// The server's error for a failed result (or the connection's, when there is none).
     private func error(_ result: OpaquePointer?, sql: String?) -> PGError {
         if let result {
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
             let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
             let message = primary ?? String(cString: PQresultErrorMessage(result))
-            return PGError(sqlState: state, message: message.trimmingCharacters(in: .whitespacesAndNewlines), sql: sql)
+            return PGError(sqlState: state, message: Self.oneLine(message), sql: sql)
         }
-        let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+        let message = Self.oneLine(String(cString: PQerrorMessage(handle)))
         return PGError(sqlState: "", message: message.isEmpty ? "connection lost" : message, sql: sql)
     }
 
