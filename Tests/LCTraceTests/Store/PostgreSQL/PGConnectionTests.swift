@@ -64,6 +64,13 @@ final class PGConnectionTests: XCTestCase {
         XCTAssertEqual(try db.query("SELECT 7").int(0, 0), 7)
     }
 
+    /// libpq's messages span lines with tab indents; `Error:` shows them as one line (no server needed).
+    func testLibpqMessagesAreToldOnOneLine() {
+        XCTAssertEqual(PGConnection.oneLine("server closed the connection unexpectedly\n\tThis probably means the server terminated\n"),
+                       "server closed the connection unexpectedly This probably means the server terminated")
+        XCTAssertEqual(PGConnection.oneLine("  \r\n"), "")
+    }
+
     func testAnUnreachableServerIsAClearErrorWithoutThePassword() {
         XCTAssertThrowsError(try PGConnection(url: "postgresql://qa:hunter2@127.0.0.1:1/none?connect_timeout=2")) { error in
             let e = error as! PGError
