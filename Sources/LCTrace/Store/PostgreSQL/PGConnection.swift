@@ -106,7 +106,7 @@ final class PGConnection {
     /// libpq's messages span lines, indented with tabs ("server closed the connection
     /// unexpectedly\n\tThis probably means…"): one line of single spaces for `Error:`.
     static func oneLine(_ message: String) -> String {
-        message.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).joined(separator: " ")
+        message.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
     /// The server's error for a failed result (or the connection's, when there is none).
