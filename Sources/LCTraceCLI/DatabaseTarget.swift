@@ -16,15 +16,17 @@ struct DatabaseTargetError: OneLineError {
 }
 
 /// The databases a command opened, closed when it ends; a reading command's `-wal` and `-shm`
-/// files are removed then when they were not there before (`SQLiteSchema.releaseWALFiles`).
+/// files are removed then when no other connection has the database open
+/// (`SQLiteSchema.releaseWALFiles`): those it made, and those of an ingest that ended while it
+/// read (a read-only connection closing last cannot remove them, so they stayed behind).
 final class OpenedDatabases {
-    private var reading: [(path: String, hadWALFiles: Bool)] = []
+    private var reading: [String] = []
     private var closers: [() -> Void] = []
 
     /// Opens `location` for a command that only reads.
-    func openForReading(_ location: String) throws -> Storage {
+    func openForReading(_ location: String, timeout: Double? = nil) throws -> Storage {
         try beforeReading(location)
-        let db = try DatabaseTarget.opening(location) { try Storage.openForReading(location) }
+        let db = try DatabaseTarget.opening(location) { try Storage.openForReading(location, timeout: timeout) }
         closers.append { db.close() }
         return db
     }
@@ -43,19 +45,18 @@ final class OpenedDatabases {
         return try DatabaseTarget.opening(location) { try Storage.openForWriting(location, create: create) }
     }
 
-    /// A file's checks, and what was beside it before this process opened it (a second
-    /// connection finds the first one's files).
+    /// A file's checks; the file is remembered for the tidy of `closeAll`.
     private func beforeReading(_ location: String) throws {
         guard case .sqlite(let path) = StorageLocation(location) else { return }
         try DatabaseTarget.check(path, writing: false, create: false)
-        if !reading.contains(where: { $0.path == path }) { reading.append((path, SQLiteSchema.hasWALFiles(path))) }
+        if !reading.contains(path) { reading.append(path) }
     }
 
     /// Closes what was opened for reading and leaves each folder as it was.
     func closeAll() {
         for close in closers { close() }
         closers = []
-        for (path, had) in reading where !had { SQLiteSchema.releaseWALFiles(path: path) }
+        for path in reading { SQLiteSchema.releaseWALFiles(path: path) }
         reading = []
     }
 }

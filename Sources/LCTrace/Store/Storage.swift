@@ -71,12 +71,13 @@ public final class Storage {
     private(set) lazy var model = ModelReader(db: backend.reader)
 
     /// Opens `location` read-only, refusing anything that is not an lctrace database of this
-    /// version (`report`, `sessions`, `query`, …).
-    public static func openForReading(_ location: String) throws -> Storage {
+    /// version (`report`, `sessions`, `query`, …). `timeout`: seconds for everything done on
+    /// a server from now on, opening included (`lctrace query --timeout`).
+    public static func openForReading(_ location: String, timeout: Double? = nil) throws -> Storage {
         let where_ = StorageLocation(location)
         switch where_ {
         case .sqlite(let path): return Storage(location: where_, backend: try SQLiteBackend(readingPath: path))
-        case .postgres(let url): return Storage(location: where_, backend: try PGBackend(url: url, writing: false))
+        case .postgres(let url): return Storage(location: where_, backend: try PGBackend(url: url, writing: false, timeout: timeout))
         }
     }
 
@@ -153,7 +154,8 @@ public final class UserQueryRows {
 
 extension Storage {
     /// Runs one read-only statement of a user's (see `PGUserQuery` for what is refused), with
-    /// `timeout` seconds for the whole query.
+    /// `timeout` seconds for the whole query (counted from the opening when the storage was
+    /// opened with one).
     public func userQuery(_ sql: String, timeout: Double?) throws -> UserQueryRows {
         UserQueryRows(try backend.readOnlyQuery(sql, timeout: timeout))
     }

@@ -82,11 +82,13 @@ enum QueryCommand: Command {
     /// connection of its own, its rows fetched a page at a time (`Storage.userQuery`).
     private static func onServer(_ location: String, sql: String, timeout: Int64?, style: RowFormatter.Style,
                                  maxWidth: Int?, _ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let storage = try context.databases.openForReading(location)
         let seconds = timeout.map { Double($0) / 1e9 }
         let stoppedMessage = { QueryStopped(message: "query stopped after \(OptionValues.describe(timeout ?? 0)) (--timeout); what was printed before is incomplete") }
         let rows: UserQueryRows
         do {
+            // The deadline starts before connecting: opening checks the schema, which waits on
+            // a table another session holds locked.
+            let storage = try context.databases.openForReading(location, timeout: seconds)
             rows = try storage.userQuery(sql, timeout: seconds)
         } catch let error as StorageFailure where error.kind == .stopped {
             throw stoppedMessage()

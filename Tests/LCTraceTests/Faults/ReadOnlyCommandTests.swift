@@ -65,6 +65,24 @@ final class ReadOnlyCommandTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try listing(folder), ["traces.db", "traces.db-loaders"], "the writer's close removes them")
     }
 
+    /// A writer that closes while a reading command still has the database open leaves its
+    /// -wal and -shm behind (a read-only connection closing last cannot remove them): the
+    /// reading command removes them when it ends. (The concurrent-ingest test below met this
+    /// now and then, when an ingest ended during a read.)
+    func testAWriterThatEndsDuringAReadLeavesNothingBehind() throws {
+        let (folder, db, _) = try makeDatabase()
+        let writer = try SQLiteSchema.openForWriting(path: db, create: false)
+        try writer.execute("CREATE TEMP TABLE keep(x)")
+        let opened = OpenedDatabases()
+        let reader = try opened.openForReading(db)
+        XCTAssertEqual(try reader.sessionCount(), 9)
+        writer.close()
+        let during = try listing(folder)
+        XCTAssertTrue(during.contains("traces.db-wal"), "the reader keeps the log: \(during)")
+        opened.closeAll()
+        XCTAssertEqual(try listing(folder), ["traces.db", "traces.db-loaders"])
+    }
+
     /// Reading commands run again and again, as processes, while an ingest writes: every answer
     /// is a consistent state (counts never go back; a session analyzed has exactly its events),
     /// the ingest ends as it would alone, and nothing is left beside the database.

@@ -11,12 +11,18 @@ final class PGBackend: StorageBackend {
     private let read: PGReadConnection
     private let writing: Bool
     private lazy var strings = PGStrings(url: url)
+    /// `lctrace query --timeout`: a deadline from the moment the database is opened, so
+    /// connecting and checking the schema (which waits on a table another session locked)
+    /// count too.
+    private let deadline: PGDeadline?
 
-    init(url: String, writing: Bool, create: Bool = true) throws {
+    init(url: String, writing: Bool, create: Bool = true, timeout: Double? = nil) throws {
         self.url = url
         name = PGConnection.redacted(url)
         self.writing = writing
-        main = try PGConnection(url: url)
+        deadline = timeout.map(PGDeadline.init(seconds:))
+        main = try PGConnection(url: url, connectTimeout: try deadline?.secondsLeft())
+        try deadline?.limit(main)
         try PGSchema.prepare(main, name: name, writing: writing, create: create)
         read = PGReadConnection(pg: main, snapshot: !writing)
     }
@@ -37,7 +43,8 @@ final class PGBackend: StorageBackend {
     }
 
     func readOnlyQuery(_ sql: String, timeout: Double?) throws -> any QueryRows {
-        try PGUserQuery(pg: try PGConnection(url: url), sql: sql, timeout: timeout)
+        let deadline = self.deadline ?? timeout.map(PGDeadline.init(seconds:))
+        return try PGUserQuery(pg: try PGConnection(url: url, connectTimeout: try deadline?.secondsLeft()), sql: sql, deadline: deadline)
     }
 
     func tidyAfterInterruption() {}
@@ -60,38 +67,42 @@ final class PGUserQuery: QueryRows {
     private var row = -1
     private var done = false
     private let first: PGResult
-    private let deadline: DispatchTime?
-    private let timeout: Double?
+    private let deadline: PGDeadline?
     /// Rows fetched at a time: enough to keep the round trips cheap, few enough for flat memory.
     static let pageRows = 1000
-    /// True when the role is a superuser (it can reach the server's files and programs).
+    /// True when the role is a superuser or a member of the roles that read or write the
+    /// server's files or run its programs.
     let isSuperuser: Bool
     let role: String
 
-    init(pg: PGConnection, sql: String, timeout: Double?) throws {
+    init(pg: PGConnection, sql: String, deadline: PGDeadline?) throws {
         self.pg = pg
-        self.timeout = timeout
+        self.deadline = deadline
         let statement = try Self.checked(sql)
-        let who = try pg.query("SELECT current_user::text, rolsuper FROM pg_roles WHERE rolname = current_user")
+        // Every statement runs with the time left as its statement timeout: the DECLARE too,
+        // which waits for locks and plans (evaluating constant expressions) before any FETCH.
+        try deadline?.limit(pg)
+        let who = try pg.query("""
+            SELECT current_user::text, rolsuper OR pg_has_role(current_user, 'pg_read_server_files', 'MEMBER')
+                OR pg_has_role(current_user, 'pg_write_server_files', 'MEMBER')
+                OR pg_has_role(current_user, 'pg_execute_server_program', 'MEMBER')
+            FROM pg_roles WHERE rolname = current_user
+            """)
         role = who.text(0, 0) ?? "?"
         isSuperuser = who.text(0, 1) == "t"
-        deadline = timeout.map { DispatchTime.now() + .nanoseconds(Int(min($0, 86_400) * 1e9)) }
         try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         let name = cursor
+        try deadline?.limit(pg)
         try Self.userFaults { try pg.query("DECLARE \(name) NO SCROLL CURSOR FOR " + statement) }
-        first = try Self.fetch(pg, cursor: name, deadline: deadline, timeout: timeout)
+        first = try Self.fetch(pg, cursor: name, deadline: deadline)
         page = first
     }
 
     deinit { try? pg.execute("ROLLBACK") }
 
     /// The next page, with the time left of the deadline as its statement timeout.
-    private static func fetch(_ pg: PGConnection, cursor: String, deadline: DispatchTime?, timeout: Double?) throws -> PGResult {
-        if let deadline {
-            let left = Int64(deadline.uptimeNanoseconds) - Int64(DispatchTime.now().uptimeNanoseconds)
-            guard left > 0 else { throw PGError(sqlState: "57014", message: "canceling statement due to statement timeout", sql: nil) }
-            try pg.execute("SET LOCAL statement_timeout = \(max(1, left / 1_000_000))")
-        }
+    private static func fetch(_ pg: PGConnection, cursor: String, deadline: PGDeadline?) throws -> PGResult {
+        try deadline?.limit(pg)
         return try userFaults { try pg.query("FETCH \(pageRows) FROM \(cursor)") }
     }
 
@@ -112,7 +123,17 @@ final class PGUserQuery: QueryRows {
     static let refusedWords: Set<String> = ["insert", "update", "delete", "merge", "copy", "call", "do", "truncate",
                                             "create", "drop", "alter", "grant", "revoke", "lock", "vacuum",
                                             "notify", "listen", "set", "reset", "discard", "prepare", "execute",
-                                            "refresh", "reindex", "cluster"]
+                                            "refresh", "reindex", "cluster",
+                                            // Functions with effects a READ ONLY transaction allows: ending or
+                                            // signalling other sessions, notifications, large objects, settings,
+                                            // the server's files, and other servers.
+                                            "pg_terminate_backend", "pg_cancel_backend", "pg_notify", "pg_reload_conf",
+                                            "pg_rotate_logfile", "pg_promote", "pg_switch_wal", "set_config",
+                                            "lo_create", "lo_creat", "lo_import", "lo_export", "lo_unlink", "lo_put",
+                                            "lo_from_bytea", "pg_read_file", "pg_read_binary_file", "pg_ls_dir",
+                                            "pg_stat_file", "dblink", "dblink_exec", "dblink_connect"]
+    /// Advisory locks: a query holding lctrace's own (files, sessions) would stall every ingest.
+    static let refusedPrefixes = ["pg_advisory", "pg_try_advisory"]
 
     /// One statement that reads: what is left after a trailing semicolon.
     static func checked(_ sql: String) throws -> String {
@@ -124,14 +145,14 @@ final class PGUserQuery: QueryRows {
         guard ["select", "with", "values", "table"].contains(first) else {
             throw QueryRefused(message: "only a query that reads is allowed (this is \(first.uppercased())): lctrace query is read-only")
         }
-        if let word = scan.words.first(where: refusedWords.contains) {
+        if let word = scan.words.first(where: { w in refusedWords.contains(w) || refusedPrefixes.contains { w.hasPrefix($0) } }) {
             throw QueryRefused(message: "\(word.uppercased()) is not allowed in lctrace query: it is read-only")
         }
         return text
     }
 
     var warnings: [String] {
-        isSuperuser ? ["connected as \(role), a superuser: a query can reach the server's files and programs; "
+        isSuperuser ? ["connected as \(role), a superuser or a member of pg_read_server_files, pg_write_server_files or pg_execute_server_program: a query can reach the server's files and programs; "
                        + "give QA engineers the read-only role the README describes"] : []
     }
 
@@ -143,7 +164,7 @@ final class PGUserQuery: QueryRows {
         row += 1
         if row < current.rowCount { return true }
         if current.rowCount < Self.pageRows { done = true; return false }
-        page = try Self.fetch(pg, cursor: cursor, deadline: deadline, timeout: timeout)
+        page = try Self.fetch(pg, cursor: cursor, deadline: deadline)
         row = 0
         if page!.rowCount > 0 { return true }
         done = true
@@ -160,5 +181,28 @@ final class PGUserQuery: QueryRows {
         case 17: return .blob(PGQuery.bytes(hex: text))
         default: return .text(text)
         }
+    }
+}
+
+/// The end of `lctrace query --timeout` on the server: each statement is given only the
+/// time left as its `statement_timeout`, so the whole query, not each statement, is bounded.
+struct PGDeadline {
+    let end: DispatchTime
+
+    init(seconds: Double) { end = DispatchTime.now() + .nanoseconds(Int(min(seconds, 86_400) * 1e9)) }
+
+    /// Milliseconds left; the server's own timeout error once none are.
+    func millisecondsLeft() throws -> Int64 {
+        let left = Int64(bitPattern: end.uptimeNanoseconds) - Int64(bitPattern: DispatchTime.now().uptimeNanoseconds)
+        guard left > 0 else { throw PGError(sqlState: "57014", message: "canceling statement due to statement timeout", sql: nil) }
+        return max(1, left / 1_000_000)
+    }
+
+    /// Whole seconds left, rounded up (libpq's connect_timeout).
+    func secondsLeft() throws -> Int { Int((try millisecondsLeft() + 999) / 1000) }
+
+    /// Gives the connection's next statements the time left.
+    func limit(_ pg: PGConnection) throws {
+        try pg.execute("SET statement_timeout = \(try millisecondsLeft())")
     }
 }

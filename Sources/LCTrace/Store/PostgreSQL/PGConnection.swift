@@ -71,10 +71,14 @@ final class PGConnection {
         return "lctrace_c\(cursors)"
     }
 
-    /// Connects to `url` (`postgresql://user@host:port/db?options=…`, or any libpq conninfo).
-    init(url: String) throws {
+    /// Connects to `url` (`postgresql://user@host:port/db?options=…`, or any libpq conninfo);
+    /// within `connectTimeout` seconds when given (libpq's `connect_timeout`, at least 2).
+    init(url: String, connectTimeout: Int? = nil) throws {
         displayURL = PGConnection.redacted(url)
-        guard let conn = PQconnectdb(url) else {
+        var keywords = ["dbname"], values = [url]
+        if let connectTimeout { keywords.append("connect_timeout"); values.append(String(max(2, connectTimeout))) }
+        let made: OpaquePointer? = keywords.withCStrings { k in values.withCStrings { v in PQconnectdbParams(k, v, 1) } }
+        guard let conn = made else {
             throw PGError(sqlState: "", message: "cannot connect to \(displayURL): out of memory", sql: nil)
         }
         guard PQstatus(conn) == CONNECTION_OK else {
@@ -335,5 +339,16 @@ extension PGError: StorageFailure {
         if isConnectionFailure { return "check the URL, that the server runs and accepts this user, and the network" }
         if sqlState == "42501" { return "the role lacks a privilege lctrace needs (a writing command needs to create and write its tables)" }
         return nil
+    }
+}
+
+extension Array where Element == String {
+    /// The strings as a NULL-terminated array of C strings, valid during `body` (libpq's
+    /// keyword and value lists).
+    func withCStrings<R>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) throws -> R) rethrows -> R {
+        let copies = map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let pointers = copies.map { UnsafePointer($0) } + [nil]
+        return try pointers.withUnsafeBufferPointer { try body($0.baseAddress!) }
     }
 }

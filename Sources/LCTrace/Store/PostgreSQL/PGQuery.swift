@@ -4,7 +4,12 @@ import CPostgreSQL
 /// (outside quotes and comments). Everything else they use is standard SQL.
 enum PGDialect {
     /// The lowercased words of `sql` outside quotes, dollar quotes and comments, and how many
-    /// `;` separate statements there.
+    /// `;` separate statements there, read as PostgreSQL's lexer reads them
+    /// (https://www.postgresql.org/docs/current/sql-syntax-lexical.html): `$` inside an
+    /// identifier (`a$b$`) is part of it, a dollar-quote tag may hold digits but not start
+    /// with one (`$1` is a parameter), `E'…'` strings take backslash escapes, and block
+    /// comments nest. A scan that read any of these differently could hide a word from the
+    /// check or refuse a harmless query.
     static func scan(_ sql: String) -> (words: [String], separators: Int) {
         let b = Array(sql.utf8)
         var words: [String] = []
@@ -12,12 +17,25 @@ enum PGDialect {
         var i = 0
         var word: [UInt8] = []
         func flush() { if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self).lowercased()); word = [] } }
+        func isLetter(_ c: UInt8) -> Bool { c == 0x5f || (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c >= 0x80 }
+        func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
         while i < b.count {
             let c = b[i]
-            if c == 0x27 || c == 0x22 {  // ' or "
+            if c == 0x27 {  // '…', or E'…' with backslash escapes
+                let escapes = word.count == 1 && (word[0] == 0x65 || word[0] == 0x45)
+                if escapes { word = [] }
                 flush()
                 i += 1
-                while i < b.count && b[i] != c { i += 1 }
+                while i < b.count && b[i] != 0x27 {
+                    i += escapes && b[i] == 0x5c ? 2 : 1
+                }
+                i += 1
+                continue
+            }
+            if c == 0x22 {  // "identifier" ("" inside reads as two quoted parts: the same words)
+                flush()
+                i += 1
+                while i < b.count && b[i] != 0x22 { i += 1 }
                 i += 1
                 continue
             }
@@ -26,18 +44,23 @@ enum PGDialect {
                 while i < b.count && b[i] != 0x0a { i += 1 }
                 continue
             }
-            if c == 0x2f && i + 1 < b.count && b[i + 1] == 0x2a {  // /*
+            if c == 0x2f && i + 1 < b.count && b[i + 1] == 0x2a {  // /* … /* … */ … */
                 flush()
                 i += 2
-                while i + 1 < b.count && !(b[i] == 0x2a && b[i + 1] == 0x2f) { i += 1 }
-                i += 2
+                var depth = 1
+                while i < b.count && depth > 0 {
+                    if b[i] == 0x2f && i + 1 < b.count && b[i + 1] == 0x2a { depth += 1; i += 2; continue }
+                    if b[i] == 0x2a && i + 1 < b.count && b[i + 1] == 0x2f { depth -= 1; i += 2; continue }
+                    i += 1
+                }
                 continue
             }
-            if c == 0x24 {  // $tag$ … $tag$
+            if c == 0x24 && word.isEmpty {  // $tag$ … $tag$ (a `$` inside a word is the word's)
                 var j = i + 1
-                while j < b.count && (b[j] == 0x5f || (b[j] >= 0x61 && b[j] <= 0x7a) || (b[j] >= 0x41 && b[j] <= 0x5a)) { j += 1 }
+                if j < b.count && isLetter(b[j]) {
+                    while j < b.count && (isLetter(b[j]) || isDigit(b[j])) { j += 1 }
+                }
                 if j < b.count && b[j] == 0x24 {
-                    flush()
                     let tag = Array(b[i...j])
                     var k = j + 1
                     while k + tag.count <= b.count && Array(b[k..<(k + tag.count)]) != tag { k += 1 }
@@ -46,7 +69,7 @@ enum PGDialect {
                 }
             }
             if c == 0x3b { flush(); separators += 1; i += 1; continue }
-            if c == 0x5f || (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) {
+            if isLetter(c) || isDigit(c) || (c == 0x24 && !word.isEmpty) {
                 word.append(c)
             } else {
                 flush()

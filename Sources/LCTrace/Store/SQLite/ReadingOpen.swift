@@ -23,11 +23,12 @@ extension SQLiteSchema {
         walFiles(of: path).contains { FileManager.default.fileExists(atPath: $0) }
     }
 
-    /// Removes the `-wal` and `-shm` files the reading connections of this process (all closed
-    /// by now) made, when nobody else has the database open: a connection that may write is
+    /// Removes the `-wal` and `-shm` files beside a database once the reading connections of
+    /// this process are closed, when nobody else has it open: a connection that may write is
     /// opened (never creating the database), reads the schema so that it joins the WAL, and
-    /// closes, and SQLite's last-connection close checkpoints (nothing: the log is empty unless
-    /// a writer ran meanwhile) and deletes both. A database the process may not write keeps
+    /// closes, and SQLite's last-connection close checkpoints (nothing, unless a writer ran
+    /// meanwhile and closed before the reader: then its committed pages, as the next writer
+    /// would) and deletes both. A database the process may not write keeps
     /// them (SQLite opens it read-only then), as before.
     public static func releaseWALFiles(path: String) {
         guard hasWALFiles(path), let db = try? SQLiteDatabase(path: path, mode: .readWriteExisting) else { return }

@@ -91,6 +91,14 @@ final class PostgreSQLCommandTests: PostgreSQLTestCase {
             "SELECT nextval('no_such_sequence')",
             "SELECT * FROM no_such_table",
             "SELEC 1",
+            // Hidden from a scan that read `$` in an identifier as a dollar quote.
+            "WITH a$b$ AS (DELETE FROM sessions RETURNING 1) SELECT * FROM a$b$",
+            // Functions with effects a READ ONLY transaction allows.
+            "SELECT pg_advisory_lock(1), pg_sleep(0)",
+            "SELECT pg_try_advisory_xact_lock(7)",
+            "SELECT pg_terminate_backend(pg_backend_pid())",
+            "SELECT set_config('statement_timeout', '0', false)",
+            "SELECT pg_notify('x', 'y')",
         ]
         for sql in refused {
             let r = TestSupport.run(["query", "--db", pg, sql])
@@ -119,6 +127,24 @@ final class PostgreSQLCommandTests: PostgreSQLTestCase {
                                      "SELECT g, pg_sleep(0.002) FROM generate_series(1, 5000) g"])
         XCTAssertEqual(paged.status, 74, paged.err)
         XCTAssertTrue(paged.err.contains("query stopped"), paged.err)
+        // The DECLARE and the opening are inside the deadline too: a table another session
+        // holds locked (the opening's schema check waits on it), and a plan that evaluates a
+        // large constant expression before any row.
+        let locker = try PGConnection(url: url)
+        // The server ends the locker after 8 s idle: a query that waits on the lock fails the
+        // test on its duration rather than hanging it.
+        try locker.execute("SET idle_in_transaction_session_timeout = '8s'; BEGIN; LOCK TABLE events IN ACCESS EXCLUSIVE MODE")
+        let lockedStart = Date()
+        let locked = TestSupport.run(["query", "--db", url, "--timeout", "1s", "SELECT count(*) FROM events"])
+        XCTAssertEqual(locked.status, 74, locked.err)
+        XCTAssertTrue(locked.err.contains("query stopped after 1s"), locked.err)
+        XCTAssertLessThan(Date().timeIntervalSince(lockedStart), 4, "waited on the lock past --timeout")
+        try? locker.execute("ROLLBACK")
+        let planStart = Date()
+        let planned = TestSupport.run(["query", "--db", url, "--timeout", "500ms",
+                                       "SELECT length(regexp_replace(repeat('ab', 20000000), 'a', 'cc', 'g'))"])
+        XCTAssertEqual(planned.status, 74, planned.err)
+        XCTAssertLessThan(Date().timeIntervalSince(planStart), 3.5, "planning ran past --timeout")
         // A quick query under a timeout runs.
         XCTAssertEqual(TestSupport.run(["query", "--db", url, "--timeout", "30s", "SELECT 1 AS one"]).status, 0)
     }
@@ -153,5 +179,24 @@ final class PostgreSQLCommandTests: PostgreSQLTestCase {
         }
         let w = TestSupport.run(["ingest", "-q", "--db", qa, samples])
         XCTAssertEqual(w.status, 74, "an ingest with the read-only role fails: \(w.err)")
+    }
+}
+
+/// `lctrace query`'s check of a user's SQL before it reaches a server (no server needed).
+final class PGWordScanTests: XCTestCase {
+    /// The word scan reads SQL as PostgreSQL's lexer does: nothing hidden,
+    /// nothing harmless refused.
+    func testTheWordScanFollowsPostgreSQLsLexer() {
+        func words(_ sql: String) -> [String] { PGDialect.scan(sql).words }
+        XCTAssertTrue(words("WITH a$b$ AS (DELETE FROM s RETURNING 1) SELECT * FROM a$b$").contains("delete"), "$ inside an identifier")
+        XCTAssertEqual(words("SELECT $a1$ delete $a1$"), ["select"], "a tag with digits")
+        XCTAssertEqual(words("SELECT $$ update $$, 1"), ["select", "1"])
+        XCTAssertFalse(words("SELECT E'\\'' AS x, 'update' AS y").contains("update"), "E'' takes backslash escapes")
+        XCTAssertEqual(PGDialect.scan("SELECT E'\\'; DELETE FROM events; --'").separators, 0, "one E'' string")
+        XCTAssertEqual(PGDialect.scan("SELECT 'it''s'; DELETE FROM events").separators, 1)
+        XCTAssertEqual(words("SELECT 1 /* a /* nested */ delete */"), ["select", "1"], "block comments nest")
+        XCTAssertEqual(PGDialect.scan("SELECT 1 /* /* */ */; DELETE FROM t").words.last, "t")
+        XCTAssertEqual(words("SELECT $1"), ["select", "1"], "a parameter is no quote")
+        XCTAssertEqual(words("SELECT \"delete\" FROM t -- update"), ["select", "from", "t"])
     }
 }
