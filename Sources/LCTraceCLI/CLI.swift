@@ -177,13 +177,14 @@ public enum CLI {
     /// spelt `--name=value`), in order, each at most once; stops at `-h`, `--help`, `--version`
     /// (left for the caller) or the first word.
     static func leadingOptions(_ rest: inout ArraySlice<String>) throws -> [(name: String, value: String)] {
-        let forwarded = ["db", "color"]
+        // The global options with a value are the command's own, forwarded to it.
+        let forwarded = globalOptions.filter { $0.value != nil }.map(\.name)
         var taken: [(name: String, value: String)] = []
         while let arg = rest.first, arg.hasPrefix("-"), !["-h", "--help", "--version"].contains(arg) {
             let name: String, value: String
             if let n = forwarded.first(where: { arg == "--\($0)" }) {
                 guard rest.count > 1 else {
-                    throw UsageError("option '--\(n)' needs a value (\(globalOptions.first { $0.name == n }?.value ?? "VALUE"))")
+                    throw UsageError("option '--\(n)' needs a value (\(globalOptions.first { $0.name == n }!.value!))")
                 }
                 (name, value) = (n, rest[rest.startIndex + 1])
                 rest = rest.dropFirst(2)

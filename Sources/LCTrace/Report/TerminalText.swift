@@ -21,6 +21,14 @@ public enum TerminalText {
         return String(out)
     }
 
+    /// `escaped(text)`, setting `changed` when it differs from `text` (escaping only ever
+    /// lengthens a text, so the byte counts tell).
+    static func escaped(_ text: String, noting changed: inout Bool) -> String {
+        let out = escaped(text)
+        if out.utf8.count != text.utf8.count { changed = true }
+        return out
+    }
+
     /// True for the scalars a terminal may act on rather than show.
     @inline(__always) static func needsEscape(_ s: Unicode.Scalar) -> Bool {
         switch s.value {
@@ -35,18 +43,12 @@ public enum TerminalText {
 extension ReportData {
     /// The same data with every text that came from a trace or a file name escaped for a
     /// terminal (`TerminalText`): what the grouped text report shows. Identities (hashes) are
-    /// kept as they are, so grouping and baseline verdicts do not change.
-    public func escapedForTerminal() -> ReportData { escapingForTerminal().data }
-
-    /// The escaped data, and whether any text needed escaping (mostly none does: then the
-    /// caller keeps what it built from the data as it is).
+    /// kept as they are, so grouping and baseline verdicts do not change. `changed`: whether
+    /// any text needed escaping (mostly none does: then the caller keeps what it built from
+    /// the data as it is).
     func escapingForTerminal() -> (data: ReportData, changed: Bool) {
         var changed = false
-        func x(_ s: String) -> String {
-            let t = TerminalText.escaped(s)
-            if t.utf8.count != s.utf8.count { changed = true }   // escaping only ever lengthens
-            return t
-        }
+        func x(_ s: String) -> String { TerminalText.escaped(s, noting: &changed) }
         func e(_ s: String?) -> String? { s.map(x) }
         var copy = self
         copy.sessions = sessions.map { s in
@@ -76,17 +78,13 @@ extension ReportData {
 }
 
 extension ReportView {
-    /// The same view over `ReportData.escapedForTerminal()`, with the baseline's entries (they
+    /// The same view over `ReportData.escapingForTerminal()`, with the baseline's entries (they
     /// come from a file) escaped too: what the text report shows.
     public func escapedForTerminal() -> ReportView {
         var escapedOptions = options
         escapedOptions.sourceRoot = nil   // the text report names no source files
         var changed = options.sourceRoot != nil
-        func x(_ s: String) -> String {
-            let t = TerminalText.escaped(s)
-            if t.utf8.count != s.utf8.count { changed = true }   // escaping only ever lengthens
-            return t
-        }
+        func x(_ s: String) -> String { TerminalText.escaped(s, noting: &changed) }
         if var baseline = escapedOptions.baseline {
             baseline.entries = baseline.entries.map { entry in
                 var entry = entry

@@ -153,10 +153,10 @@ public final class UserQueryRows {
 }
 
 extension Storage {
-    /// Runs one read-only statement of a user's (see `PGUserQuery` for what is refused), with
-    /// `timeout` seconds for the whole query (counted from the opening when the storage was
-    /// opened with one).
-    public func userQuery(_ sql: String, timeout: Double?) throws -> UserQueryRows {
-        UserQueryRows(try backend.readOnlyQuery(sql, timeout: timeout))
+    /// Runs one read-only statement of a user's (see `PGUserQuery` for what is refused), within
+    /// the `timeout` the storage was opened with (`openForReading(_:timeout:)`), which counts
+    /// from the opening.
+    public func userQuery(_ sql: String) throws -> UserQueryRows {
+        UserQueryRows(try backend.readOnlyQuery(sql))
     }
 }

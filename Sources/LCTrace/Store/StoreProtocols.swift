@@ -15,8 +15,9 @@ protocol StorageBackend: AnyObject {
     func analysisStore() throws -> any AnalysisStore
     /// Loads files (`lctrace ingest`).
     func ingestSink() throws -> any IngestSink
-    /// Runs one read-only statement of a user's (`lctrace query`).
-    func readOnlyQuery(_ sql: String, timeout: Double?) throws -> any QueryRows
+    /// Runs one read-only statement of a user's (`lctrace query`), within the timeout the
+    /// storage was opened with.
+    func readOnlyQuery(_ sql: String) throws -> any QueryRows
     /// See `Storage.tidyAfterInterruption`.
     func tidyAfterInterruption()
     func close()

@@ -45,17 +45,17 @@ enum QueryCommand: Command {
         do {
             stmt = try ReadOnlyQuery.prepare(sql, on: db)
         } catch let error as SQLiteError where deadline?.stopped(error) ?? false {
-            throw stopped(deadline!)
+            throw stopped(after: timeout ?? 0)
         }
         // Each row's values go from where SQLite holds them straight into the output.
         return try write(columns: stmt.columnNames, style: style, maxWidth: maxWidth, args, context, rows: { out in
             try stmt.forEachRow { row in
                 try out.add(row)
-                if let deadline, deadline.passed { throw stopped(deadline) }
+                if let deadline, deadline.passed { throw stopped(after: timeout ?? 0) }
             }
         }, meaning: { error in
             guard let error = error as? SQLiteError else { return error }
-            if let deadline, deadline.stopped(error) { return stopped(deadline) }
+            if let deadline, deadline.stopped(error) { return stopped(after: timeout ?? 0) }
             return ReadOnlyQuery.isQueryFault(error) ? QueryRefused(message: "SQL error: \(error.message)") : error
         })
     }
@@ -83,21 +83,20 @@ enum QueryCommand: Command {
     private static func onServer(_ location: String, sql: String, timeout: Int64?, style: RowFormatter.Style,
                                  maxWidth: Int?, _ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let seconds = timeout.map { Double($0) / 1e9 }
-        let stoppedMessage = { QueryStopped(message: "query stopped after \(OptionValues.describe(timeout ?? 0)) (--timeout); what was printed before is incomplete") }
         let rows: UserQueryRows
         do {
             // The deadline starts before connecting: opening checks the schema, which waits on
             // a table another session holds locked.
             let storage = try context.databases.openForReading(location, timeout: seconds)
-            rows = try storage.userQuery(sql, timeout: seconds)
+            rows = try storage.userQuery(sql)
         } catch let error as StorageFailure where error.kind == .stopped {
-            throw stoppedMessage()
+            throw stopped(after: timeout ?? 0)
         }
         for warning in rows.warnings { context.console.writeError("Warning: \(shown(warning))\n") }
         return try write(columns: rows.columnNames, style: style, maxWidth: maxWidth, args, context, rows: { out in
             try rows.forEachRow { try out.add($0) }
         }, meaning: { error in
-            (error as? StorageFailure)?.kind == .stopped ? stoppedMessage() : error
+            (error as? StorageFailure)?.kind == .stopped ? stopped(after: timeout ?? 0) : error
         })
     }
 
@@ -145,8 +144,9 @@ enum QueryCommand: Command {
         return text
     }
 
-    private static func stopped(_ deadline: QueryDeadline) -> QueryStopped {
-        QueryStopped(message: "query stopped after \(OptionValues.describe(Int64(deadline.seconds * 1e9))) (--timeout); what was printed before is incomplete")
+    /// The error of a query `--timeout` (nanoseconds) stopped, on either backend.
+    private static func stopped(after timeout: Int64) -> QueryStopped {
+        QueryStopped(message: "query stopped after \(OptionValues.describe(timeout)) (--timeout); what was printed before is incomplete")
     }
 }
 

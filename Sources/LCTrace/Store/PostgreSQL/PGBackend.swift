@@ -42,9 +42,8 @@ final class PGBackend: StorageBackend {
         return try PGIngestSink(pg: main, url: url)
     }
 
-    func readOnlyQuery(_ sql: String, timeout: Double?) throws -> any QueryRows {
-        let deadline = self.deadline ?? timeout.map(PGDeadline.init(seconds:))
-        return try PGUserQuery(pg: try PGConnection(url: url, connectTimeout: try deadline?.secondsLeft()), sql: sql, deadline: deadline)
+    func readOnlyQuery(_ sql: String) throws -> any QueryRows {
+        try PGUserQuery(pg: try PGConnection(url: url, connectTimeout: try deadline?.secondsLeft()), sql: sql, deadline: deadline)
     }
 
     func tidyAfterInterruption() {}

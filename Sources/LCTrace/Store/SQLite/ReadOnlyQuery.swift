@@ -115,11 +115,9 @@ extension ReadOnlyQuery {
 /// (https://sqlite.org/c3ref/progress_handler.html).
 public final class QueryDeadline {
     private let deadline: UInt64
-    public let seconds: Double
 
     /// Installs the deadline on `db`, `nanoseconds` from now.
     public init(_ db: SQLiteDatabase, nanoseconds: Int64) {
-        seconds = Double(nanoseconds) / 1e9
         deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(nanoseconds, 0))
         self.db = db
         sqlite3_progress_handler(db.handle, 4096, { context in

@@ -35,7 +35,7 @@ final class SQLiteBackend: StorageBackend {
 
     /// Not taken: `lctrace query` reads SQLite's rows in place on the connection itself
     /// (`ReadOnlyQuery`, `QueryRow`), 30 times faster than a value array per row.
-    func readOnlyQuery(_ sql: String, timeout: Double?) throws -> any QueryRows {
+    func readOnlyQuery(_ sql: String) throws -> any QueryRows {
         throw StoreMisuse("lctrace query reads a SQLite database through ReadOnlyQuery")
     }
 
