@@ -170,17 +170,7 @@ final class PGUserQuery: QueryRows {
         return false
     }
 
-    func value(_ i: Int) -> SQLValue {
-        guard let page, !page.isNull(row, i), let text = page.text(row, i) else { return .null }
-        switch page.columnType(i) {
-        case 20, 21, 23, 26: return .int(Int64(text) ?? 0)
-        case 16: return .int(text == "t" ? 1 : 0)
-        case 700, 701: return .double(Double(text) ?? 0)
-        case 1700: return Int64(text).map { .int($0) } ?? .double(Double(text) ?? 0)
-        case 17: return .blob(PGQuery.bytes(hex: text))
-        default: return .text(text)
-        }
-    }
+    func value(_ i: Int) -> SQLValue { page?.value(row, i) ?? .null }
 }
 
 /// The end of `lctrace query --timeout` on the server: each statement is given only the

@@ -51,6 +51,20 @@ final class PGResult {
 
     func int(_ row: Int, _ column: Int) -> Int64? { text(row, column).flatMap { Int64($0) } }
 
+    /// A value typed as SQLite would give it, by the column's type OID (the text format's
+    /// values parsed).
+    func value(_ row: Int, _ column: Int) -> SQLValue {
+        guard let text = text(row, column) else { return .null }
+        switch columnType(column) {
+        case 20, 21, 23, 26: return .int(Int64(text) ?? 0)          // int8, int2, int4, oid
+        case 16: return .int(text == "t" ? 1 : 0)                    // bool
+        case 700, 701: return .double(Double(text) ?? 0)             // float4, float8
+        case 1700: return Int64(text).map { .int($0) } ?? .double(Double(text) ?? 0)  // numeric
+        case 17: return .blob(PGQuery.bytes(hex: text))              // bytea
+        default: return .text(text)
+        }
+    }
+
     /// The number of rows a command changed (`INSERT 0 5` → 5).
     var changedRows: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
 }

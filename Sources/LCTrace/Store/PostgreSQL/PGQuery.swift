@@ -240,17 +240,7 @@ final class PGQuery: SQLQuery {
     func double(_ i: Int) -> Double { result?.text(row, i).flatMap(Double.init) ?? 0 }
     func text(_ i: Int) -> String? { result?.text(row, i) }
 
-    func value(_ i: Int) -> SQLValue {
-        guard let result, !result.isNull(row, i), let text = result.text(row, i) else { return .null }
-        switch result.columnType(i) {
-        case 20, 21, 23, 26: return .int(Int64(text) ?? 0)          // int8, int2, int4, oid
-        case 16: return .int(text == "t" ? 1 : 0)                    // bool
-        case 700, 701: return .double(Double(text) ?? 0)             // float4, float8
-        case 1700: return Int64(text).map { .int($0) } ?? .double(Double(text) ?? 0)  // numeric
-        case 17: return .blob(PGQuery.bytes(hex: text))              // bytea
-        default: return .text(text)
-        }
-    }
+    func value(_ i: Int) -> SQLValue { result?.value(row, i) ?? .null }
 
     /// A bytea value in hex output format (`\x0a1b…`).
     static func bytes(hex text: String) -> [UInt8] {
