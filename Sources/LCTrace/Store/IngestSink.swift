@@ -66,6 +66,23 @@ struct BatchCounts {
 /// What kind of input problem a `rejects` row records.
 public enum RejectKind: String, Sendable { case line, conflict, damage }
 
+/// What a reject keeps of its line: the first 200 bytes, as text where they are text.
+enum RejectSample {
+    static let maxBytes = 200
+
+    /// `cut` (a line's first `maxBytes`) as text: whole when it is UTF-8, or without the
+    /// character the cut went through (at most 3 bytes short); nil when it is not text, and
+    /// the backend keeps the bytes.
+    static func text(_ cut: [UInt8]) -> String? {
+        if let text = String(validating: cut, as: UTF8.self) { return text }
+        var end = cut.count, back = 0
+        while end > 0 && back < 3 && (cut[end - 1] & 0xC0) == 0x80 { end -= 1; back += 1 }
+        if end > 0 && cut[end - 1] >= 0xC0 { end -= 1 }
+        guard end >= cut.count - 3, end > 0 else { return nil }
+        return String(validating: cut[0..<end], as: UTF8.self)
+    }
+}
+
 /// A file read before: its row, raw size and content hash.
 public struct EarlierRead: Sendable {
     public var id: Int64

@@ -214,15 +214,9 @@ final class PGIngestSink: IngestSink {
     /// A rejected line's first 200 bytes: as text when they are UTF-8 without NUL (cut
     /// through a character at 200 bytes: the whole ones), else as bytea in hex input form.
     static func sample(_ bytes: [UInt8]) -> (text: String?, raw: String?) {
-        var cut = Array(bytes.prefix(200))
-        if !cut.contains(0), let text = String(validating: cut, as: UTF8.self) { return (text, nil) }
-        if !cut.contains(0) {
-            var end = cut.count, back = 0
-            while end > 0 && back < 3 && (cut[end - 1] & 0xC0) == 0x80 { end -= 1; back += 1 }
-            if end > 0 && cut[end - 1] >= 0xC0 { end -= 1 }
-            if end >= cut.count - 3, end > 0, let text = String(validating: cut[0..<end], as: UTF8.self) { return (text, nil) }
-        }
-        defer { cut.removeAll() }
+        let cut = Array(bytes.prefix(RejectSample.maxBytes))
+        // PostgreSQL's text cannot hold NUL: such a sample is kept as bytes.
+        if !cut.contains(0), let text = RejectSample.text(cut) { return (text, nil) }
         return (nil, "\\x" + cut.map { String(format: "%02x", $0) }.joined())
     }
 
