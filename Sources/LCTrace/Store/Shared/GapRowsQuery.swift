@@ -46,38 +46,18 @@ struct GapRowsQuery {
     /// analysed sessions the filter selects), per class and animation and, in the same pass,
     /// as rows with their session's index in `sessions`.
     func gapsWithSessions(_ filter: SessionFilter, sessions: [SessionInfo]) throws -> ([GapSeries: [Int64]], GapRows) {
-        let q = try db.query("""
-            SELECT i.cls, a.animated, a.session, a.did_t - a.is_t FROM \(db.relation(.appearances)) a
-            LEFT JOIN \(db.relation(.instances)) i ON i.session = a.session AND i.vc = a.vc AND i.since = a.since
-            WHERE a.session IN (SELECT id FROM sessions WHERE dirty = 0 AND \(ModelReader.filterClause))
-              AND a.outcome = 'completed' AND a.is_t IS NOT NULL AND a.did_t IS NOT NULL
-              AND a.interactive = 0 AND a.backgrounded = 0
-            """)
-        q.bind(filter.session, at: 1)
-        q.bind(filter.app, at: 2)
-        q.bind(filter.build, at: 3)
+        let reader = ModelReader(db: db)
         let sessionIndex = Dictionary(sessions.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
         // By class id while reading (no String per appearance), names after.
         var byKey: [Int64: [Int64]] = [:]
         var rowKey: [Int64] = [], rowSession: [Int] = [], rowGap: [Int64] = []
-        while try q.step() {
-            let key = (q.optionalInt(0) ?? -1) * 2 + (q.int(1) == 1 ? 1 : 0)
-            let gap = q.int(3)
+        try reader.forEachCountedGap(filter) { cls, animated, session, gap in
+            let key = cls * 2 + (animated ? 1 : 0)
             byKey[key, default: []].append(gap)
-            guard let s = sessionIndex[q.int(2)] else { continue }
-            rowKey.append(key >> 1); rowSession.append(s); rowGap.append(gap)
+            guard let s = sessionIndex[session] else { return }
+            rowKey.append(cls); rowSession.append(s); rowGap.append(gap)
         }
-        let name = try db.query("SELECT text FROM strings WHERE id = ?")
-        var names: [Int64: String] = [:]
-        func text(_ cls: Int64) throws -> String {
-            if let known = names[cls] { return known }
-            name.reset()
-            name.bind(cls, at: 1)
-            var text = "?"
-            if cls >= 0, try name.step() { text = name.text(0) ?? "?" }
-            names[cls] = text
-            return text
-        }
+        let text = try reader.classNames()
         var series: [GapSeries: [Int64]] = [:]
         for (key, values) in byKey { series[GapSeries(cls: try text(key >> 1), animated: key & 1 == 1), default: []] += values }
         var rows = GapRows()
