@@ -34,7 +34,7 @@ public final class ModelBuilder {
     private var pendingDismissals: [(root: Instance, seq: Int64)] = []
     /// Presented id → presenter id, for a presentation seen before the presented init; the
     /// next instance of that id takes it (a later instance of a reused id does not).
-    private var presenterOf: [String: String] = [:]
+    private var presenterOf: [String: (vc: String, id: Int64)] = [:]
     /// Cycles in their appearing phase (a background period then marks them).
     private var appearingCycles = Set<Int>()
     /// willMoveToParent(P) logged before its addChild (recorders that log inside addChild).
@@ -262,7 +262,9 @@ public final class ModelBuilder {
                 closeOnEnd(old, e)
             }
             let x = Instance(key: InstanceKey(vc: vc, since: e.seq), firstT: e.t)
+            x.vcID = e.ids.vc
             x.cls = e.cls
+            x.clsID = e.ids.cls
             x.initSeq = e.seq
             x.initT = e.t
             adoptPendingPresentation(x)
@@ -271,7 +273,7 @@ public final class ModelBuilder {
         }
         if let x = directory.latest[vc] {
             if x.isAlive {
-                if x.cls == nil, let cls = e.cls { x.cls = cls }
+                if x.cls == nil, let cls = e.cls { x.cls = cls; x.clsID = e.ids.cls }
                 if x.initSeq == nil && x.unknownEventSeqs.count < 5 { x.unknownEventSeqs.append(e.seq) }
                 return x
             }
@@ -290,7 +292,9 @@ public final class ModelBuilder {
             return nil
         }
         let x = Instance(key: InstanceKey(vc: vc, since: e.seq), firstT: e.t)
+        x.vcID = e.ids.vc
         x.cls = e.cls
+        x.clsID = e.ids.cls
         x.firstEventName = e.name
         x.unknownEventSeqs = [e.seq]
         adoptPendingPresentation(x)
@@ -301,7 +305,8 @@ public final class ModelBuilder {
     /// A presentation seen before the presented controller's first event goes to this instance.
     private func adoptPendingPresentation(_ x: Instance) {
         guard let presenter = presenterOf.removeValue(forKey: x.key.vc) else { return }
-        x.presenter = presenter
+        x.presenter = presenter.vc
+        x.presenterID = presenter.id
         x.isPresented = true
     }
 
@@ -337,7 +342,7 @@ public final class ModelBuilder {
     }
 
     private func startCycle(_ x: Instance, _ e: TraceEvent, resumed: Bool) {
-        var cycle = AppearanceCycle(instance: x.key, willSeq: e.seq, willT: e.t)
+        var cycle = AppearanceCycle(instance: x.key, vcID: x.vcID, willSeq: e.seq, willT: e.t)
         if e.flags.contains(EventFlags.present(.animated)) { cycle.animated = e.has(.animated) }
         cycle.resumedFromDisappearing = resumed
         cycle.backgrounded = backgroundStart != nil
@@ -546,11 +551,12 @@ public final class ModelBuilder {
         guard let presented = e.other else { return }
         if let y = directory.latest[presented], y.isAlive {
             y.presenter = presenter.key.vc
+            y.presenterID = presenter.vcID
             y.isPresented = true
             cancelRelease(y)
             if let a = y.activeAttachment { model.attachments[a].presented = true }
         } else {
-            presenterOf[presented] = presenter.key.vc
+            presenterOf[presented] = (presenter.key.vc, presenter.vcID)
         }
         // Only presentations still in force stay listed, so the list follows what is on screen.
         var listed = presentedBy[presenter.key.vc] ?? []
@@ -644,7 +650,8 @@ public final class ModelBuilder {
             if let p = x.parent.flatMap({ directory.latest[$0] }) { p.children[ObjectIdentifier(x)] = nil }
         }
         let p = directory.latest[parent].flatMap { $0.isAlive ? $0 : nil }
-        var edge = ContainmentEdge(child: x.key, parent: parent, parentSince: p?.key.since, addSeq: e.seq, addT: e.t)
+        var edge = ContainmentEdge(child: x.key, parent: parent, childID: x.vcID, parentID: e.ids.other,
+                                   parentSince: p?.key.since, addSeq: e.seq, addT: e.t)
         if let pending = pendingWillMove.removeValue(forKey: x.key), pending.parent == parent {
             edge.willMoveSeq = pending.seq
         }
@@ -659,6 +666,7 @@ public final class ModelBuilder {
         x.lastEdge = index
         x.parent = parent
         x.lastParent = parent
+        x.lastParentID = e.ids.other
         // (1.1) Adopted again (moved to another container, e.g. a collapsing split view): in use.
         cancelRelease(x)
         p?.children[ObjectIdentifier(x)] = x

@@ -50,6 +50,9 @@ public enum InstanceEnd: String, CaseIterable, Sendable {
 public final class Instance {
     public let key: InstanceKey
     public var cls: String?
+    /// Interned ids of `key.vc`, `cls`, `lastParent` and `presenter` when the events came from
+    /// the SQLite store (`StoredIDs`), 0 where not known: the model writer's shortcut.
+    var vcID: Int64 = 0, clsID: Int64 = 0, lastParentID: Int64 = 0, presenterID: Int64 = 0
     public var initSeq: Int64?
     public var initT: Int64?
     public let firstT: Int64
@@ -118,6 +121,8 @@ public struct AppearanceCycle: Sendable {
         case `deinit`, sessionEnd = "session-end", violation
     }
     public var instance: InstanceKey
+    /// The interned id of `instance.vc`, 0 when not known (`Instance.vcID`).
+    var vcID: Int64 = 0
     public var willSeq: Int64
     public var willT: Int64
     public var isSeq: Int64?
@@ -144,6 +149,8 @@ public struct AppearanceCycle: Sendable {
 public struct ContainmentEdge: Sendable {
     public var child: InstanceKey
     public var parent: String
+    /// The interned ids of `child.vc` and `parent`, 0 when not known (`Instance.vcID`).
+    var childID: Int64 = 0, parentID: Int64 = 0
     public var parentSince: Int64?
     public var addSeq: Int64
     public var addT: Int64

@@ -175,6 +175,18 @@ public struct SessionRecord: Equatable, Sendable {
     }
 }
 
+/// The interned ids (`strings.id`) of an event's texts in the SQLite database it was read
+/// from, 0 where not known. A hint that the model carries to the model writer, which would
+/// otherwise hash each text again to find its id (a twentieth of the writer thread's time);
+/// not part of the event's value: equal events may come with or without them.
+public struct StoredIDs: Equatable, Sendable {
+    public var vc: Int64 = 0
+    public var cls: Int64 = 0
+    public var other: Int64 = 0
+    public init() {}
+    public static func == (_: StoredIDs, _: StoredIDs) -> Bool { true }
+}
+
 /// One decoded trace line, in the shape the store keeps it.
 public struct TraceEvent: Equatable, Sendable {
     public var sid: String
@@ -193,6 +205,8 @@ public struct TraceEvent: Equatable, Sendable {
     public var detail: String?
     /// A JSON object with every key not stored in a column (bounds, traits, unknown keys), or nil.
     public var attrs: String?
+    /// The interned ids of `vc`, `cls` and `other` where the event was read from the store.
+    public var ids = StoredIDs()
     /// Present on `session` records.
     public var session: SessionRecord? {
         get { record?.value }

@@ -158,6 +158,58 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(TestSupport.run(["analyze", "--db", apart]).status, 0)
         XCTAssertEqual(try TestSupport.logicalDump(together), try TestSupport.logicalDump(apart))
     }
+
+    /// Models built from the store carry its interned ids (`StoredIDs`), so the model writer
+    /// need not hash each text again: every id must be the one its text has in `strings`,
+    /// from captured rows and from the table alike, and none may be missing.
+    func testModelsFromTheStoreCarryItsInternedIDs() throws {
+        var o = CorpusOptions.make(seed: 17, sessions: 4, sessionsPerFile: 4, scenarios: 40)
+        o.gzip = false
+        let corpus = dir + "/corpus"
+        try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: corpus, options: o)
+        let files = try FileManager.default.contentsOfDirectory(atPath: corpus).sorted().filter { $0.hasSuffix(".jsonl") }
+        let database = try SQLiteSchema.openForWriting(path: db)
+        let store = try IngestStore(db: database)
+        store.capturesRows = true
+        let lines = try files.flatMap { try String(contentsOfFile: corpus + "/" + $0, encoding: .utf8).split(separator: "\n").map(String.init) }
+        try insert(lines, into: store)
+        let captured = store.takeCapturedRows()
+        let lookup = try database.prepare("SELECT id FROM strings WHERE text = ?")
+        func interned(_ text: String) throws -> Int64 {
+            defer { lookup.reset() }
+            try lookup.bind([.text(text)])
+            return try lookup.step() ? lookup.int(0) : -1
+        }
+        var checked: [String: Int] = [:]
+        func check(_ text: String?, _ id: Int64, _ what: String) throws {
+            guard let text else { return XCTAssertEqual(id, 0, what) }
+            XCTAssertEqual(id, try interned(text), "\(what) \(text)")
+            checked[what, default: 0] += 1
+        }
+        let source = try SQLiteSessionSource(db: database)
+        var sessions: [(Int64, String)] = []
+        let list = try database.prepare("SELECT id, sid FROM sessions")
+        while try list.step() { sessions.append((list.int(0), list.text(1) ?? "")) }
+        list.reset()
+        XCTAssertEqual(sessions.count, 4)
+        for (session, sid) in sessions {
+            let metadata = try source.sessionMetadata(session)
+            let rows = try XCTUnwrap(captured[session])
+            for rows in [rows, nil] {
+                let model = try Analyzer.buildModel(session: session, sid: sid, metadata: metadata, source: source,
+                                                    captured: rows, settings: RuleSettings())
+                for x in model.instances {
+                    try check(x.key.vc, x.vcID, "vc"); try check(x.cls, x.clsID, "cls")
+                    try check(x.lastParent, x.lastParentID, "parent"); try check(x.presenter, x.presenterID, "presenter")
+                }
+                for c in model.cycles { try check(c.instance.vc, c.vcID, "cycle") }
+                for e in model.edges { try check(e.child.vc, e.childID, "child"); try check(e.parent, e.parentID, "edge parent") }
+            }
+        }
+        for what in ["vc", "cls", "parent", "presenter", "cycle", "child", "edge parent"] {
+            XCTAssertGreaterThan(checked[what] ?? 0, 0, "the corpus has no \(what) to check")
+        }
+    }
 }
 
 /// `Statement.bindKeeping` skips a bind when the parameter already holds the value; what the

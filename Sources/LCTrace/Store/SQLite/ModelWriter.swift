@@ -56,17 +56,27 @@ final class ModelWriter {
             guard let value, let base else { return nil }
             return value &- base
         }
+        /// The id of `text`: `known` when the model brought it (`StoredIDs`), else interned.
+        func id(_ text: String?, known: Int64) throws -> Int64? {
+            guard let text else { return nil }
+            if known == 0 { return try strings.id(text) }
+            #if DEBUG  // the tests check every shortcut against the pool
+            let interned = try strings.id(text)
+            precondition(interned == known, "the model's id \(known) of \(text) is not this database's (\(interned))")
+            #endif
+            return known
+        }
         try insertInstances.insert(model.instances) { x, s, at in
             let timeBase = x.initT ?? 0
             s.bind(session, at: at)
-            s.bind(try strings.id(x.key.vc), at: at + 1)
+            s.bind(try id(x.key.vc, known: x.vcID), at: at + 1)
             s.bind(x.key.since, at: at + 2)
-            s.bind(try strings.id(x.cls), at: at + 3)
+            s.bind(try id(x.cls, known: x.clsID), at: at + 3)
             s.bind(x.initT, at: at + 4)
             s.bind(minus(x.endSeq, x.key.since), at: at + 5)
             s.bind(minus(x.endT, timeBase), at: at + 6)
-            s.bind(try strings.id(x.lastParent), at: at + 7)
-            s.bind(try strings.id(x.presenter), at: at + 8)
+            s.bind(try id(x.lastParent, known: x.lastParentID), at: at + 7)
+            s.bind(try id(x.presenter, known: x.presenterID), at: at + 8)
             s.bind(minus(x.release?.seq, x.key.since), at: at + 9)
             s.bind(minus(x.release?.t, timeBase), at: at + 10)
             s.bind(Int64(x.cycleCount), at: at + 11)
@@ -82,7 +92,7 @@ final class ModelWriter {
             }
             s.bind(session, at: at)
             s.bind(c.willSeq, at: at + 1)
-            s.bind(try strings.id(c.instance.vc), at: at + 2)
+            s.bind(try id(c.instance.vc, known: c.vcID), at: at + 2)
             s.bind(c.willSeq &- c.instance.since, at: at + 3)
             s.bind(c.willT, at: at + 4)
             s.bind(next(c.isT), at: at + 5)
@@ -95,9 +105,9 @@ final class ModelWriter {
         try insertEdges.insert(model.edges) { e, s, at in
             s.bind(session, at: at)
             s.bind(e.addSeq, at: at + 1)
-            s.bind(try strings.id(e.child.vc), at: at + 2)
+            s.bind(try id(e.child.vc, known: e.childID), at: at + 2)
             s.bind(e.child.since &- e.addSeq, at: at + 3)
-            s.bind(try strings.id(e.parent), at: at + 4)
+            s.bind(try id(e.parent, known: e.parentID), at: at + 4)
             s.bind(minus(e.parentSince, e.addSeq), at: at + 5)
             s.bind(e.addT, at: at + 6)
             s.bind(minus(e.willMoveSeq, e.addSeq), at: at + 7)

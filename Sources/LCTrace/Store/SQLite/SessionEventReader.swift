@@ -112,6 +112,9 @@ final class SessionEventReader {
         event.vc = try vc.map(text)
         event.cls = try cls.map(text)
         event.other = try other.map(text)
+        event.ids.vc = vc ?? 0
+        event.ids.cls = cls ?? 0
+        event.ids.other = other ?? 0
         event.flags = EventFlags(rawValue: flags)
         event.detail = try detail.map(text)
     }
