@@ -35,20 +35,11 @@ public struct EventDecoder: Sendable {
 
         var text: String { String(describing: self) }
 
-        /// Keys by length, as bytes, for classifying a raw key without building a String.
-        static let byLength: [[(bytes: [UInt8], key: Key)]] = {
-            var table = Array(repeating: [([UInt8], Key)](), count: 20)
-            for key in Key.allCases { table[key.text.utf8.count].append((Array(key.text.utf8), key)) }
-            return table
-        }()
+        /// Keys by length, for classifying a raw key without building a String.
+        static let byLength = ShortName.table(Key.allCases) { $0.text }
 
-        static func classify(_ bytes: UnsafeRawBufferPointer) -> Key? {
-            guard bytes.count < byLength.count else { return nil }
-            for candidate in byLength[bytes.count] where candidate.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) {
-                return candidate.key
-            }
-            return nil
-        }
+        @inline(__always)
+        static func classify(_ bytes: UnsafeRawBufferPointer) -> Key? { ShortName.lookup(bytes, in: byLength) }
 
         var flag: EventFlags? {
             switch self {

@@ -23,19 +23,11 @@ public enum EventKind: String, CaseIterable, Sendable {
 
     public init(name: String) { self = EventKind(rawValue: name) ?? .unknown }
 
-    /// Known names by length, as bytes: classifies a raw name without building a String.
-    private static let byLength: [[(bytes: [UInt8], kind: EventKind)]] = {
-        var table = Array(repeating: [([UInt8], EventKind)](), count: 32)
-        for kind in EventKind.allCases where kind != .unknown { table[kind.rawValue.utf8.count].append((Array(kind.rawValue.utf8), kind)) }
-        return table
-    }()
+    /// Known names by length: classifies a raw name without building a String.
+    private static let byLength = ShortName.table(EventKind.allCases.filter { $0 != .unknown }) { $0.rawValue }
 
     public static func classify(_ name: UnsafeRawBufferPointer) -> EventKind {
-        guard name.count < byLength.count else { return .unknown }
-        for candidate in byLength[name.count] where candidate.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }) {
-            return candidate.kind
-        }
-        return .unknown
+        ShortName.lookup(name, in: byLength) ?? .unknown
     }
 
     /// The key whose value (another controller id) goes to the `other` column.
