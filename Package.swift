@@ -14,12 +14,14 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // ISA-L's inflate, loaded at run time where libisal is installed (zlib otherwise).
         .target(name: "CFastInflate", path: "Sources/CFastInflate"),
+        // SHA-256 on the CPU's SHA extensions where it has them (the Swift code otherwise).
+        .target(name: "CFastHash", path: "Sources/CFastHash"),
         // PostgreSQL's client library, for a team database (`--db postgresql://…`).
         .systemLibrary(name: "CPostgreSQL", path: "Sources/CPostgreSQL", pkgConfig: "libpq",
                        providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
         // Release builds skip the run-time exclusivity checks (8 % of ingest CPU in the hot
         // loops); debug builds and so the tests keep them.
-        .target(name: "LCTrace", dependencies: ["CSQLite", "CZlib", "CPostgreSQL", "CFastInflate"],
+        .target(name: "LCTrace", dependencies: ["CSQLite", "CZlib", "CPostgreSQL", "CFastInflate", "CFastHash"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(name: "LCTraceCLI", dependencies: ["LCTrace"]),
         .executableTarget(name: "lctrace", dependencies: ["LCTraceCLI"]),

@@ -127,6 +127,35 @@ final class TraceInputTests: TemporaryDirectoryTestCase {
         }
     }
 
+    /// The CPU's SHA extensions (where present) and the portable rounds give the same digests:
+    /// the FIPS 180-4 examples, and every length around the block and padding boundaries.
+    func testHardwareAndPortableSHA256Agree() throws {
+        func digest(_ bytes: [UInt8], hardware: Bool) -> String {
+            var sha = SHA256(hardware: hardware)
+            sha.update(bytes)
+            return sha.finalizeHex()
+        }
+        let vectors = [
+            ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+            ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+            ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+            ("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+             "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"),
+        ]
+        for (text, expected) in vectors {
+            XCTAssertEqual(digest(Array(text.utf8), hardware: true), expected, text)
+            XCTAssertEqual(digest(Array(text.utf8), hardware: false), expected, text)
+        }
+        var generator = SplitMix64(seed: 256)
+        let data = (0..<5_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        for length in Array(0...200) + [511, 512, 513, 4_095, 4_096, 5_000] {
+            let bytes = Array(data[..<length])
+            XCTAssertEqual(digest(bytes, hardware: true), digest(bytes, hardware: false), "\(length) bytes")
+        }
+        if !SHA256.hardwareAvailable { print("note: this CPU has no SHA extensions; only the portable rounds were checked") }
+    }
+
     func testMissingFileIsAnOpenError() {
         XCTAssertThrowsError(try TraceInput(location: .file(dir + "/nope.gz"))) { error in
             XCTAssertTrue((error as? InputOpenError)?.isMissing ?? false)
