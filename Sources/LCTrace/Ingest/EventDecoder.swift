@@ -110,73 +110,93 @@ public struct EventDecoder: Sendable {
 
     /// Decodes `line`, appending a `RawEvent` to `batch`; returns why it was rejected instead.
     public func decode(_ bytes: UnsafeRawBufferPointer, into batch: EventBatch, line: Int, offset: Int64) -> RejectReason? {
-        withUnsafeTemporaryAllocation(of: Member.self, capacity: EventDecoder.maxKeys) { members in
-            var count = 0
-            var scanner = JSONScanner(bytes)
-            do {
-                scanner.skipWhitespace()
-                guard !scanner.atEnd, scanner.peek() == 0x7b else {
-                    if scanner.atEnd { return RejectReason("empty line") }
-                    var probe = JSONScanner(bytes)
-                    if (try? probe.scanValue(depth: 0)) != nil {
-                        probe.skipWhitespace()
-                        if probe.atEnd { return RejectReason("not a JSON object") }
-                    }
-                    throw scanner.fail("expected '{', found \(scanner.describeByte(at: scanner.index))")
-                }
-                scanner.index += 1
-                scanner.skipWhitespace()
-                if !scanner.atEnd && scanner.peek() == 0x7d {
-                    scanner.index += 1
-                } else {
-                    while true {
-                        scanner.skipWhitespace()
-                        guard !scanner.atEnd, scanner.peek() == 0x22 else {
-                            throw scanner.fail("expected a key string, found \(scanner.describeByte(at: scanner.index))")
-                        }
-                        let (keyRange, escaped) = try scanner.scanString()
-                        try scanner.expect(0x3a, "':'")
-                        scanner.skipWhitespace()
-                        let valueStart = scanner.index
-                        let kind = try scanner.scanValue(depth: 1)
-                        guard count < EventDecoder.maxKeys else {
-                            return RejectReason("more than \(EventDecoder.maxKeys) keys in one line")
-                        }
-                        let key: Key?
-                        if escaped {
-                            let text = scanner.string(keyRange, escaped: true)
-                            key = Key.allCases.first { $0.text == text }
-                        } else {
-                            key = Key.classify(UnsafeRawBufferPointer(rebasing: bytes[keyRange]))
-                        }
-                        members[count] = Member(key: key, keyStart: Int32(keyRange.lowerBound), keyEnd: Int32(keyRange.upperBound),
-                                                valueStart: Int32(valueStart), valueEnd: Int32(scanner.index), kind: kind)
-                        count += 1
-                        scanner.skipWhitespace()
-                        guard !scanner.atEnd else { throw scanner.fail("unterminated object") }
-                        if scanner.peek() == 0x2c { scanner.index += 1; continue }
-                        if scanner.peek() == 0x7d { scanner.index += 1; break }
-                        throw scanner.fail("expected ',' or '}', found \(scanner.describeByte(at: scanner.index))")
-                    }
-                }
-                scanner.skipWhitespace()
-                if !scanner.atEnd {
-                    throw scanner.fail("unexpected \(scanner.describeByte(at: scanner.index)) after the object")
-                }
-            } catch let failure as JSONScanner.Failure {
-                return RejectReason("not valid JSON: \(failure.message) at column \(failure.offset + 1)")
-            } catch {
-                return RejectReason("not valid JSON")
-            }
-            let mark = (arena: batch.arena.count, records: batch.sessionRecords.count)
-            let reason = build(UnsafeBufferPointer(rebasing: members[0..<count]), scanner, batch, line: line, offset: offset)
-            if reason != nil {
-                // Undo what a rejected line left in the arena.
-                batch.arena.removeSubrange(mark.arena...)
-                if batch.sessionRecords.count > mark.records { batch.sessionRecords.removeLast() }
-            }
-            return reason
+        // Room for the keys of a usual line stays on the stack: withUnsafeTemporaryAllocation
+        // takes the heap above 1 KiB where it cannot check the stack's room (Linux), a malloc
+        // and a free for every line (2.5 % of the ingest's CPU). A line with more keys is
+        // decoded again with room for `maxKeys`.
+        var needsRoom = false
+        let reason = withUnsafeTemporaryAllocation(of: Member.self, capacity: EventDecoder.keysOnStack) {
+            decode(bytes, into: batch, line: line, offset: offset, members: $0, needsRoom: &needsRoom)
         }
+        guard needsRoom else { return reason }
+        return withUnsafeTemporaryAllocation(of: Member.self, capacity: EventDecoder.maxKeys) {
+            decode(bytes, into: batch, line: line, offset: offset, members: $0, needsRoom: &needsRoom)
+        }
+    }
+
+    /// Keys a line can have before its members leave the stack (1 KiB of them).
+    static let keysOnStack = 1024 / MemoryLayout<Member>.stride
+
+    /// `decode` with room for `members.count` keys; sets `needsRoom` (and adds nothing to
+    /// `batch`) when the line has more and there could be more room.
+    private func decode(_ bytes: UnsafeRawBufferPointer, into batch: EventBatch, line: Int, offset: Int64,
+                        members: UnsafeMutableBufferPointer<Member>, needsRoom: inout Bool) -> RejectReason? {
+        var count = 0
+        var scanner = JSONScanner(bytes)
+        do {
+            scanner.skipWhitespace()
+            guard !scanner.atEnd, scanner.peek() == 0x7b else {
+                if scanner.atEnd { return RejectReason("empty line") }
+                var probe = JSONScanner(bytes)
+                if (try? probe.scanValue(depth: 0)) != nil {
+                    probe.skipWhitespace()
+                    if probe.atEnd { return RejectReason("not a JSON object") }
+                }
+                throw scanner.fail("expected '{', found \(scanner.describeByte(at: scanner.index))")
+            }
+            scanner.index += 1
+            scanner.skipWhitespace()
+            if !scanner.atEnd && scanner.peek() == 0x7d {
+                scanner.index += 1
+            } else {
+                while true {
+                    scanner.skipWhitespace()
+                    guard !scanner.atEnd, scanner.peek() == 0x22 else {
+                        throw scanner.fail("expected a key string, found \(scanner.describeByte(at: scanner.index))")
+                    }
+                    let (keyRange, escaped) = try scanner.scanString()
+                    try scanner.expect(0x3a, "':'")
+                    scanner.skipWhitespace()
+                    let valueStart = scanner.index
+                    let kind = try scanner.scanValue(depth: 1)
+                    guard count < members.count else {
+                        if members.count < EventDecoder.maxKeys { needsRoom = true; return nil }
+                        return RejectReason("more than \(EventDecoder.maxKeys) keys in one line")
+                    }
+                    let key: Key?
+                    if escaped {
+                        let text = scanner.string(keyRange, escaped: true)
+                        key = Key.allCases.first { $0.text == text }
+                    } else {
+                        key = Key.classify(UnsafeRawBufferPointer(rebasing: bytes[keyRange]))
+                    }
+                    members[count] = Member(key: key, keyStart: Int32(keyRange.lowerBound), keyEnd: Int32(keyRange.upperBound),
+                                            valueStart: Int32(valueStart), valueEnd: Int32(scanner.index), kind: kind)
+                    count += 1
+                    scanner.skipWhitespace()
+                    guard !scanner.atEnd else { throw scanner.fail("unterminated object") }
+                    if scanner.peek() == 0x2c { scanner.index += 1; continue }
+                    if scanner.peek() == 0x7d { scanner.index += 1; break }
+                    throw scanner.fail("expected ',' or '}', found \(scanner.describeByte(at: scanner.index))")
+                }
+            }
+            scanner.skipWhitespace()
+            if !scanner.atEnd {
+                throw scanner.fail("unexpected \(scanner.describeByte(at: scanner.index)) after the object")
+            }
+        } catch let failure as JSONScanner.Failure {
+            return RejectReason("not valid JSON: \(failure.message) at column \(failure.offset + 1)")
+        } catch {
+            return RejectReason("not valid JSON")
+        }
+        let mark = (arena: batch.arena.count, records: batch.sessionRecords.count)
+        let reason = build(UnsafeBufferPointer(rebasing: members[0..<count]), scanner, batch, line: line, offset: offset)
+        if reason != nil {
+            // Undo what a rejected line left in the arena.
+            batch.arena.removeSubrange(mark.arena...)
+            if batch.sessionRecords.count > mark.records { batch.sessionRecords.removeLast() }
+        }
+        return reason
     }
 
     private func typeName(_ kind: JSONScanner.ValueKind) -> String {

@@ -1,4 +1,5 @@
 import XCTest
+import Foundation
 @testable import LCTrace
 
 final class EventDecoderTests: XCTestCase {
@@ -58,6 +59,34 @@ final class EventDecoderTests: XCTestCase {
             let word = [UInt8(pair.0), UInt8(pair.1), 0x61, 0x61, 0x61, 0x61, 0x61, 0x61].withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
             XCTAssertFalse(JSONScanner.plainASCII(word))
         }
+    }
+
+    /// A usual line's keys fit the decoder's stack room; a line with more is decoded again with
+    /// room for `maxKeys`, to the same event, and past `maxKeys` it is refused. In a batch the
+    /// retried line leaves nothing twice.
+    func testLinesWithMoreKeysThanTheStackRoomDecodeWhole() throws {
+        func line(extra: Int) -> String {
+            #"{"v":1,"sid":"S","seq":3,"t":9,"ev":"viewDidLoad","vc":"0xa""# + (0..<extra).map { #","k\#($0)":\#($0)"# }.joined() + "}"
+        }
+        let small = EventDecoder.keysOnStack
+        XCTAssertGreaterThanOrEqual(small, 20, "the usual line's keys fit")
+        for keys in [small - 1, small, small + 1, EventDecoder.maxKeys] {
+            let e = try XCTUnwrap(event(line(extra: keys - 6)), "\(keys) keys")
+            XCTAssertEqual(e.vc, "0xa")
+            let attrs = try XCTUnwrap(e.attrs.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Int] })
+            XCTAssertEqual(attrs.count, keys - 6, "\(keys) keys")
+            XCTAssertEqual(attrs["k\(keys - 7)"], keys - 7)
+        }
+        XCTAssertEqual(reason(line(extra: EventDecoder.maxKeys - 5)), "more than \(EventDecoder.maxKeys) keys in one line")
+
+        let batch = EventBatch()
+        let decoder = EventDecoder()
+        for (i, text) in [line(extra: 1), line(extra: small + 3), line(extra: 2)].enumerated() {
+            var bytes = Array(text.utf8)
+            XCTAssertNil(bytes.withUnsafeMutableBytes { decoder.decode(UnsafeRawBufferPointer($0), into: batch, line: i + 1, offset: 0) })
+        }
+        XCTAssertEqual(batch.events.count, 3)
+        XCTAssertEqual(batch.events.map { batch.traceEvent($0).attrs.map { $0.filter { $0 == ":" }.count } }, [1, small + 3, 2])
     }
 
     func testSessionRecordDecodesEveryField() throws {
