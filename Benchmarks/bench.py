@@ -10,7 +10,8 @@ analyzed 10 M-event database (--gate-db DB times only the gate, on a database ke
 The corpus is generated deterministically by lctrace-gen (never committed). Every tool runs
 on the same files, runs alternate between tools, and the table shows medians: wall time,
 events/s, MB/s of JSON, bytes per event in the database, peak RSS, and the ratio of each
-tool's time to lctrace's. Peers: gzip -dc; a C floor of our own (Benchmarks/cfloor.c, scan
+tool's time to lctrace's; before each timed command the disk is synced (untimed), so no tool
+pays for another's writes. Peers: gzip -dc; a C floor of our own (Benchmarks/cfloor.c, scan
 only, and scan + SQLite with and without the raw line); the sqlite3 CLI loading raw lines
 then INSERT … SELECT json_extract; DuckDB read_ndjson on 2 threads (from PyPI, in a private
 virtualenv; skipped when it cannot be installed). `--baseline-binary` adds another lctrace
@@ -33,7 +34,10 @@ def sh(cmd, **kw):
 
 
 def timed(cmd, env=None):
-    """Runs cmd under /usr/bin/time; returns (seconds, peak RSS MB)."""
+    """Runs cmd under /usr/bin/time; returns (seconds, peak RSS MB). Writes back what earlier
+    commands left dirty first (untimed): the C floor with the line and the sqlite3 CLI leave
+    half a gigabyte that the kernel would otherwise flush during whichever tool runs next."""
+    os.sync()
     rss_file = tempfile.mktemp()
     start = time.perf_counter()
     full = ["/usr/bin/time", "-f", "%M", "-o", rss_file] + (["/bin/sh", "-c", cmd] if isinstance(cmd, str) else cmd)
