@@ -14,7 +14,7 @@ final class FaultTests: TemporaryDirectoryTestCase {
         let o = CorpusOptions.make(seed: seed, sessions: sessions, scenarios: 60, rotateEvery: 400, linesPerMember: 300)
         let path = dir + "/" + name
         try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: path, options: o)
-        try CorpusWriter.writeBadLinesFile(to: path + "/bad.jsonl", seed: seed)
+        _ = try CorpusWriter.writeBadLinesFile(to: path + "/bad.jsonl", seed: seed)
         return path
     }
 

@@ -417,7 +417,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         let o = CorpusOptions.make(seed: 41, sessions: 16, scenarios: 80, rotateEvery: 500, linesPerMember: 400)
         let corpus = dir + "/corpus"
         try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: corpus, options: o)
-        try CorpusWriter.writeBadLinesFile(to: corpus + "/bad.jsonl", seed: 41)
+        _ = try CorpusWriter.writeBadLinesFile(to: corpus + "/bad.jsonl", seed: 41)
         let analyzed = dir + "/analyzed.db"
         XCTAssertEqual(try lctrace(["ingest", "-q", "--db", analyzed, corpus]).status, 0)
         let expected = try answers(analyzed)
