@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// SHA-256's 64 round constants (FIPS 180-4 §4.2.2).
+const uint32_t *lct_sha256_round_constants(void);
 /// 1 when lct_sha256_hw_blocks can run on this CPU.
 int lct_sha256_hw_available(void);
 /// Runs `blocks` 64-byte blocks of `data` through SHA-256's compression function, updating
