@@ -163,13 +163,8 @@ public struct EventDecoder: Sendable {
                         if members.count < EventDecoder.maxKeys { needsRoom = true; return nil }
                         return RejectReason("more than \(EventDecoder.maxKeys) keys in one line")
                     }
-                    let key: Key?
-                    if escaped {
-                        let text = scanner.string(keyRange, escaped: true)
-                        key = Key.allCases.first { $0.text == text }
-                    } else {
-                        key = Key.classify(UnsafeRawBufferPointer(rebasing: bytes[keyRange]))
-                    }
+                    let key = escaped ? Array(scanner.string(keyRange, escaped: true).utf8).withUnsafeBytes(Key.classify)
+                                      : Key.classify(UnsafeRawBufferPointer(rebasing: bytes[keyRange]))
                     members[count] = Member(key: key, keyStart: Int32(keyRange.lowerBound), keyEnd: Int32(keyRange.upperBound),
                                             valueStart: Int32(valueStart), valueEnd: Int32(scanner.index), kind: kind)
                     count += 1

@@ -89,6 +89,17 @@ final class EventDecoderTests: XCTestCase {
         XCTAssertEqual(batch.events.map { batch.traceEvent($0).attrs.map { $0.filter { $0 == ":" }.count } }, [1, small + 3, 2])
     }
 
+    /// A key written with escapes is the key it spells: required keys are found, a known
+    /// optional one goes to its column, and an unknown one to attrs as written.
+    func testEscapedKeysAreTheKeysTheySpell() throws {
+        let e = try XCTUnwrap(event(#"{"\u0076":1,"s\u0069d":"S","seq":4,"\u0074":9,"ev":"init","vc":"0xa","\u0063ls":"A","k\u00e9y":2}"#))
+        XCTAssertEqual(e.sid, "S")
+        XCTAssertEqual(e.t, 9)
+        XCTAssertEqual(e.cls, "A")
+        XCTAssertEqual(e.attrs, #"{"k\u00e9y":2}"#, "kept as written")
+        XCTAssertTrue(reason(#"{"v":1,"s\u0069d":"S","s\u0069d":"T","seq":4,"t":9,"ev":"m"}"#).contains("sid"))
+    }
+
     func testSessionRecordDecodesEveryField() throws {
         let e = try XCTUnwrap(event(#"{"v":1,"sid":"5E0C","seq":0,"t":0,"ev":"session","wall":"2026-11-02T10:15:03.120Z","app":"com.example.shop","appVersion":"5.2.1","build":"812","os":"iOS","osVersion":"27.1","sdk":"27.0","device":"iPhone16,2","recorder":"lctrace-recorder/1.0","thread":"main"}"#))
         XCTAssertEqual(e.kind, .session)
