@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The event names of trace format v1. Unknown names decode as `.unknown` and are kept.
 public enum EventKind: String, CaseIterable, Sendable {
     case session, sessionEnd
