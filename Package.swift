@@ -3,6 +3,24 @@ import PackageDescription
 
 // No outside Swift packages: C comes from the system (libsqlite3-dev, zlib1g-dev, libpq-dev)
 // through system-library targets, everything else is the toolchain's.
+//
+// The library is a stack of targets whose dependencies point one way (docs/architecture.md
+// has the picture); the compiler refuses an import against the arrow. Bottom up:
+//   LCTraceFormat    the trace format: event names, keys, the JSON reader and writer
+//   LCTraceModel     events, instances, appearances, findings, session statistics
+//   LCTraceRules     the rules (one file each) and finding identities
+//   LCTraceIngest    bytes to events: files, gzip, lines, the decoder
+//   LCTraceStore     the storage seam: protocols, portable values, the shared read queries
+//   LCTraceSQLite, LCTracePostgreSQL   one backend each, behind LCTraceStore's protocols
+//   LCTraceAnalysis  models and findings built from a store's sessions
+//   LCTraceReport    reporters, the report's view model, timelines, baselines, comparison
+//   LCTrace          the library's front: the one list of backends, the ingest pipeline
+//   LCTraceCLI       the command line: parses, calls the library, prints, exits
+
+// Release builds skip the run-time exclusivity checks (8 % of ingest CPU in the hot loops);
+// debug builds, and so the tests, keep them.
+let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "lctrace",
     products: [
@@ -10,6 +28,7 @@ let package = Package(
         .library(name: "LCTrace", targets: ["LCTrace"]),
     ],
     targets: [
+        // C libraries and our own small C.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // ISA-L's inflate, loaded at run time where libisal is installed (zlib otherwise).
@@ -19,10 +38,21 @@ let package = Package(
         // PostgreSQL's client library, for a team database (`--db postgresql://…`).
         .systemLibrary(name: "CPostgreSQL", path: "Sources/CPostgreSQL", pkgConfig: "libpq",
                        providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
-        // Release builds skip the run-time exclusivity checks (8 % of ingest CPU in the hot
-        // loops); debug builds and so the tests keep them.
-        .target(name: "LCTrace", dependencies: ["CSQLite", "CZlib", "CPostgreSQL", "CFastInflate", "CFastHash"],
-                swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+
+        // The library, bottom up.
+        .target(name: "LCTraceFormat", swiftSettings: hotPath),
+        .target(name: "LCTraceModel", dependencies: ["LCTraceFormat", "CFastHash"], swiftSettings: hotPath),
+        .target(name: "LCTraceRules", dependencies: ["LCTraceModel"], swiftSettings: hotPath),
+        .target(name: "LCTraceIngest", dependencies: ["LCTraceModel", "CZlib", "CFastInflate"], swiftSettings: hotPath),
+        .target(name: "LCTraceStore", dependencies: ["LCTraceRules"], swiftSettings: hotPath),
+        .target(name: "LCTraceSQLite", dependencies: ["LCTraceStore", "CSQLite"], swiftSettings: hotPath),
+        .target(name: "LCTracePostgreSQL", dependencies: ["LCTraceStore", "CPostgreSQL"], swiftSettings: hotPath),
+        .target(name: "LCTraceAnalysis", dependencies: ["LCTraceStore"], swiftSettings: hotPath),
+        .target(name: "LCTraceReport", dependencies: ["LCTraceAnalysis"], swiftSettings: hotPath),
+        .target(name: "LCTrace", dependencies: ["LCTraceIngest", "LCTraceReport", "LCTraceSQLite", "LCTracePostgreSQL"],
+                swiftSettings: hotPath),
+
+        // The command line and the tools.
         .target(name: "LCTraceCLI", dependencies: ["LCTrace"]),
         .executableTarget(name: "lctrace", dependencies: ["LCTraceCLI"]),
         .target(name: "LCTraceGen", dependencies: ["CZlib", "LCTrace", "LCTraceCLI"]),

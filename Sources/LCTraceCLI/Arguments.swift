@@ -1,15 +1,17 @@
+import LCTraceModel
+
 /// One option of a command. The parser and the help text both read this table, so the
 /// help cannot drift from what is accepted.
-public struct OptionSpec: Sendable {
-    public var name: String            // long name without dashes: "db"
-    public var short: Character?       // "-f"
-    public var value: String?          // value placeholder ("PATH"); nil for a flag
-    public var help: String
-    public var repeatable = false
+package struct OptionSpec: Sendable {
+    package var name: String            // long name without dashes: "db"
+    package var short: Character?       // "-f"
+    package var value: String?          // value placeholder ("PATH"); nil for a flag
+    package var help: String
+    package var repeatable = false
     /// The values a shell completion offers (formats, levels); empty: see `completion`.
-    public var choices: [String] = []
+    package var choices: [String] = []
 
-    public init(_ name: String, short: Character? = nil, value: String? = nil, help: String, repeatable: Bool = false,
+    package init(_ name: String, short: Character? = nil, value: String? = nil, help: String, repeatable: Bool = false,
                 choices: [String] = []) {
         self.name = name; self.short = short; self.value = value; self.help = help; self.repeatable = repeatable
         self.choices = choices
@@ -17,23 +19,23 @@ public struct OptionSpec: Sendable {
 }
 
 /// A command's name, summary and accepted arguments.
-public struct CommandSpec: Sendable {
-    public var name: String
-    public var summary: String
-    public var positional: String?     // "PATH..." or "SQL"
-    public var positionalHelp: String?
-    public var minPositionals = 0
-    public var maxPositionals: Int? = 0
-    public var options: [OptionSpec]
-    public var discussion: String?
+package struct CommandSpec: Sendable {
+    package var name: String
+    package var summary: String
+    package var positional: String?     // "PATH..." or "SQL"
+    package var positionalHelp: String?
+    package var minPositionals = 0
+    package var maxPositionals: Int? = 0
+    package var options: [OptionSpec]
+    package var discussion: String?
     /// What a shell completion offers for the arguments; nil: derived from `positional`.
-    public var positionalCompletion: ValueCompletion?
+    package var positionalCompletion: ValueCompletion?
     /// The argument is free text that may start with `-` (query's SQL: a leading `-- comment`
     /// line): whatever is not one of the options is the argument. A lone option-shaped word
     /// (`--fromat`) is still refused as an unknown option, with a hint: it cannot be a statement.
-    public var freeTextPositional = false
+    package var freeTextPositional = false
 
-    public var usage: String {
+    package var usage: String {
         var parts = ["lctrace", name]
         if !options.isEmpty { parts.append("[options]") }
         if let positional { parts.append(positional) }
@@ -41,7 +43,7 @@ public struct CommandSpec: Sendable {
     }
 
     /// Help text generated from the option table.
-    public var help: String {
+    package var help: String {
         var text = "\(summary)\n\nUsage: \(usage)\n"
         if let positional, let positionalHelp {
             text += "\nArguments:\n  \(positional.padding(toLength: 24, withPad: " ", startingAt: 0)) \(positionalHelp)\n"
@@ -61,32 +63,32 @@ public struct CommandSpec: Sendable {
 }
 
 /// A usage error: exit status 64, with a hint where one helps.
-public struct UsageError: Error, CustomStringConvertible {
-    public var message: String
-    public var hint: String?
-    public var command: String?
-    public init(_ message: String, hint: String? = nil, command: String? = nil) {
+package struct UsageError: Error, CustomStringConvertible {
+    package var message: String
+    package var hint: String?
+    package var command: String?
+    package init(_ message: String, hint: String? = nil, command: String? = nil) {
         self.message = message; self.hint = hint; self.command = command
     }
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// Parsed arguments of one command.
-public struct ParsedArguments {
-    public var values: [String: [String]] = [:]
-    public var flags: Set<String> = []
-    public var positionals: [String] = []
-    public var wantsHelp = false
+package struct ParsedArguments {
+    package var values: [String: [String]] = [:]
+    package var flags: Set<String> = []
+    package var positionals: [String] = []
+    package var wantsHelp = false
 
-    public func value(_ name: String) -> String? { values[name]?.last }
-    public func all(_ name: String) -> [String] { values[name] ?? [] }
-    public func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
+    package func value(_ name: String) -> String? { values[name]?.last }
+    package func all(_ name: String) -> [String] { values[name] ?? [] }
+    package func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
 }
 
-public enum ArgumentParser {
+package enum ArgumentParser {
     /// Parses `arguments` (after the command name) against `spec`. Supports `--name value`,
     /// `--name=value`, `-x value`, `--` to end options; a lone `-` is a positional (stdin).
-    public static func parse(_ arguments: [String], spec: CommandSpec) throws -> ParsedArguments {
+    package static func parse(_ arguments: [String], spec: CommandSpec) throws -> ParsedArguments {
         var result = ParsedArguments()
         var i = 0
         var onlyPositionals = false
@@ -176,7 +178,7 @@ public enum ArgumentParser {
     }
 
     /// The candidate nearest to `word` by edit distance, when near enough to be a typo.
-    public static func closest(_ word: String, in candidates: [String]) -> String? {
+    package static func closest(_ word: String, in candidates: [String]) -> String? {
         let scored = candidates.map { ($0, editDistance(word, $0)) }.sorted { $0.1 < $1.1 }
         guard let best = scored.first else { return nil }
         let limit = max(2, word.count / 3)

@@ -1,24 +1,27 @@
 import Foundation
 import LCTrace
+import LCTraceModel
+import LCTraceReport
+import LCTraceStore
 
 /// Exit statuses, decided in one place (sysexits.h values, as swift-argument-parser and BSD tools use).
-public enum ExitStatus {
-    public static let ok: Int32 = 0
+package enum ExitStatus {
+    package static let ok: Int32 = 0
     /// Findings at or above `--fail-on`.
-    public static let findings: Int32 = 1
-    public static let usage: Int32 = 64
+    package static let findings: Int32 = 1
+    package static let usage: Int32 = 64
     /// Damaged input: a file ended early or was corrupt (the rest still loaded).
-    public static let dataError: Int32 = 65
+    package static let dataError: Int32 = 65
     /// An input path does not exist or cannot be opened (the others still loaded); `report`,
     /// `baseline`, `compare`: the selection holds no session (without `--allow-empty`).
-    public static let noInput: Int32 = 66
+    package static let noInput: Int32 = 66
     /// The database could not be read or written: read-only, full disk, not a database.
-    public static let ioError: Int32 = 74
+    package static let ioError: Int32 = 74
     /// Ended by a signal, cleanly (SIGINT, SIGTERM): 128 + its number, as shells report it.
-    public static func interrupted(by signal: Int32) -> Int32 { 128 + signal }
+    package static func interrupted(by signal: Int32) -> Int32 { 128 + signal }
 
     /// Every status with what it means, for the overview and the manual page.
-    public static let meanings: [(status: Int32, short: String, meaning: String)] = [
+    package static let meanings: [(status: Int32, short: String, meaning: String)] = [
         (ok, "ok", "done; no finding at or above --fail-on"),
         (findings, "findings at or above --fail-on", "report, compare: a finding at or above --fail-on (new ones only under a baseline), or a significant timing regression"),
         (usage, "usage", "usage: unknown command or option, bad value (a duration without a unit, a number outside its range), refused query"),
@@ -31,14 +34,14 @@ public enum ExitStatus {
 }
 
 /// What every command gets: where to write and the environment.
-public struct CommandContext {
-    public var console: Console
-    public var environment: [String: String]
+package struct CommandContext {
+    package var console: Console
+    package var environment: [String: String]
     /// Reads standard input to its end, at most `limit` bytes (more: nil); tests pass their own.
-    public var standardInput: (_ limit: Int) throws -> Data? = CommandContext.readStandardInput
+    package var standardInput: (_ limit: Int) throws -> Data? = CommandContext.readStandardInput
 
     /// Standard input of this process, read in pieces up to `limit` bytes (nil beyond it).
-    public static func readStandardInput(_ limit: Int) throws -> Data? {
+    package static func readStandardInput(_ limit: Int) throws -> Data? {
         var data = Data()
         let handle = FileHandle.standardInput
         while let piece = try handle.read(upToCount: 1 << 16), !piece.isEmpty {
@@ -60,19 +63,19 @@ public struct CommandContext {
     }
 
     /// `--db`, else `$LCTRACE_DB`, else `./lctrace.db`.
-    public func databasePath(_ args: ParsedArguments) -> String {
+    package func databasePath(_ args: ParsedArguments) -> String {
         // An empty $LCTRACE_DB is unset, as an empty NO_COLOR is (https://no-color.org).
         args.value("db") ?? environment["LCTRACE_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "lctrace.db"
     }
 }
 
 /// A subcommand: its spec (parser + help) and its body.
-protocol Command {
+package protocol Command {
     static var spec: CommandSpec { get }
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32
 }
 
-public enum CLI {
+package enum CLI {
     // Immutable lists of metatypes: `nonisolated(unsafe)` because a protocol's metatype is
     // Sendable only with SendableMetatype (Swift 6.2), and the package builds with 6.0 too.
     nonisolated(unsafe) static let commands: [any Command.Type] = [
@@ -82,9 +85,9 @@ public enum CLI {
         HelpCommand.self, CompletionsCommand.self,
     ]
 
-    public static let version = ToolInfo.version
+    package static let version = ToolInfo.version
 
-    public static var commandNames: [String] { commands.map { $0.spec.name } }
+    package static var commandNames: [String] { commands.map { $0.spec.name } }
 
     /// Options that go before the command name: `lctrace --db x report` is `lctrace report --db x`.
     static let globalOptions: [OptionSpec] = [
@@ -125,7 +128,7 @@ public enum CLI {
 
     /// Runs lctrace with `arguments` (without the program name). Never exits the process:
     /// returns the exit status, so tests call it in-process.
-    public static func run(_ arguments: [String], console: Console = StandardConsole(),
+    package static func run(_ arguments: [String], console: Console = StandardConsole(),
                            environment: [String: String] = ProcessInfo.processInfo.environment,
                            standardInput: ((_ limit: Int) throws -> Data?)? = nil) -> Int32 {
         var context = CommandContext(console: console, environment: environment)
@@ -240,36 +243,36 @@ public enum CLI {
 
 /// Text from traces, file names or users, escaped for people's terminals (`TerminalText`): the
 /// form every message and summary shows it in.
-func shown(_ text: String) -> String { TerminalText.escaped(text) }
+package func shown(_ text: String) -> String { TerminalText.escaped(text) }
 
-extension OptionSpec {
+package extension OptionSpec {
     /// `--safe-csv` of query, sessions and report.
     static let safeCSV = OptionSpec("safe-csv", help: "CSV: put ' before cells starting with = + - @ so spreadsheets show them as text.")
 }
 
 /// An error told in one `Error:` line (and a `Hint:` where one helps), with the exit status of its kind.
-protocol OneLineError: Error {
+package protocol OneLineError: Error {
     var line: String { get }
     var hint: String? { get }
     var status: Int32 { get }
 }
 
-extension OneLineError {
+package extension OneLineError {
     var hint: String? { nil }
 }
 
 extension BaselineError: OneLineError {
-    var line: String { description }
-    var status: Int32 { ExitStatus.usage }
+    package var line: String { description }
+    package var status: Int32 { ExitStatus.usage }
 }
 
 extension EmptySelection: OneLineError {
-    var line: String { message }
-    var status: Int32 { ExitStatus.noInput }
+    package var line: String { message }
+    package var status: Int32 { ExitStatus.noInput }
 }
 
 /// Output formats shared by query, sessions and report.
-enum OutputFormat: String, CaseIterable {
+package enum OutputFormat: String, CaseIterable {
     case table, text, csv, json, svg
     case chromeTrace = "chrome-trace"
 

@@ -6,9 +6,10 @@ private let systemWrite = Glibc.write
 import Darwin
 private let systemWrite = Darwin.write
 #endif
+import LCTraceModel
 
 /// Where commands write. The real one wraps stdout/stderr; tests capture into strings.
-public protocol Console: AnyObject {
+package protocol Console: AnyObject {
     func write(_ text: String)
     /// Writes bytes to standard output as they are (a table or CSV, in pieces of whole UTF-8 sequences).
     func write(bytes: UnsafeRawBufferPointer)
@@ -25,26 +26,26 @@ public protocol Console: AnyObject {
 }
 
 /// stdout/stderr of this process.
-public final class StandardConsole: Console {
-    public let outputIsTerminal = isatty(1) != 0
-    public let errorIsTerminal = isatty(2) != 0
-    public var outputWidth: Int? { outputIsTerminal ? terminalWidth(1) : nil }
+package final class StandardConsole: Console {
+    package let outputIsTerminal = isatty(1) != 0
+    package let errorIsTerminal = isatty(2) != 0
+    package var outputWidth: Int? { outputIsTerminal ? terminalWidth(1) : nil }
     private var progressShown = 0
     /// `TERM=dumb`: no escape sequence, not even to clear the progress line (spaces do).
     private let dumbTerminal: Bool
 
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         dumbTerminal = environment["TERM"] == "dumb"
     }
 
-    public convenience init() { self.init(environment: ProcessInfo.processInfo.environment) }
+    package convenience init() { self.init(environment: ProcessInfo.processInfo.environment) }
 
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         var text = text
         text.withUTF8 { write(bytes: UnsafeRawBufferPointer($0)) }
     }
 
-    public func write(bytes: UnsafeRawBufferPointer) {
+    package func write(bytes: UnsafeRawBufferPointer) {
         clearProgress()
         Self.writeAll(1, bytes)
     }
@@ -67,12 +68,12 @@ public final class StandardConsole: Console {
         text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
     }
 
-    public func writeError(_ text: String) {
+    package func writeError(_ text: String) {
         clearProgress()
         Self.writeAll(2, text)
     }
 
-    public func progress(_ text: String) {
+    package func progress(_ text: String) {
         let width = terminalWidth(2)
         let line = text.count > width - 1 ? String(text.prefix(width - 2)) + "…" : text
         if dumbTerminal {
@@ -83,7 +84,7 @@ public final class StandardConsole: Console {
         progressShown = max(line.count, 1)
     }
 
-    public func clearProgress() {
+    package func clearProgress() {
         guard progressShown > 0 else { return }
         Self.writeAll(2, dumbTerminal ? "\r" + String(repeating: " ", count: progressShown) + "\r" : "\r\u{1B}[2K")
         progressShown = 0
@@ -97,25 +98,25 @@ public final class StandardConsole: Console {
 }
 
 /// Captures output in memory, for tests that run commands in-process.
-public final class CapturingConsole: Console {
+package final class CapturingConsole: Console {
     /// Standard output as bytes: pieces of it need not end between UTF-8 sequences.
-    public private(set) var outputBytes: [UInt8] = []
-    public var output: String { String(decoding: outputBytes, as: UTF8.self) }
-    public private(set) var errors = ""
-    public private(set) var progressLines: [String] = []
-    public var outputIsTerminal: Bool
-    public var errorIsTerminal: Bool
-    public var outputWidth: Int?
+    package private(set) var outputBytes: [UInt8] = []
+    package var output: String { String(decoding: outputBytes, as: UTF8.self) }
+    package private(set) var errors = ""
+    package private(set) var progressLines: [String] = []
+    package var outputIsTerminal: Bool
+    package var errorIsTerminal: Bool
+    package var outputWidth: Int?
 
-    public init(terminal: Bool = false) {
+    package init(terminal: Bool = false) {
         outputIsTerminal = terminal
         errorIsTerminal = terminal
         outputWidth = terminal ? 80 : nil
     }
 
-    public func write(_ text: String) { outputBytes += text.utf8 }
-    public func write(bytes: UnsafeRawBufferPointer) { outputBytes += bytes }
-    public func writeError(_ text: String) { errors += text }
-    public func progress(_ text: String) { progressLines.append(text) }
-    public func clearProgress() {}
+    package func write(_ text: String) { outputBytes += text.utf8 }
+    package func write(bytes: UnsafeRawBufferPointer) { outputBytes += bytes }
+    package func writeError(_ text: String) { errors += text }
+    package func progress(_ text: String) { progressLines.append(text) }
+    package func clearProgress() {}
 }

@@ -1,7 +1,7 @@
 /// Option values read strictly: a duration needs a unit, a count is a plain whole number, and
 /// a value outside the accepted range is a usage error naming the option and the range. Values
 /// are computed with overflow-checked integer arithmetic, so no input can trap.
-public enum OptionValues {
+package enum OptionValues {
     /// Duration units, longest first, so that "ms" is not read as "m" followed by "s".
     static let units: [(suffix: String, nanoseconds: Int64)] = [
         ("ns", 1), ("us", 1_000), ("µs", 1_000), ("ms", 1_000_000),
@@ -10,11 +10,11 @@ public enum OptionValues {
     static let unitNames = "ns, us, ms, s, m, h"
 
     /// The range of the rule durations (`--grace`, `--gap-threshold`): up to a day.
-    public static let ruleDurations: ClosedRange<Int64> = 0...86_400_000_000_000
+    package static let ruleDurations: ClosedRange<Int64> = 0...86_400_000_000_000
 
     /// A duration such as `5s`, `2500ms` or `1.5m`, in nanoseconds. `option` names the value in
     /// messages ("--grace", or "--gap-threshold animated").
-    public static func duration(_ text: String, option: String, range: ClosedRange<Int64>) throws -> Int64 {
+    package static func duration(_ text: String, option: String, range: ClosedRange<Int64>) throws -> Int64 {
         let accepted = "a duration from \(describe(range.lowerBound)) to \(describe(range.upperBound))"
         guard let unit = units.first(where: { text.hasSuffix($0.suffix) }) else {
             if decimal(text) != nil {
@@ -37,7 +37,7 @@ public enum OptionValues {
     }
 
     /// A whole number in `range` (digits only: no sign, no spaces, no exponent).
-    public static func count(_ text: String, option: String, range: ClosedRange<Int>) throws -> Int {
+    package static func count(_ text: String, option: String, range: ClosedRange<Int>) throws -> Int {
         guard let value = wholeNumber(text), range.contains(value) else {
             throw UsageError("invalid \(option) '\(text)' (expected a whole number from \(range.lowerBound) to \(range.upperBound))")
         }
@@ -85,7 +85,7 @@ public enum OptionValues {
     }
 
     /// Nanoseconds in the largest unit that shows them exactly: 86400000000000 → "24h".
-    public static func describe(_ ns: Int64) -> String {
+    package static func describe(_ ns: Int64) -> String {
         if ns == 0 { return "0s" }
         for unit in units.reversed() where unit.suffix != "µs" && ns % unit.nanoseconds == 0 {
             return "\(ns / unit.nanoseconds)\(unit.suffix)"

@@ -1,13 +1,16 @@
 import LCTrace
+import LCTraceModel
+import LCTraceReport
+import LCTraceStore
 
 /// A selection that holds no session (exit 66): a gate never passes because it saw nothing.
-struct EmptySelection: Error {
+package struct EmptySelection: Error {
     var message: String
 }
 
 /// The sessions a report, baseline or comparison covers: `--session` (a prefix, any case),
 /// `--app`, `--build`; and the rule that an empty selection fails unless `--allow-empty`.
-enum Selection {
+package enum Selection {
     static let sessionOptions: [OptionSpec] = [
         OptionSpec("session", value: "SID", help: "Only this session (a unique prefix is enough, any case)."),
         OptionSpec("app", value: "BUNDLE", help: "Only sessions of this app."),
@@ -69,5 +72,5 @@ enum Selection {
     }
 
     /// `text` as one shell word.
-    static func shell(_ text: String) -> String { FollowUp.shellWord(text) }
+    static func shell(_ text: String) -> String { Shell.word(text) }
 }

@@ -5,13 +5,14 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LCTraceModel
 
 /// Turns SIGINT and SIGTERM into a `StopRequest` while a long command runs, so it can end
 /// cleanly: the batch in flight rolled back, locks let go, the write-ahead log copied back, a
 /// one-line message, exit 130 or 143. The signals are received on a dispatch queue (no code
 /// runs inside a signal handler); a second one ends the process at once, as usual (the
 /// database is consistent whenever a process dies).
-final class SignalWatch {
+package final class SignalWatch {
     private var sources: [DispatchSourceSignal] = []
     let stop = StopRequest()
 

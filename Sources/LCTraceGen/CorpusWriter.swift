@@ -1,26 +1,28 @@
 import Foundation
+import LCTraceModel
+import LCTraceSQLite
 
 /// Settings of a generated corpus.
-public struct CorpusOptions: Sendable {
-    public var seed: UInt64 = 1
-    public var sessions = 8
+package struct CorpusOptions: Sendable {
+    package var seed: UInt64 = 1
+    package var sessions = 8
     /// Sessions per device file.
-    public var sessionsPerFile = 2
-    public var scenarios = 40
+    package var sessionsPerFile = 2
+    package var scenarios = 40
     /// Chance that a session gets each bug, and each look-alike.
-    public var bugRate = 0.25
-    public var lookAlikeRate = 0.4
+    package var bugRate = 0.25
+    package var lookAlikeRate = 0.4
     /// Repeat the session record (new rotated file) about every this many events; 0: never.
-    public var rotateEvery = 0
+    package var rotateEvery = 0
     /// Lines per gzip member; 0: one member per file.
-    public var linesPerMember = 0
-    public var gzip = true
-    public init() {}
+    package var linesPerMember = 0
+    package var gzip = true
+    package init() {}
 }
 
 /// Writes corpora: the fixed `SampleTraces/` set, or random ones of any size for tests and
 /// benchmarks, each with its answer key (written beside the folder, `DIR.expected.json`).
-public enum CorpusWriter {
+package enum CorpusWriter {
     static let apps = ["com.example.shop", "com.example.news", "com.example.mail"]
     static let devices = ["iPhone16,2", "iPhone15,3", "iPhone17,1", "iPad14,5"]
     static let bugs: [Plant] = [.orphanView, .missingDidMove, .missingWillMove, .viewLeftBehind, .attachBeforeAdd,
@@ -45,7 +47,7 @@ public enum CorpusWriter {
     static let lookAlikes11: [Plant] = [.chainDismissal, .containerMove, .overCurrentContext, .interactiveDismiss]
 
     /// Random plans: every session draws bugs and look-alikes at the given rates.
-    public static func randomPlans(_ options: CorpusOptions) -> [SessionPlan] {
+    package static func randomPlans(_ options: CorpusOptions) -> [SessionPlan] {
         var rng = SplitMix64(seed: options.seed)
         var rng11 = SplitMix64(seed: options.seed ^ 0x5275_6c65_7331_2e31)
         return (0..<options.sessions).map { i in
@@ -77,7 +79,7 @@ public enum CorpusWriter {
     }
 
     /// The fixed plans behind `SampleTraces/`: every bug and every look-alike at least once.
-    public static func samplePlans() -> [SessionPlan] {
+    package static func samplePlans() -> [SessionPlan] {
         var rng = SplitMix64(seed: 2026)
         func plan(_ plants: [Plant], app: String, version: String, build: String, device: String,
                   os: String = "27.1", sdk: String = "27.0", day: Int, rotate: Int = 0, clean: Bool = true) -> SessionPlan {
@@ -111,7 +113,7 @@ public enum CorpusWriter {
     /// Simulates `plans` and writes them under `directory`, `sessionsPerFile` sessions a
     /// device file; rotated segments go to `-partN` files. Returns the answer key.
     @discardableResult
-    public static func write(plans: [SessionPlan], to directory: String, options: CorpusOptions,
+    package static func write(plans: [SessionPlan], to directory: String, options: CorpusOptions,
                              names: [String]? = nil) throws -> (labels: Labels, events: Int, files: [String]) {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var labels = Labels()
@@ -154,7 +156,7 @@ public enum CorpusWriter {
     /// Writes the `SampleTraces/` set (fixed plans, one device file each, gzip members of
     /// 120 lines, plus the bad-lines file) and returns its answer key.
     @discardableResult
-    public static func writeSample(to directory: String) throws -> (labels: Labels, events: Int, files: [String]) {
+    package static func writeSample(to directory: String) throws -> (labels: Labels, events: Int, files: [String]) {
         var options = CorpusOptions()
         options.seed = 2026
         options.sessionsPerFile = 1
@@ -170,7 +172,7 @@ public enum CorpusWriter {
 
     /// A plain JSON-lines file of one small session interleaved with bad lines of every kind
     /// (the good ones load, each bad one becomes a reject naming its line and reason).
-    public static func writeBadLinesFile(to path: String, seed: UInt64) throws -> (labels: Labels, badLines: Int) {
+    package static func writeBadLinesFile(to path: String, seed: UInt64) throws -> (labels: Labels, badLines: Int) {
         var rng = SplitMix64(seed: seed)
         var plan = SessionPlan(sid: sid(&rng), plants: [.leakPop], scenarios: 6)
         plan.wall = "2026-11-10T12:00:00.000Z"
@@ -202,7 +204,7 @@ public enum CorpusWriter {
     }
 
     /// The answer key as JSON: expected findings, acceptable extras, look-alikes (scripts/score-findings.py reads it).
-    public static func expectedJSON(_ labels: Labels) -> String {
+    package static func expectedJSON(_ labels: Labels) -> String {
         func item(_ i: Labels.Item) -> String {
             "{\"rule\":\"\(i.rule)\",\"session\":\"\(i.session)\",\"vc\":\(i.vc.map { "\"\($0)\"" } ?? "null"),\"since\":\(i.since.map(String.init) ?? "null")}"
         }

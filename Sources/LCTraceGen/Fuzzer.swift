@@ -1,18 +1,21 @@
 import Foundation
 import LCTrace
+import LCTraceIngest
+import LCTraceModel
+import LCTraceSQLite
 
 /// A seeded mutation fuzzer for the line decoder and the gzip reader. Inputs derive from
 /// (seed, iteration) alone, so any input can be replayed; the current input also sits in a
 /// buffer that a signal handler writes to disk if the process crashes.
-public final class Fuzzer {
-    public struct Stats: Sendable {
-        public var lines = 0
-        public var accepted = 0
-        public var rejected = 0
-        public var files = 0
-        public var damagedFiles = 0
+package final class Fuzzer {
+    package struct Stats: Sendable {
+        package var lines = 0
+        package var accepted = 0
+        package var rejected = 0
+        package var files = 0
+        package var damagedFiles = 0
         /// Invariant violations (a bug even without a crash), as (iteration, description).
-        public var violations: [(Int, String)] = []
+        package var violations: [(Int, String)] = []
     }
 
     private var rng: SplitMix64
@@ -33,7 +36,7 @@ public final class Fuzzer {
     static let bytes: [UInt8] = [0x7b, 0x7d, 0x5b, 0x5d, 0x22, 0x5c, 0x2c, 0x3a, 0x30, 0x2d, 0x65, 0x2e, 0x75,
                                  0x00, 0x0a, 0x0d, 0x7f, 0x80, 0xbf, 0xc0, 0xc2, 0xe0, 0xed, 0xf0, 0xf4, 0xf5, 0xff]
 
-    public init(seed: UInt64, scratchDirectory: String) throws {
+    package init(seed: UInt64, scratchDirectory: String) throws {
         rng = SplitMix64(seed: seed)
         scratch = scratchDirectory
         try FileManager.default.createDirectory(atPath: scratchDirectory, withIntermediateDirectories: true)
@@ -69,7 +72,7 @@ public final class Fuzzer {
     }
 
     /// One mutated line: 1–4 mutations of a random seed.
-    public func nextLine() -> [UInt8] {
+    package func nextLine() -> [UInt8] {
         var input = rng.pick(seeds)
         for _ in 0..<rng.int(1...4) { mutate(&input, gzip: false) }
         return input
@@ -108,7 +111,7 @@ public final class Fuzzer {
     }
 
     /// Decodes one line and checks what a correct decoder promises.
-    public func checkLine(_ input: [UInt8], iteration: Int, stats: inout Stats) {
+    package func checkLine(_ input: [UInt8], iteration: Int, stats: inout Stats) {
         FuzzCrashGuard.current(input)
         stats.lines += 1
         let result = input.withUnsafeBytes { decoder.decode($0) }
@@ -129,7 +132,7 @@ public final class Fuzzer {
     }
 
     /// One mutated gzip file, read through TraceInput → LineReader → EventDecoder.
-    public func checkFile(iteration: Int, stats: inout Stats) throws {
+    package func checkFile(iteration: Int, stats: inout Stats) throws {
         var input = rng.pick(gzipSeeds)
         for _ in 0..<rng.int(1...3) { mutate(&input, gzip: true) }
         FuzzCrashGuard.current(input)
@@ -153,7 +156,7 @@ public final class Fuzzer {
     }
 
     /// Runs `iterations` inputs; every `fileEvery`-th one is a gzip file.
-    public func run(iterations: Int, fileEvery: Int = 100, progress: ((Int, Stats) -> Void)? = nil) throws -> Stats {
+    package func run(iterations: Int, fileEvery: Int = 100, progress: ((Int, Stats) -> Void)? = nil) throws -> Stats {
         var stats = Stats()
         for i in 0..<iterations {
             if fileEvery > 0 && i % fileEvery == fileEvery - 1 {
@@ -168,7 +171,7 @@ public final class Fuzzer {
 }
 
 /// Keeps the input under test where a crash handler can reach it without allocating.
-public enum FuzzCrashGuard {
+package enum FuzzCrashGuard {
     nonisolated(unsafe) static var buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 22)
     nonisolated(unsafe) static var length = 0
     nonisolated(unsafe) static var path: UnsafeMutablePointer<CChar>?
@@ -181,7 +184,7 @@ public enum FuzzCrashGuard {
 
     /// On SIGSEGV, SIGILL (Swift traps), SIGTRAP, SIGABRT, SIGBUS or SIGFPE, writes the input
     /// being tested to `file` with async-signal-safe calls, then dies with the signal.
-    public static func install(file: String) {
+    package static func install(file: String) {
         path = strdup(file)
         for sig in [SIGSEGV, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE] {
             signal(sig) { signo in

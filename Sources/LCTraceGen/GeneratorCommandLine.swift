@@ -1,25 +1,27 @@
 import Foundation
+import LCTraceCLI
+import LCTraceModel
 
 /// lctrace-gen's command line. One option table feeds both the parser and `--help`, and each
 /// option's default is read from `CorpusOptions()`, so the help can drift neither from what is
 /// accepted nor from what is used.
-public struct GeneratorCommandLine: Sendable {
-    public var options = CorpusOptions()
+package struct GeneratorCommandLine: Sendable {
+    package var options = CorpusOptions()
     /// Write the fixed SampleTraces set instead of a random corpus.
-    public var sample = false
+    package var sample = false
     /// The folder the traces go to.
-    public var directory = ""
+    package var directory = ""
     /// `--truth FILE`, else nil (the answer key then goes beside the folder).
-    public var truth: String?
+    package var truth: String?
 
-    public init() {}
+    package init() {}
 
     /// Where the answer key goes: `--truth`, else `DIR.expected.json` beside the folder, never
     /// inside it (a following `lctrace ingest DIR/*` would read it as a trace).
-    public var truthPath: String { truth ?? Self.defaultTruthPath(forDirectory: directory) }
+    package var truthPath: String { truth ?? Self.defaultTruthPath(forDirectory: directory) }
 
     /// `logs` → `logs.expected.json`; `.` or `a/..` → the absolute folder's name beside it.
-    public static func defaultTruthPath(forDirectory directory: String) -> String {
+    package static func defaultTruthPath(forDirectory directory: String) -> String {
         var trimmed = directory
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
         let last = (trimmed as NSString).lastPathComponent
@@ -69,7 +71,7 @@ public struct GeneratorCommandLine: Sendable {
     ]
 
     /// The help text, generated from `table`.
-    public static var help: String {
+    package static var help: String {
         let defaults = CorpusOptions()
         var text = """
         lctrace-gen: writes deterministic UIKit lifecycle trace corpora with planted bugs and an
@@ -99,18 +101,18 @@ public struct GeneratorCommandLine: Sendable {
     }
 
     /// What the arguments ask for.
-    public enum Request: Sendable {
+    package enum Request: Sendable {
         case help
         case generate(GeneratorCommandLine)
     }
 
-    public struct UsageError: Error, CustomStringConvertible, Sendable {
-        public var message: String
-        public var description: String { message }
+    package struct UsageError: Error, CustomStringConvertible, Sendable {
+        package var message: String
+        package var description: String { message }
     }
 
     /// Parses `arguments` (without the program name): `--name value`, `--name=value`, `-h`.
-    public static func parse(_ arguments: [String]) throws -> Request {
+    package static func parse(_ arguments: [String]) throws -> Request {
         var line = GeneratorCommandLine()
         var directories: [String] = []
         var corpusOptions: [String] = []
@@ -161,7 +163,7 @@ public struct GeneratorCommandLine: Sendable {
     }
 
     /// Writes the traces and the answer key; returns the line to print.
-    public func run() throws -> String {
+    package func run() throws -> String {
         let (labels, events, files) = sample
             ? try CorpusWriter.writeSample(to: directory)
             : try CorpusWriter.write(plans: CorpusWriter.randomPlans(options), to: directory, options: options)

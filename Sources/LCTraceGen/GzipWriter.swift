@@ -3,7 +3,7 @@ import Foundation
 
 /// Writes a file as one or more gzip members (recorders append a member per flush), or as
 /// plain JSON lines. Deterministic: zlib writes mtime 0, so equal input gives equal bytes.
-public final class TraceFileWriter {
+package final class TraceFileWriter {
     private let handle: FileHandle
     private let gzip: Bool
     private var stream = z_stream()
@@ -12,7 +12,7 @@ public final class TraceFileWriter {
     /// zlib compression level, 1 (fast) to 9 (small).
     private let level: Int32
 
-    public init(path: String, gzip: Bool, level: Int32 = 6) throws {
+    package init(path: String, gzip: Bool, level: Int32 = 6) throws {
         self.level = level
         guard FileManager.default.createFile(atPath: path, contents: nil),
               let handle = FileHandle(forWritingAtPath: path) else {
@@ -22,11 +22,11 @@ public final class TraceFileWriter {
         self.gzip = gzip
     }
 
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         write(bytes: Array(text.utf8))
     }
 
-    public func write(bytes: [UInt8]) {
+    package func write(bytes: [UInt8]) {
         var bytes = bytes
         guard gzip else { handle.write(Data(bytes)); return }
         if !memberOpen {
@@ -42,7 +42,7 @@ public final class TraceFileWriter {
     }
 
     /// Ends the current gzip member; the next write starts a new one.
-    public func endMember() {
+    package func endMember() {
         guard gzip, memberOpen else { return }
         stream.next_in = nil
         stream.avail_in = 0
@@ -51,7 +51,7 @@ public final class TraceFileWriter {
         memberOpen = false
     }
 
-    public func close() {
+    package func close() {
         endMember()
         handle.closeFile()
     }

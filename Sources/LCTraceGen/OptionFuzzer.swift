@@ -1,19 +1,21 @@
 import Foundation
 import LCTraceCLI
+import LCTraceModel
+import LCTraceSQLite
 
 /// A seeded mutation fuzzer of the command line's option values: numbers, durations and
 /// lists (`--grace`, `--gap-threshold`, `--max-live`, `--examples`, `--timeout`, `--fail-on` …).
 /// Each input is a whole command run in-process against a database that does not exist, so
 /// nothing is read or written: the value is parsed, then refused (64) or accepted (74: no
 /// database). A crash is a failure by itself; the invariants below are checked on every input.
-public final class OptionFuzzer {
-    public struct Stats: Sendable {
-        public var inputs = 0
+package final class OptionFuzzer {
+    package struct Stats: Sendable {
+        package var inputs = 0
         /// Accepted by the parser (the command then found no database).
-        public var accepted = 0
+        package var accepted = 0
         /// Refused as a usage error.
-        public var refused = 0
-        public var violations: [(Int, String)] = []
+        package var refused = 0
+        package var violations: [(Int, String)] = []
     }
 
     private var rng: SplitMix64
@@ -45,7 +47,7 @@ public final class OptionFuzzer {
                          "ns", "us", "µs", "ms", "s", "m", "h", "d", "٣", "５", "é", "😀", "\u{202E}", "\u{FEFF}",
                          String(repeating: "9", count: 400), String(repeating: ",", count: 50)]
 
-    public init(seed: UInt64, scratchDirectory: String) {
+    package init(seed: UInt64, scratchDirectory: String) {
         rng = SplitMix64(seed: seed)
         missingDatabase = scratchDirectory + "/no-such-directory/none.db"
     }
@@ -122,7 +124,7 @@ public final class OptionFuzzer {
     }
 
     /// Runs `iterations` inputs.
-    public func run(iterations: Int, progress: ((Int, Stats) -> Void)? = nil) -> Stats {
+    package func run(iterations: Int, progress: ((Int, Stats) -> Void)? = nil) -> Stats {
         var stats = Stats()
         for i in 0..<iterations {
             let option = rng.pick(Self.options)

@@ -1,3 +1,7 @@
+import LCTraceCLI
+import LCTraceModel
+import LCTraceSQLite
+
 /// Simulates one app launch and writes its trace-format-v1 lines in the callback orders UIKit
 /// really delivers (shared/reference/uikit-callback-orders.md): a tab bar of navigation
 /// stacks, pushes and pops (animated, interactive, cancelled), sheets and full-screen
@@ -6,7 +10,7 @@
 /// so a corpus carries its own answer key.
 
 /// One controller in the simulated app.
-final class SimVC {
+package final class SimVC {
     let id: String
     let cls: String
     let since: Int64
@@ -18,7 +22,7 @@ final class SimVC {
 }
 
 /// What a session is built to contain.
-public enum Plant: String, CaseIterable, Sendable {
+package enum Plant: String, CaseIterable, Sendable {
     // bugs
     case orphanView, missingDidMove, missingWillMove, viewLeftBehind, attachBeforeAdd
     case deinitWhileVisible, doubleAppear, stuckAppearing, disappearWithoutAppear, lifecycleOrder
@@ -45,29 +49,29 @@ public enum Plant: String, CaseIterable, Sendable {
 }
 
 /// The answer key of a corpus.
-public struct Labels: Sendable {
-    public struct Item: Sendable, Hashable {
-        public var rule: String
-        public var session: String
-        public var vc: String?
-        public var since: Int64?
+package struct Labels: Sendable {
+    package struct Item: Sendable, Hashable {
+        package var rule: String
+        package var session: String
+        package var vc: String?
+        package var since: Int64?
     }
-    public struct LookAlike: Sendable, Hashable {
-        public var session: String
-        public var vc: String
-        public var since: Int64
-        public var why: String
+    package struct LookAlike: Sendable, Hashable {
+        package var session: String
+        package var vc: String
+        package var since: Int64
+        package var why: String
     }
-    public var expected: [Item] = []
+    package var expected: [Item] = []
     /// Findings that are also right (a child held by a leaked parent).
-    public var alsoAcceptable: [Item] = []
-    public var mustNotFlag: [LookAlike] = []
+    package var alsoAcceptable: [Item] = []
+    package var mustNotFlag: [LookAlike] = []
     /// Findings expected only with `--max-live ImageCellController=10` (LC303).
-    public var expectedWithMaxLive: [Item] = []
+    package var expectedWithMaxLive: [Item] = []
     /// Rules whose findings are scored against `expected` (the ones a default report produces).
-    public var scoredRules: Set<String> = []
+    package var scoredRules: Set<String> = []
 
-    public mutating func merge(_ other: Labels) {
+    package mutating func merge(_ other: Labels) {
         expected += other.expected
         alsoAcceptable += other.alsoAcceptable
         expectedWithMaxLive += other.expectedWithMaxLive
@@ -77,37 +81,37 @@ public struct Labels: Sendable {
 }
 
 /// Session-level settings.
-public struct SessionPlan: Sendable {
-    public var sid: String
-    public var plants: [Plant]
+package struct SessionPlan: Sendable {
+    package var sid: String
+    package var plants: [Plant]
     /// Ordinary scenarios (push, pop, modal, tab switch, …) around the planted ones.
-    public var scenarios: Int
-    public var app = "com.example.shop"
-    public var appVersion = "5.2.1"
-    public var build = "812"
-    public var osVersion = "27.1"
-    public var sdk = "27.0"
-    public var device = "iPhone16,2"
-    public var wall = "2026-11-02T10:15:03.120Z"
+    package var scenarios: Int
+    package var app = "com.example.shop"
+    package var appVersion = "5.2.1"
+    package var build = "812"
+    package var osVersion = "27.1"
+    package var sdk = "27.0"
+    package var device = "iPhone16,2"
+    package var wall = "2026-11-02T10:15:03.120Z"
     /// A session record is repeated (new segment) about every this many events; 0: never.
-    public var rotateEvery = 0
+    package var rotateEvery = 0
     /// End with sessionEnd (else the trace just stops, as after a crash).
-    public var cleanEnd = true
+    package var cleanEnd = true
     /// Written as a Codable recorder writes: nil values (`"parent":null`, `"host":null`) and
     /// false flags omitted (trace format 1.1, "Keys that are absent").
-    public var omitsNil = false
-    public init(sid: String, plants: [Plant], scenarios: Int) {
+    package var omitsNil = false
+    package init(sid: String, plants: [Plant], scenarios: Int) {
         self.sid = sid; self.plants = plants; self.scenarios = scenarios
     }
 }
 
-public final class SessionSimulator {
+package final class SessionSimulator {
     private var rng: SplitMix64
     private let plan: SessionPlan
     private(set) var lines: [String] = []
     /// Line indexes where a repeated session record starts a new segment.
     private(set) var segmentStarts: [Int] = [0]
-    public private(set) var labels = Labels()
+    package private(set) var labels = Labels()
     private var seq: Int64 = 0
     private var t: Int64
     private var nextAddress: UInt64
@@ -131,7 +135,7 @@ public final class SessionSimulator {
                                "MiniPlayerViewController"]
     static let rootClasses = ["ProductListViewController", "FeedViewController", "InboxViewController"]
 
-    public init(plan: SessionPlan, seed: UInt64) {
+    package init(plan: SessionPlan, seed: UInt64) {
         self.plan = plan
         rng = SplitMix64(seed: seed)
         t = Int64(rng.int(1...40)) * 1_000_000
@@ -253,7 +257,7 @@ public final class SessionSimulator {
     // MARK: The session
 
     /// Runs the plan and returns the lines (rotated segments start at `segmentStarts`).
-    public func run() -> [String] {
+    package func run() -> [String] {
         sessionRecord()
         launch()
         var pending = plan.plants.filter { !Self.terminal.contains($0) && !Self.global.contains($0) }

@@ -1,10 +1,12 @@
+import LCTraceSQLite
+
 /// A small seeded PRNG (SplitMix64): the same seed gives the same corpus on every machine,
 /// which `SystemRandomNumberGenerator` cannot.
-public struct SplitMix64: RandomNumberGenerator {
+package struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -13,9 +15,9 @@ public struct SplitMix64: RandomNumberGenerator {
     }
 
     /// A uniform integer in `range`.
-    public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
-    public mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
-    public mutating func pick<T>(_ items: [T]) -> T { items[int(0...(items.count - 1))] }
+    package mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
+    package mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
+    package mutating func pick<T>(_ items: [T]) -> T { items[int(0...(items.count - 1))] }
     /// Milliseconds in `range`, as nanoseconds.
-    public mutating func ms(_ range: ClosedRange<Int>) -> Int64 { Int64(int(range)) * 1_000_000 + Int64(int(0...999_999)) }
+    package mutating func ms(_ range: ClosedRange<Int>) -> Int64 { Int64(int(range)) * 1_000_000 + Int64(int(0...999_999)) }
 }

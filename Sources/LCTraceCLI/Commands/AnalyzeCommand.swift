@@ -1,14 +1,19 @@
 import LCTrace
+import LCTraceAnalysis
+import LCTraceModel
+import LCTraceRules
+import LCTraceStore
+import LCTraceReport
 
 /// `lctrace analyze`: rebuilds the model tables and findings (changed sessions, or all).
-enum AnalyzeCommand: Command {
+package enum AnalyzeCommand: Command {
     static let tuningOptions: [OptionSpec] = [
         OptionSpec("grace", value: "DURATION", help: "Leak grace period after a release, 0s to 24h with a unit (default 5s)."),
         OptionSpec("gap-threshold", value: "SPEC", help: "LC401 thresholds, 0s to 24h each, e.g. animated=1000ms,plain=250ms."),
         OptionSpec("max-live", value: "CLASS=N", help: "LC303 limit of live instances of a class, N from 0 to 1000000000 (repeatable).", repeatable: true),
     ]
 
-    static let spec = CommandSpec(
+    package static let spec = CommandSpec(
         name: "analyze",
         summary: "Rebuild the model (instances, appearances, containment) and the findings.",
         options: [
@@ -20,7 +25,7 @@ enum AnalyzeCommand: Command {
         options to store findings built with other settings (`report` then uses them).
         """)
 
-    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+    package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let settings = try self.settings(args)
         // Before opening: waiting for another writer's lock is interruptible too.
         let signals = SignalWatch()

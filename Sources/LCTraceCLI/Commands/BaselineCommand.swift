@@ -1,10 +1,11 @@
 import Foundation
 import LCTrace
+import LCTraceReport
 
 /// `lctrace baseline -o FILE`: the identities of the current findings as a file to commit and
 /// review; `report --baseline FILE` then fails only on findings that are not in it.
-enum BaselineCommand: Command {
-    static let spec = CommandSpec(
+package enum BaselineCommand: Command {
+    package static let spec = CommandSpec(
         name: "baseline",
         summary: "Write the current findings' identities as a baseline file for report --baseline.",
         options: [
@@ -20,7 +21,7 @@ enum BaselineCommand: Command {
         session selected, 74 database or file failure.
         """)
 
-    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+    package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         guard let output = args.value("output") else {
             throw UsageError("missing -o FILE for 'lctrace baseline'", hint: "lctrace baseline --db lctrace.db -o lctrace-baseline.json")
         }

@@ -1,11 +1,13 @@
 import LCTrace
+import LCTraceReport
+import LCTraceStore
 
 /// `lctrace compare --base-build B1 --head-build B2`: what a candidate build changed against a
 /// release: new, fixed and persisting identities (per 100 sessions on each side) and
 /// statistically significant timing regressions; exit 1 on a new finding at or above
 /// `--fail-on` or a regression.
-enum CompareCommand: Command {
-    static let spec = CommandSpec(
+package enum CompareCommand: Command {
+    package static let spec = CommandSpec(
         name: "compare",
         summary: "Compare two builds: new, fixed and persisting findings, and timing regressions.",
         options: [
@@ -27,7 +29,7 @@ enum CompareCommand: Command {
         66 a build with no session, 74 database.
         """)
 
-    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+    package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let reporter = try format(args)
         guard let baseBuild = args.value("base-build"), let headBuild = args.value("head-build") else {
             throw UsageError("compare needs --base-build and --head-build",

@@ -1,7 +1,9 @@
+import LCTraceModel
+
 /// `lctrace completions bash|zsh|fish`: a completion script generated from the commands'
 /// specs, so that every command and option, new ones too, completes as the help lists it.
-enum CompletionsCommand: Command {
-    static let spec = CommandSpec(
+package enum CompletionsCommand: Command {
+    package static let spec = CommandSpec(
         name: "completions",
         summary: "Print a shell completion script for bash, zsh or fish.",
         positional: "SHELL",
@@ -20,7 +22,7 @@ enum CompletionsCommand: Command {
         """,
         positionalCompletion: .words(ShellCompletions.Shell.allCases.map(\.rawValue)))
 
-    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+    package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let name = args.positionals[0]
         guard let shell = ShellCompletions.Shell(rawValue: name) else {
             let names = ShellCompletions.Shell.allCases.map(\.rawValue)

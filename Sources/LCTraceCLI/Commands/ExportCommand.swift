@@ -1,8 +1,9 @@
 import LCTrace
+import LCTraceReport
 
 /// `lctrace export`: sessions as a Chrome trace (Perfetto UI, chrome://tracing).
-enum ExportCommand: Command {
-    static let spec = CommandSpec(
+package enum ExportCommand: Command {
+    package static let spec = CommandSpec(
         name: "export",
         summary: "Write sessions as a Chrome trace that Perfetto UI and chrome://tracing open.",
         options: [
@@ -20,7 +21,7 @@ enum ExportCommand: Command {
         Open the file at https://ui.perfetto.dev ("Open trace file") or in chrome://tracing.
         """)
 
-    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+    package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         _ = try OutputFormat.parse(args.value("format"), allowed: [.chromeTrace], default: .chromeTrace)
         let named = args.all("session")
         guard !named.isEmpty || args.value("app") != nil || args.value("build") != nil else {

@@ -1,7 +1,7 @@
 /// `lctrace help [COMMAND]`: the overview, one command's help, or the whole manual page.
 /// Every text comes from the commands' specs (`CommandSpec.help`, `ManPage`).
-enum HelpCommand: Command {
-    static let spec = CommandSpec(
+package enum HelpCommand: Command {
+    package static let spec = CommandSpec(
         name: "help",
         summary: "Show the overview, a command's help, or the manual page (--man).",
         positional: "[COMMAND]",
@@ -12,7 +12,7 @@ enum HelpCommand: Command {
         ],
         positionalCompletion: .commands)
 
-    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+    package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         if args.has("man") {
             if let name = args.positionals.first {
                 throw UsageError("--man prints the whole manual; it takes no COMMAND ('\(name)')", hint: "lctrace help --man | man -l -")

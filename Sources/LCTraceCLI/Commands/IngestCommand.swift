@@ -1,10 +1,16 @@
 import Foundation
 import LCTrace
+import LCTraceAnalysis
+import LCTraceIngest
+import LCTraceModel
+import LCTraceReport
+import LCTraceStore
+import LCTraceFormat
 
 /// `lctrace ingest PATH...`: loads trace files into the database, then rebuilds the model
 /// and findings of the sessions that changed.
-enum IngestCommand: Command {
-    static let spec = CommandSpec(
+package enum IngestCommand: Command {
+    package static let spec = CommandSpec(
         name: "ingest",
         summary: "Load trace files (gzip or plain JSON lines) into the database and analyze them.",
         positional: "PATH...",
@@ -25,7 +31,7 @@ enum IngestCommand: Command {
         written, 130/143 interrupted (run the same command again to finish).
         """)
 
-    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+    package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try OutputFormat.parse(args.value("format"), allowed: [.text, .json], default: .text)
         let settings = try AnalyzeCommand.settings(args)
         let console = context.console
@@ -52,8 +58,8 @@ enum IngestCommand: Command {
             summary = try ingester.ingest(inputs, missing: missing) { p in
                 progress.update { describe(p, seconds: Date().timeIntervalSince(started)) }
             }
-        } catch let stopped as Interrupted {
-            return interrupted(stopped.summary ?? IngestSummary(), db, console, progress, signals.stop.signal)
+        } catch let stopped as IngestInterrupted {
+            return interrupted(stopped.summary, db, console, progress, signals.stop.signal)
         }
         var analysis: AnalysisSummary?
         if analyze {
@@ -273,7 +279,7 @@ enum IngestCommand: Command {
 }
 
 /// A throttled progress line: drawn on a terminal at most ten times a second, never when piped.
-final class ProgressLine {
+package final class ProgressLine {
     private let console: Console
     private var last = Date.distantPast
     private var shown = false
@@ -296,7 +302,7 @@ final class ProgressLine {
 }
 
 /// Number formatting for people.
-enum Num {
+package enum Num {
     static func seconds(_ s: Double) -> String {
         s < 10 ? String(format: "%.2f s", s) : String(format: "%.1f s", s)
     }

@@ -5,11 +5,12 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LCTraceModel
 
 /// Where a command's document goes: `-o/--output FILE`, or standard output. A file is written
 /// beside its final name and renamed into place when complete, so a failed or interrupted
 /// run never leaves a truncated document under the name asked for.
-final class OutputFile {
+package final class OutputFile {
     /// The option that names the file.
     static let option = OptionSpec("output", short: "o", value: "FILE", help: "Write to FILE instead of standard output.")
 
@@ -48,10 +49,7 @@ final class OutputFile {
     }
 
     /// The C library's words for an error, lowercased as our messages are.
-    static func reason(_ code: Int32) -> String {
-        let text = String(cString: strerror(code))
-        return text.prefix(1).lowercased() + text.dropFirst()
-    }
+    static func reason(_ code: Int32) -> String { systemErrorReason(code) }
 
     /// True when the document goes to a terminal (colour, width).
     var isTerminal: Bool { path == nil && console.outputIsTerminal }

@@ -1,9 +1,11 @@
 import Foundation
 import LCTrace
+import LCTraceReport
+import LCTraceStore
 
 /// `lctrace query SQL`: ad-hoc SQL over a read-only connection.
-enum QueryCommand: Command {
-    static let spec = CommandSpec(
+package enum QueryCommand: Command {
+    package static let spec = CommandSpec(
         name: "query",
         summary: "Run ad-hoc SQL over the database (read-only).",
         positional: "SQL",
@@ -27,77 +29,37 @@ enum QueryCommand: Command {
     /// The accepted range of `--timeout`: a millisecond to a day.
     static let timeoutRange: ClosedRange<Int64> = 1_000_000...86_400_000_000_000
 
-    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+    package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try OutputFormat.parse(args.value("format"), allowed: [.table, .csv, .json], default: .table)
         let timeout = try args.value("timeout").map { try OptionValues.duration($0, option: "--timeout", range: timeoutRange) }
         let maxWidth = try TableOptions.maxWidth(args)
         let sql = try sqlText(args, context)
         let location = context.databasePath(args)
         let style: RowFormatter.Style = format == .csv ? .csv : format == .json ? .json : .table
-        if case .postgres = StorageLocation(location) {
-            return try onServer(location, sql: sql, timeout: timeout, style: style, maxWidth: maxWidth, args, context)
-        }
-        // SQLite: the connection itself, its rows read in place (QueryRow).
-        let db = try context.databases.openSQLiteForReading(location)
-        ReadOnlyQuery.restrict(db)
-        let deadline = timeout.map { QueryDeadline(db, nanoseconds: $0) }
-        let stmt: SQLiteStatement
+        let rows: any QueryRows
         do {
-            stmt = try ReadOnlyQuery.prepare(sql, on: db)
-        } catch let error as SQLiteError where deadline?.stopped(error) ?? false {
-            throw stopped(after: timeout ?? 0)
-        }
-        // Each row's values go from where SQLite holds them straight into the output.
-        return try write(columns: stmt.columnNames, style: style, maxWidth: maxWidth, args, context, rows: { out in
-            try stmt.forEachRow { row in
-                try out.add(row)
-                if let deadline, deadline.passed { throw stopped(after: timeout ?? 0) }
-            }
-        }, meaning: { error in
-            guard let error = error as? SQLiteError else { return error }
-            if let deadline, deadline.stopped(error) { return stopped(after: timeout ?? 0) }
-            return ReadOnlyQuery.isQueryFault(error) ? QueryRefused(message: "SQL error: \(error.message)") : error
-        })
-    }
-
-    /// Streams the rows `rows` hands to the formatter; an error ends the output where it
-    /// stands, told as `meaning` says (a timeout, a refused statement).
-    private static func write(columns: [String], style: RowFormatter.Style, maxWidth: Int?, _ args: ParsedArguments,
-                              _ context: CommandContext, rows: (RowFormatter) throws -> Void,
-                              meaning: (Error) -> Error) throws -> Int32 {
-        let out = RowFormatter(style: style, columns: columns, neutralizesFormulas: args.has("safe-csv"),
-                               maxWidth: maxWidth, bytes: { context.console.write(bytes: $0) })
-        do {
-            try rows(out)
-        } catch {
-            out.abandon()
-            throw meaning(error)
-        }
-        try out.finish()
-        context.console.write(TableOptions.note(out))
-        return ExitStatus.ok
-    }
-
-    /// A PostgreSQL database: the statement checked, then run in a READ ONLY transaction on a
-    /// connection of its own, its rows fetched a page at a time (`Storage.userQuery`).
-    private static func onServer(_ location: String, sql: String, timeout: Int64?, style: RowFormatter.Style,
-                                 maxWidth: Int?, _ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let seconds = timeout.map { Double($0) / 1e9 }
-        let rows: UserQueryRows
-        do {
-            // The deadline starts before connecting: opening checks the schema, which waits on
-            // a table another session holds locked.
-            let storage = try context.databases.openForReading(location, timeout: seconds)
+            // The deadline starts before connecting: opening a server's database checks the
+            // schema, which waits on a table another session holds locked.
+            let storage = try context.databases.openForReading(location, timeout: timeout.map { Double($0) / 1e9 })
             rows = try storage.userQuery(sql)
         } catch let error as StorageFailure where error.kind == .stopped {
             throw stopped(after: timeout ?? 0)
         }
         for warning in rows.warnings { context.console.writeError("Warning: \(shown(warning))\n") }
-        return try write(columns: rows.columnNames, style: style, maxWidth: maxWidth, args, context, rows: { out in
-            try rows.forEachRow { try out.add($0) }
-        }, meaning: { error in
-            (error as? StorageFailure)?.kind == .stopped ? stopped(after: timeout ?? 0) : error
-        })
+        // Each row's values go from where the backend holds them straight into the output.
+        let out = RowFormatter(style: style, columns: rows.columnNames, neutralizesFormulas: args.has("safe-csv"),
+                               maxWidth: maxWidth, bytes: { context.console.write(bytes: $0) })
+        do {
+            try rows.forEachRow(into: out)
+        } catch {
+            // An error ends the output where it stands: what was printed is whole rows.
+            out.abandon()
+            if let error = error as? StorageFailure, error.kind == .stopped { throw stopped(after: timeout ?? 0) }
+            throw error
+        }
+        try out.finish()
+        context.console.write(TableOptions.note(out))
+        return ExitStatus.ok
     }
 
     /// The most SQL read from a file or standard input.
@@ -151,10 +113,10 @@ enum QueryCommand: Command {
 }
 
 /// SQL that could not be read from a file or standard input.
-enum SQLInputError: OneLineError {
+package enum SQLInputError: OneLineError {
     case unreadable(String, String), tooLong(String), notText(String)
 
-    var line: String {
+    package var line: String {
         switch self {
         case .unreadable(let path, let why): return "cannot read the SQL in \(shown(path)): \(why)"
         case .tooLong(let source): return "the SQL in \(shown(source)) is longer than \(QueryCommand.maxSQLBytes >> 20) MiB"
@@ -162,7 +124,7 @@ enum SQLInputError: OneLineError {
         }
     }
 
-    var status: Int32 {
+    package var status: Int32 {
         switch self {
         case .unreadable: return ExitStatus.noInput
         case .tooLong: return ExitStatus.usage
@@ -172,6 +134,6 @@ enum SQLInputError: OneLineError {
 }
 
 /// A query that ran past `--timeout`.
-struct QueryStopped: Error {
+package struct QueryStopped: Error {
     var message: String
 }

@@ -1,9 +1,13 @@
 import Foundation
 import LCTrace
+import LCTraceModel
+import LCTraceReport
+import LCTraceRules
+import LCTraceStore
 
 /// `lctrace report`: findings for people (text) and machines (json, csv, sarif, junit), with
 /// an exit status CI can gate on; under `--baseline` only new findings fail the gate.
-enum ReportCommand: Command {
+package enum ReportCommand: Command {
     static let familyFlags: [(String, RuleFamily, String)] = [
         ("leaks", .leaks, "Leaks: released controllers never deallocated (LC301–LC303)."),
         ("orphans", .orphans, "Orphaned children and containment protocol (LC101–LC105)."),
@@ -27,7 +31,7 @@ enum ReportCommand: Command {
                                          help: "Exit 1 when a finding at or above it exists: error (default), warning, info, never.",
                                          choices: ["error", "warning", "info", "never"])
 
-    static let spec = CommandSpec(
+    package static let spec = CommandSpec(
         name: "report",
         summary: "Print findings: grouped for people, or as JSON/CSV/SARIF/JUnit; exit 1 on findings at --fail-on.",
         options: [OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db).")]
@@ -52,7 +56,7 @@ enum ReportCommand: Command {
         is one, 64 usage or a bad baseline file, 66 no session selected, 74 database.
         """)
 
-    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+    package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let reporter = try format(args)
         var options = ReportOptions()
         options.families = families(args)

@@ -1,9 +1,12 @@
 import Foundation
 import LCTrace
+import LCTraceReport
+import LCTraceSQLite
+import LCTraceStore
 
 /// `lctrace sessions`: one line per session.
-enum SessionsCommand: Command {
-    static let spec = CommandSpec(
+package enum SessionsCommand: Command {
+    package static let spec = CommandSpec(
         name: "sessions",
         summary: "List sessions: app, version, device, OS, SDK, start, duration, events, lost events.",
         options: [
@@ -17,7 +20,7 @@ enum SessionsCommand: Command {
     static let columns = ["session", "app", "version", "build", "device", "os", "sdk", "start", "duration_s",
                           "events", "lost", "end"]
 
-    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+    package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try OutputFormat.parse(args.value("format"), allowed: [.table, .csv, .json], default: .table)
         let db = try context.openForReading(context.databasePath(args))
         let maxWidth = try TableOptions.maxWidth(args)

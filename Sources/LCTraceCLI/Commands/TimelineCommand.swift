@@ -1,9 +1,11 @@
 import LCTrace
+import LCTraceReport
+import LCTraceStore
 
 /// `lctrace timeline`: what happened in one session, lane by lane, around a seq, an instance
 /// or its worst finding; text for a terminal, or SVG.
-enum TimelineCommand: Command {
-    static let spec = CommandSpec(
+package enum TimelineCommand: Command {
+    package static let spec = CommandSpec(
         name: "timeline",
         summary: "Draw one session: a lane per controller, appearances, containment, presentations, findings.",
         options: [
@@ -27,7 +29,7 @@ enum TimelineCommand: Command {
         only that class's lanes and their containers).
         """)
 
-    static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
+    package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try OutputFormat.parse(args.value("format"), allowed: [.text, .svg], default: .text)
         guard let sid = args.value("session") else {
             throw UsageError("missing --session SID for 'lctrace timeline'",

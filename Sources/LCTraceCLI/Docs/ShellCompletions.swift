@@ -1,12 +1,14 @@
+import LCTraceModel
+
 /// What a shell may offer for an option's value or for a command's arguments.
-public enum ValueCompletion: Sendable, Equatable {
+package enum ValueCompletion: Sendable, Equatable {
     case none
     case files
     case commands
     case words([String])
 }
 
-extension OptionSpec {
+package extension OptionSpec {
     /// `choices` when given; file names for a PATH, FILE or DIR value; else nothing.
     var completion: ValueCompletion {
         if !choices.isEmpty { return .words(choices) }
@@ -21,7 +23,7 @@ extension OptionSpec {
     var brief: String { ShellCompletions.firstSentence(help) }
 }
 
-extension CommandSpec {
+package extension CommandSpec {
     var argumentCompletion: ValueCompletion {
         if let positionalCompletion { return positionalCompletion }
         guard let positional else { return .none }
@@ -34,10 +36,10 @@ extension CommandSpec {
 
 /// Completion scripts for bash, zsh and fish, generated from `CLI.commands`' specs and
 /// `CLI.globalOptions`: nothing here names a command or an option.
-public enum ShellCompletions {
-    public enum Shell: String, CaseIterable, Sendable { case bash, zsh, fish }
+package enum ShellCompletions {
+    package enum Shell: String, CaseIterable, Sendable { case bash, zsh, fish }
 
-    public static func script(for shell: Shell) -> String {
+    package static func script(for shell: Shell) -> String {
         switch shell {
         case .bash: return bash()
         case .zsh: return zsh()

@@ -1,4 +1,13 @@
 import XCTest
+@testable import LCTraceFormat
+@testable import LCTraceModel
+@testable import LCTraceRules
+@testable import LCTraceIngest
+@testable import LCTraceStore
+@testable import LCTraceSQLite
+@testable import LCTracePostgreSQL
+@testable import LCTraceAnalysis
+@testable import LCTraceReport
 @testable import LCTrace
 import LCTraceGen
 #if canImport(Glibc)

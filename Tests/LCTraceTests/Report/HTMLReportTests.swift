@@ -1,5 +1,14 @@
 import Foundation
 import XCTest
+@testable import LCTraceFormat
+@testable import LCTraceModel
+@testable import LCTraceRules
+@testable import LCTraceIngest
+@testable import LCTraceStore
+@testable import LCTraceSQLite
+@testable import LCTracePostgreSQL
+@testable import LCTraceAnalysis
+@testable import LCTraceReport
 @testable import LCTrace
 @testable import LCTraceCLI
 
@@ -113,7 +122,7 @@ final class HTMLReportTests: SampleDatabaseTestCase {
         }
         XCTAssertTrue(group.contains("<td>pop</td><td><code>0x60000f500a00</code></td><td>child 0x60000f501600</td><td>animated !interactive</td>"))
         // The timeline command it prints is the one to paste, and it draws the same leak.
-        let command = "lctrace timeline --db \(FollowUp.shellWord(db)) --session db9c5598-9194-8d23-78bc-927ded35455d --vc &#39;0x60000f501600#125&#39; --around 147"
+        let command = "lctrace timeline --db \(Shell.word(db)) --session db9c5598-9194-8d23-78bc-927ded35455d --vc &#39;0x60000f501600#125&#39; --around 147"
         XCTAssertTrue(group.contains("<code>\(command)</code>"), group)
         let pasted = try TestSupport.process("/bin/sh", ["-c", MarkupText.unescapedForTest(command).replacingOccurrences(of: "lctrace ", with: TestSupport.binary + " ", options: .anchored)])
         XCTAssertEqual(pasted.status, 0, pasted.err)
@@ -158,7 +167,7 @@ final class HTMLReportTests: SampleDatabaseTestCase {
             .filter { $0.contains(" --") }
         XCTAssertFalse(commands.isEmpty)
         for c in commands {
-            XCTAssertTrue(c.contains("--db \(FollowUp.shellWord(db))"), c)
+            XCTAssertTrue(c.contains("--db \(Shell.word(db))"), c)
             if c.hasPrefix("lctrace timeline") { XCTAssertTrue(c.hasSuffix(" --leaks --grace 4s"), c) }
             if c.hasPrefix("lctrace query") && c.contains("findings_v WHERE identity") { XCTAssertTrue(c.contains("build = &#39;812&#39;"), c) }
         }
@@ -206,8 +215,8 @@ final class HTMLReportTests: SampleDatabaseTestCase {
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: copy)
         let r = TestSupport.run(["report", "--db", copy, "-f", "html", "--fail-on", "never"])
         XCTAssertEqual(r.status, 0, r.err)
-        let stored = page().replacingOccurrences(of: FollowUp.shellWord(db), with: "DB").replacingOccurrences(of: MarkupText.escape(db), with: "DB")
-        let rebuilt = r.out.replacingOccurrences(of: FollowUp.shellWord(copy), with: "DB").replacingOccurrences(of: MarkupText.escape(copy), with: "DB")
+        let stored = page().replacingOccurrences(of: Shell.word(db), with: "DB").replacingOccurrences(of: MarkupText.escape(db), with: "DB")
+        let rebuilt = r.out.replacingOccurrences(of: Shell.word(copy), with: "DB").replacingOccurrences(of: MarkupText.escape(copy), with: "DB")
             .replacingOccurrences(of: "<p class=\"muted\">Findings recomputed for this report: tuning other than the stored findings', or sessions changed since their analysis.</p>\n", with: "")
         XCTAssertEqual(count(rebuilt, "<svg class=\"lctrace-timeline\""), count(stored, "<svg class=\"lctrace-timeline\""))
         XCTAssertEqual(rebuilt, stored)

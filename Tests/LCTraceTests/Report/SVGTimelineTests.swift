@@ -3,6 +3,15 @@ import Foundation
 import FoundationXML
 #endif
 import XCTest
+@testable import LCTraceFormat
+@testable import LCTraceModel
+@testable import LCTraceRules
+@testable import LCTraceIngest
+@testable import LCTraceStore
+@testable import LCTraceSQLite
+@testable import LCTracePostgreSQL
+@testable import LCTraceAnalysis
+@testable import LCTraceReport
 @testable import LCTrace
 
 /// The SVG timeline: well-formed XML, one labelled group per lane, accessible names, nothing

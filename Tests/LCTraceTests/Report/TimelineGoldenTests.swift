@@ -1,4 +1,13 @@
 import XCTest
+@testable import LCTraceFormat
+@testable import LCTraceModel
+@testable import LCTraceRules
+@testable import LCTraceIngest
+@testable import LCTraceStore
+@testable import LCTraceSQLite
+@testable import LCTracePostgreSQL
+@testable import LCTraceAnalysis
+@testable import LCTraceReport
 @testable import LCTrace
 
 /// `lctrace timeline` on SampleTraces, compared with golden files: a leak after a pop, an

@@ -1,4 +1,13 @@
 import XCTest
+@testable import LCTraceFormat
+@testable import LCTraceModel
+@testable import LCTraceRules
+@testable import LCTraceIngest
+@testable import LCTraceStore
+@testable import LCTraceSQLite
+@testable import LCTracePostgreSQL
+@testable import LCTraceAnalysis
+@testable import LCTraceReport
 @testable import LCTrace
 import LCTraceGen
 
@@ -67,7 +76,7 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
 
         let captured = store.takeCapturedRows()
         XCTAssertEqual(Set(captured.keys), [try sessionID(database, "NEW")])
-        let rows = try XCTUnwrap(captured[try sessionID(database, "NEW")]).inSeqOrder()
+        let rows = try XCTUnwrap(captured[try sessionID(database, "NEW")] as? CapturedRows).inSeqOrder()
         XCTAssertEqual(rows.count, 70)
         XCTAssertEqual(rows, try tableRows(database, "NEW"))
         XCTAssertTrue(store.takeCapturedRows().isEmpty, "handed over once")
@@ -96,7 +105,7 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
         try insert((0..<5).map { line("SMALL", $0) } + (0..<9).map { line("BIG", $0) }, into: store)
         let captured = store.takeCapturedRows()
         XCTAssertEqual(Set(captured.keys), [try sessionID(database, "SMALL")])
-        XCTAssertEqual(captured[try sessionID(database, "SMALL")]?.inSeqOrder(), try tableRows(database, "SMALL"))
+        XCTAssertEqual((captured[try sessionID(database, "SMALL")] as? CapturedRows)?.inSeqOrder(), try tableRows(database, "SMALL"))
     }
 
     func testNothingIsCapturedUnlessAsked() throws {

@@ -3,6 +3,15 @@ import Foundation
 import Glibc
 #endif
 import XCTest
+@testable import LCTraceFormat
+@testable import LCTraceModel
+@testable import LCTraceRules
+@testable import LCTraceIngest
+@testable import LCTraceStore
+@testable import LCTraceSQLite
+@testable import LCTracePostgreSQL
+@testable import LCTraceAnalysis
+@testable import LCTraceReport
 @testable import LCTrace
 import LCTraceCLI
 import LCTraceGen
@@ -58,8 +67,7 @@ enum TestSupport {
 
     static func logicalDump(_ storage: Storage) throws -> String {
         let db = storage.backend.reader
-        let postgres: Bool
-        if case .postgres = storage.location { postgres = true } else { postgres = false }
+        let postgres = storage.kind.name == "postgresql"
         var out = ""
         let queries = [
             "SELECT sid, seq, t, event, vc, class, parent, host, presented, child, animated, is_moving_to_parent, is_being_presented, is_moving_from_parent, is_being_dismissed, interactive, detail, thread, wall, attrs FROM events_v ORDER BY sid, seq",

@@ -1,0 +1,479 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import LCTraceAnalysis
+import LCTraceIngest
+import LCTraceModel
+import LCTraceRules
+import LCTraceStore
+
+/// Settings of one ingest run.
+package struct IngestOptions: Sendable {
+    /// Events per transaction: large enough for speed, small enough that a concurrent
+    /// ingest waits at most a moment for the write lock.
+    package var batchSize = 20_000
+    /// Checkpoints run on a thread of their own (`Checkpointer`) rather than in the writer's commits.
+    package var backgroundCheckpoints = true
+    package var maxLineLength = LineReader.defaultMaxLineLength
+    /// Keep at most this many reject examples per file in the report (all go to the database).
+    package var rejectExamples = 5
+    package init() {}
+}
+
+/// Where an ingest is, for a progress line: the file being read, and the whole run.
+package struct IngestProgress: Sendable {
+    package var fileIndex: Int
+    package var fileCount: Int
+    package var path: String
+    package var lines: Int
+    package var events: Int
+    package var rawBytes: Int64
+    package var rawSize: Int64?
+    /// The run so far: inputs finished (loaded or skipped), event lines read, raw (compressed)
+    /// bytes read, bytes of inputs skipped unread (already loaded), and the raw size of all
+    /// inputs (nil when one has no size known up front: standard input, a pipe).
+    package var run = Run()
+
+    package struct Run: Sendable {
+        package var filesDone = 0
+        package var events = 0
+        package var bytesRead: Int64 = 0
+        package var bytesSkipped: Int64 = 0
+        package var totalBytes: Int64?
+    }
+}
+
+/// What happened to one input.
+package struct FileReport: Sendable {
+    package enum Status: Sendable, Equatable {
+        case loaded
+        case damaged(String)
+        /// The same content was loaded before under `path`: nothing read.
+        case alreadyLoaded(path: String)
+        /// Read, but found to be the same content as `path` (standard input, concurrent load).
+        case sameContent(path: String)
+        case missing(String)
+        case unreadable(String)
+    }
+    package var path: String
+    package var status: Status
+    package var lines = 0
+    package var events = 0
+    package var newEvents = 0
+    package var duplicates = 0
+    package var conflicts = 0
+    package var rejects = 0
+    /// (line, reason) of the first rejects.
+    package var rejectExamples: [(line: Int, reason: String)] = []
+    /// Earlier reads of this path that were this file while it was still being written: their
+    /// rows (and warnings) were replaced by this one.
+    package var replacedEarlierReads = 0
+}
+
+/// Totals of one ingest run.
+package struct IngestSummary: Sendable {
+    package var files: [FileReport] = []
+    package var seconds: Double = 0
+    /// Sessions whose session records disagreed (the earliest record is kept).
+    package var recordConflicts: [RecordConflict] = []
+
+    package init() {}
+
+    package var newEvents: Int { files.reduce(0) { $0 + $1.newEvents } }
+    package var duplicates: Int { files.reduce(0) { $0 + $1.duplicates } }
+    package var conflicts: Int { files.reduce(0) { $0 + $1.conflicts } }
+    package var rejects: Int { files.reduce(0) { $0 + $1.rejects } }
+    package var eventLines: Int { files.reduce(0) { $0 + $1.events } }
+    package var damagedFiles: [FileReport] { files.filter { if case .damaged = $0.status { return true } else { return false } } }
+    package var missingFiles: [FileReport] {
+        files.filter {
+            switch $0.status {
+            case .missing, .unreadable: return true
+            default: return false
+            }
+        }
+    }
+}
+
+/// Streams trace files into the database: Source → LineReader → EventDecoder → IngestSink.
+/// Never prints: progress goes to a callback, results to the returned summary.
+package final class Ingester {
+    package let store: any IngestSink
+    package let options: IngestOptions
+    private let decoder = EventDecoder()
+    /// When set, the sessions of each loaded file are analyzed on the second core while the
+    /// next files load (see `BackgroundAnalyzer`).
+    package var analysis: BackgroundAnalyzer?
+    /// The run so far, for the progress reports.
+    private var run = IngestProgress.Run()
+    /// When raised (SIGINT, SIGTERM), the ingest rolls back the batch in flight, lets go of
+    /// its locks and throws `IngestInterrupted` with the files loaded so far: a file cut short stays
+    /// `loading`, and the same command run again completes it.
+    package var stop: StopRequest?
+
+    /// Loads into `db` (opened for writing).
+    package convenience init(db: Storage, options: IngestOptions = IngestOptions()) throws {
+        self.init(store: try db.backend.ingestSink(), options: options)
+    }
+
+    package init(store: any IngestSink, options: IngestOptions = IngestOptions()) {
+        self.store = store
+        self.options = options
+    }
+
+    /// Analyses each loaded file's sessions on the second core while the next files load,
+    /// where the backend can tell whether a session changed since a snapshot (SQLite; other
+    /// backends analyze after loading). True when it will.
+    @discardableResult
+    package func analyzeWhileLoading(settings: RuleSettings) throws -> Bool {
+        guard let host = store as? any LoadingAnalysisHost else { return false }
+        analysis = try BackgroundAnalyzer(host: host, settings: settings)
+        return true
+    }
+
+    /// Expands command-line paths (see `InputWalker`): the inputs, and the paths that cannot be
+    /// loaded (missing, unreadable, not regular files).
+    package static func expand(_ paths: [String]) -> (inputs: [InputLocation], missing: [InputProblem]) {
+        InputWalker.expand(paths)
+    }
+
+    /// Loads every input in order. Database failures throw (the batch in flight is rolled
+    /// back; everything committed before stays); input problems are reported, never thrown.
+    package func ingest(_ inputs: [InputLocation], missing: [InputProblem] = [],
+                       progress: ((IngestProgress) -> Void)? = nil) throws -> IngestSummary {
+        let started = Date()
+        var summary = IngestSummary()
+        // Housekeeping (SQLite: copying the write-ahead log back) runs on another thread, off
+        // the writer's path.
+        try store.startRun(capturesRows: analysis != nil, backgroundWork: options.backgroundCheckpoints)
+        defer { store.endRun() }
+        for problem in missing {
+            summary.files.append(FileReport(path: problem.path, status: problem.missing ? .missing(problem.reason) : .unreadable(problem.reason)))
+        }
+        // One file ahead: while this thread stores file i, file i+1 is already planned and its
+        // reader thread is decoding, so the writer never waits at a file boundary.
+        var next: PreparedFile?
+        defer { next?.stop() }
+        let sizes = inputs.map { $0 == .standardInput ? nil : rawSize($0) }
+        run = IngestProgress.Run()
+        run.totalBytes = sizes.contains(where: { $0 == nil }) ? nil : sizes.reduce(0) { $0 + $1! }
+        for index in inputs.indices {
+            do {
+                try stop?.check()
+                // Not read ahead (first file, a pipe, or the size of the one before): now.
+                let current = try next ?? prepare(inputs[index], ahead: false)!  // nil only when ahead
+                next = nil
+                defer { current.stop() }
+                if index + 1 < inputs.count { next = try prepare(inputs[index + 1], ahead: true) }
+                let report = try load(current, index: index, count: inputs.count, progress: progress)
+                summary.files.append(report)
+                run.filesDone += 1
+                if current.input == nil {
+                    // Skipped unread (already loaded) or not found: the run moves on all the same.
+                    run.bytesSkipped += sizes[index] ?? 0
+                    progress?(IngestProgress(fileIndex: index + 1, fileCount: inputs.count, path: current.path, lines: 0,
+                                             events: 0, rawBytes: 0, rawSize: sizes[index], run: run))
+                }
+            } catch {
+                throw abandon(error, summary, started)
+            }
+        }
+        summary.seconds = Date().timeIntervalSince(started)
+        do {
+            if let analysis, let host = store as? any LoadingAnalysisHost { try analysis.finish(host, stop: stop) }
+        } catch {
+            throw abandon(error, summary, started)
+        }
+        summary.recordConflicts = try store.recordConflictSummary()
+        return summary
+    }
+
+    /// Undoes the batch in flight after a failure or an interruption: rolled back, the analysis
+    /// ended (its connection closed), the locks of the files being loaded let go. Returns the
+    /// error to throw: an interruption carries the summary so far.
+    private func abandon(_ error: Error, _ summary: IngestSummary, _ started: Date) -> Error {
+        store.rollback()
+        analysis?.cancel()
+        analysis?.waitForWorker()
+        store.releaseLoads()
+        guard error is Interrupted else { return error }
+        var partial = summary
+        partial.seconds = Date().timeIntervalSince(started)
+        return IngestInterrupted(summary: partial)
+    }
+
+    private func rawSize(_ location: InputLocation) -> Int64? {
+        var st = stat()
+        guard location.withPath({ stat($0, &st) }) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(st.st_size)
+    }
+
+    /// SHA-256 of a file's raw bytes, read in fixed chunks.
+    package static func hashFile(_ location: InputLocation) -> String? {
+        guard let fd = try? TraceInput.openRegularFile(location) else { return nil }
+        defer { close(fd) }
+        var hasher = SHA256()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = read(fd, buffer.baseAddress!, buffer.count)
+            if n < 0 { if errno == EINTR { continue }; return nil }
+            if n == 0 { break }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        }
+        return hasher.finalizeHex()
+    }
+
+    /// A file whose fate is decided: a report already (missing, already loaded), or a row to
+    /// load into and a reader thread decoding it into batches.
+    package final class PreparedFile {
+        package let path: String
+        package var report: FileReport
+        package let input: TraceInput?
+        package let size: Int64?
+        package let fileID: Int64
+        /// Files read before under this path with fewer bytes (see `IngestStore.earlierReads`).
+        package var earlier: [EarlierRead] = []
+        /// Decoded batches waiting for the writer: with the batch being filled and the one being
+        /// stored, a file of 6,000 lines (128 + 512 + 2,048 + 4,096 …) is decoded whole while the
+        /// file before it is stored, so the writer finds it ready (with 2, the writer waited
+        /// for the reader a fifth of the run).
+        package static let readAhead = 4
+        package let filled = BatchQueue<EventBatch>(capacity: PreparedFile.readAhead)
+        package let empty = BatchQueue<EventBatch>(capacity: PreparedFile.readAhead + 2)
+
+        package init(report: FileReport) {
+            path = report.path
+            self.report = report
+            input = nil
+            size = nil
+            fileID = 0
+        }
+
+        package init(path: String, input: TraceInput, size: Int64?, fileID: Int64) {
+            self.path = path
+            report = FileReport(path: path, status: .loaded)
+            self.input = input
+            self.size = size
+            self.fileID = fileID
+        }
+
+        /// Stops the reader thread (if still running) and lets it run out.
+        package func stop() {
+            guard input != nil else { return }
+            empty.close()
+            while filled.take() != nil {}
+        }
+    }
+
+    /// Opens an input, decides from its size and content hash whether to load it (its own
+    /// small transaction), and if so starts its reader thread. `ahead`: while another file is
+    /// loading; nil when this one must wait for it (same size: maybe a copy of it).
+    private func prepare(_ location: InputLocation, ahead: Bool) throws -> PreparedFile? {
+        let path = location.description
+        if ahead {
+            // Only regular files are read ahead: standard input or a pipe may be named twice,
+            // and two readers of one stream would split it between them.
+            guard location != .standardInput, let size = rawSize(location) else { return nil }
+            if store.isLoading(size: size) { return nil }
+        }
+        let input: TraceInput
+        do {
+            input = try TraceInput(location: location)
+        } catch let error as InputOpenError {
+            var report = FileReport(path: path, status: .loaded)
+            report.status = error.isMissing ? .missing(error.reason)
+                : .unreadable(error.notRegular == nil ? "cannot read: \(error.reason)" : error.reason)
+            return PreparedFile(report: report)
+        }
+        var size: Int64?
+        var preHash: String?
+        try store.begin()
+        if location != .standardInput {
+            size = rawSize(location)
+            // Hash before reading only when a stored file has the same size: a copy is then
+            // recognised without reading it through, and a killed load is resumed in place.
+            // The write lock is not held while hashing.
+            if try size.map({ try store.hasFile(ofSize: $0) }) ?? false {
+                try store.commit()
+                preHash = Self.hashFile(location)
+                try store.begin()
+            }
+        }
+        let plan = try store.planFile(path: path, size: size, hash: preHash)
+        let earlier = try size.map { try store.earlierReads(of: path, smallerThan: $0) } ?? []
+        try store.commit()
+        guard case .load(let fileID) = plan else {
+            var report = FileReport(path: path, status: .loaded)
+            if case .alreadyLoaded(let other) = plan { report.status = .alreadyLoaded(path: other) }
+            return PreparedFile(report: report)
+        }
+        let file = PreparedFile(path: path, input: input, size: size, fileID: fileID)
+        file.earlier = earlier
+        input.recordPrefixDigests(at: earlier.map(\.size))
+        // This thread writes to SQLite while a reader thread inflates, splits and decodes the
+        // lines into batches (bounded queue, recycled batches).
+        for _ in 0...PreparedFile.readAhead { file.empty.put(EventBatch()) }
+        let reader = Thread { [options, decoder, filled = file.filled, empty = file.empty] in
+            Ingester.readLines(input, into: filled, recycling: empty, options: options, decoder: decoder)
+        }
+        reader.stackSize = 1 << 20
+        reader.start()
+        return file
+    }
+
+    /// Stores a prepared file's batches, then records the file's outcome.
+    private func load(_ file: PreparedFile, index: Int, count: Int,
+                      progress: ((IngestProgress) -> Void)?) throws -> FileReport {
+        guard let input = file.input else { return file.report }
+        let path = file.path, size = file.size, fileID = file.fileID
+        let filled = file.filled, empty = file.empty
+        var report = file.report
+        try store.begin()
+        var inBatch = 0
+        var lastProgress = 0
+        // A stop wakes the writer where it waits for the reader (a pipe may send nothing for long).
+        stop?.onRequest { filled.close() }
+        defer { stop?.onRequest(nil) }
+        while let batch = filled.take() {
+            try stop?.check()
+            let counts = try store.store(batch, file: fileID)
+            report.events += counts.events
+            report.newEvents += counts.new
+            report.duplicates += counts.duplicates
+            report.conflicts += counts.conflicts
+            report.rejects += counts.rejects
+            for example in counts.rejected.prefix(max(0, options.rejectExamples - report.rejectExamples.count)) {
+                report.rejectExamples.append(example)
+            }
+            inBatch += batch.events.count + batch.rejects.count
+            report.lines = batch.linesRead
+            if inBatch >= options.batchSize {
+                try store.commit()
+                try store.begin()
+                try storeFinishedModels()
+                inBatch = 0
+            }
+            if let progress, batch.linesRead - lastProgress >= 16_384 {
+                lastProgress = batch.linesRead
+                var now = run
+                now.events += report.events
+                now.bytesRead += batch.rawBytesRead
+                progress(IngestProgress(fileIndex: index, fileCount: count, path: path, lines: batch.linesRead,
+                                        events: report.events, rawBytes: batch.rawBytesRead, rawSize: size, run: now))
+            }
+            batch.reset()
+            empty.put(batch)
+        }
+        // Stopped midway: the file is not finished (its row stays `loading`, to be resumed).
+        try stop?.check()
+        if let damage = input.damage {
+            report.status = .damaged(damage.reason)
+            try store.reject(file: fileID, kind: .damage, line: report.lines, offset: damage.rawOffset,
+                             reason: damage.reason, sample: nil)
+        }
+        // The file row's counts are the report's (the damage reject is not a line reject).
+        var stats = FileStats()
+        stats.size = input.rawBytesRead
+        stats.members = input.members
+        stats.lines = report.lines
+        stats.events = report.events
+        stats.rejects = report.rejects
+        stats.conflicts = report.conflicts
+        stats.damage = input.damage?.reason
+        if let same = try store.finishFile(id: fileID, hash: input.contentHash(), stats: stats) {
+            report.status = .sameContent(path: same)
+            report.rejects = 0
+            report.rejectExamples = []
+        }
+        // Earlier reads of this path whose bytes are the start of this file's.
+        let grown = file.earlier.filter { input.prefixDigests[$0.size] == $0.hash }.map(\.id)
+        try store.replaceEarlierReads(grown)
+        report.replacedEarlierReads = grown.count
+        // Models finished meanwhile go in with the file's last batch (files are often
+        // smaller than one batch).
+        try storeFinishedModels()
+        try store.commit()
+        // Taken whether or not an analysis wants them: left to pile up, they grew with every session.
+        let touched = store.takeTouchedSessions()
+        if let analysis, let host = store as? any LoadingAnalysisHost {
+            analysis.enqueue(touched, captured: host.takeCapturedRows(), from: host)
+        }
+        run.events += report.events
+        run.bytesRead += input.rawBytesRead
+        var done = run
+        done.filesDone += 1
+        progress?(IngestProgress(fileIndex: index + 1, fileCount: count, path: path, lines: report.lines,
+                                 events: report.events, rawBytes: input.rawBytesRead, rawSize: size, run: done))
+        return report
+    }
+
+    /// Stores the models the analysis finished meanwhile, inside the open batch.
+    private func storeFinishedModels() throws {
+        if let analysis, let host = store as? any LoadingAnalysisHost { try analysis.storeFinished(host) }
+    }
+
+    /// The reader thread: lines of `input`, decoded into batches (128 lines first, up to 4,096).
+    /// Closes `filled` at the end of the input (the input's damage, if any, is set by then).
+    private static func readLines(_ input: TraceInput, into filled: BatchQueue<EventBatch>, recycling empty: BatchQueue<EventBatch>,
+                             options: IngestOptions, decoder: EventDecoder) {
+        guard var batch = empty.take() else { filled.close(); return }
+        let reader = LineReader(input: input, maxLineLength: options.maxLineLength)
+        var stopped = false
+        // Small first batches, so the writer starts on a file almost at once; then 4,096 lines.
+        var limit = 128
+        reader.forEachLine { rawLine in
+            var line = rawLine
+            // A byte-order mark before the first line is an editor's habit, not data.
+            if line.number == 1, line.bytes.count >= 3, line.bytes[0] == 0xEF, line.bytes[1] == 0xBB, line.bytes[2] == 0xBF {
+                line.bytes = UnsafeRawBufferPointer(rebasing: line.bytes[3...])
+            }
+            if let length = line.overlongLength {
+                batch.rejects.append(RawReject(line: line.number, offset: line.offset,
+                                               reason: "line longer than \(options.maxLineLength) bytes (\(length) bytes)",
+                                               sample: batch.append(line.bytes)))
+            } else if !isBlank(line.bytes) {
+                if let reason = decoder.decode(line.bytes, into: batch, line: line.number, offset: line.offset) {
+                    let message = line.unterminated && (input.damage != nil || reason.message.hasPrefix("not valid JSON"))
+                        ? "cut last line: \(reason.message)" : reason.message
+                    batch.rejects.append(RawReject(line: line.number, offset: line.offset, reason: message,
+                                                   sample: batch.append(UnsafeRawBufferPointer(rebasing: line.bytes.prefix(200)))))
+                }
+            }
+            batch.linesRead = line.number
+            // A batch is also handed over at `maxBatchBytes` of text: 4,096 lines near the 1 MiB
+            // limit would hold 4 GiB (and overflow the arena's 32-bit spans).
+            if batch.events.count + batch.rejects.count >= limit || batch.arena.count >= Self.maxBatchBytes {
+                batch.rawBytesRead = input.rawBytesRead
+                guard filled.put(batch), let next = empty.take() else { stopped = true; return false }
+                batch = next
+                limit = min(limit * 4, 4096)
+            }
+            return true
+        }
+        if !stopped {
+            batch.rawBytesRead = input.rawBytesRead
+            filled.put(batch)
+        }
+        filled.close()
+    }
+
+    /// Text a batch holds before it is handed over, whatever its number of lines: with the
+    /// batches in flight of two files, at most 40 MiB of text however long the lines.
+    package static let maxBatchBytes = 4 << 20
+
+    private static func isBlank(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        for b in bytes where !(b == 0x20 || b == 0x09 || b == 0x0d) { return false }
+        return true
+    }
+
+}
+
+/// An ingest ended early by its `StopRequest`: the summary of the files loaded up to then
+/// (whole files only; the batch in flight was rolled back).
+package struct IngestInterrupted: Error, Sendable {
+    package var summary: IngestSummary
+}

@@ -1,0 +1,86 @@
+/// The event names of trace format v1. Unknown names decode as `.unknown` and are kept.
+package enum EventKind: String, CaseIterable, Sendable {
+    case session, sessionEnd
+    case `init`, loadView, viewDidLoad
+    case viewWillAppear, viewIsAppearing, viewDidAppear, viewWillDisappear, viewDidDisappear
+    case `deinit`
+    case viewWillLayoutSubviews, viewDidLayoutSubviews, traitChange, memoryWarning
+    case addChild, willMoveToParent, didMoveToParent, removeFromParent
+    case viewAttached, viewDetached
+    case present, dismiss, push, pop
+    case sceneWillConnect, sceneDidBecomeActive, sceneWillResignActive
+    case sceneWillEnterForeground, sceneDidEnterBackground, sceneDidDisconnect
+    case appDidFinishLaunching, appDidBecomeActive, appWillResignActive
+    case appDidEnterBackground, appWillEnterForeground, appWillTerminate
+    case mark
+    case unknown
+
+    package init(name: String) { self = EventKind(rawValue: name) ?? .unknown }
+
+    /// Known names by length: classifies a raw name without building a String.
+    private static let byLength = ShortName.table(EventKind.allCases.filter { $0 != .unknown }) { $0.rawValue }
+
+    package static func classify(_ name: UnsafeRawBufferPointer) -> EventKind {
+        ShortName.lookup(name, in: byLength) ?? .unknown
+    }
+
+    /// The key whose value (another controller id) goes to the `other` column.
+    package var otherKey: String? {
+        switch self {
+        case .addChild, .willMoveToParent, .didMoveToParent, .removeFromParent: return "parent"
+        case .viewAttached, .viewDetached: return "host"
+        case .present: return "presented"
+        case .push, .pop: return "child"
+        default: return nil
+        }
+    }
+
+    /// The key whose string value goes to the `detail` column.
+    package var detailKey: String? {
+        switch self {
+        case .present: return "style"
+        case .sceneWillConnect, .sceneDidBecomeActive, .sceneWillResignActive,
+             .sceneWillEnterForeground, .sceneDidEnterBackground, .sceneDidDisconnect: return "scene"
+        case .mark: return "name"
+        case .sessionEnd: return "reason"
+        default: return nil
+        }
+    }
+
+    /// Events that describe one controller and so need `vc`.
+    package var needsVC: Bool {
+        switch self {
+        case .`init`, .loadView, .viewDidLoad, .viewWillAppear, .viewIsAppearing, .viewDidAppear,
+             .viewWillDisappear, .viewDidDisappear, .`deinit`, .viewWillLayoutSubviews, .viewDidLayoutSubviews,
+             .traitChange, .addChild, .willMoveToParent, .didMoveToParent, .removeFromParent,
+             .viewAttached, .viewDetached, .present, .dismiss, .push, .pop:
+            return true
+        default:
+            return false
+        }
+    }
+
+    package var isSceneEvent: Bool {
+        switch self {
+        case .sceneWillConnect, .sceneDidBecomeActive, .sceneWillResignActive,
+             .sceneWillEnterForeground, .sceneDidEnterBackground, .sceneDidDisconnect: return true
+        default: return false
+        }
+    }
+
+    package var isAppDelegateEvent: Bool {
+        switch self {
+        case .appDidFinishLaunching, .appWillTerminate: return true
+        default: return isDeprecatedAppDelegateEvent
+        }
+    }
+
+    /// (1.1) The four app-delegate state transitions the iOS 26 SDK deprecates in favour of the
+    /// scene ones (LC501). `appDidFinishLaunching` and `appWillTerminate` are not deprecated.
+    package var isDeprecatedAppDelegateEvent: Bool {
+        switch self {
+        case .appDidBecomeActive, .appWillResignActive, .appDidEnterBackground, .appWillEnterForeground: return true
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import LCTraceFormat
+
+/// How bad a finding is. Ordered: info < warning < error.
+package enum Severity: String, Comparable, CaseIterable, Sendable {
+    case info, warning, error
+
+    package var rank: Int { self == .info ? 0 : self == .warning ? 1 : 2 }
+    package static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+}
+
+/// One finding, in the shape of rules.md's machine-readable output.
+package struct Finding: Sendable, Equatable {
+    package var rule: String
+    package var name: String
+    package var severity: Severity
+    package var session: String?
+    package var vc: String?
+    package var since: Int64?
+    package var cls: String?
+    package var t: Int64?
+    package var message: String
+    package var evidence: [Int64]
+    /// "low" in sessions with lost events: the missing events might have explained it.
+    package var confidence: String
+    /// For file-level findings (LC904): the file's path.
+    package var file: String?
+    /// Rule-specific values, e.g. how a leaked controller left ("how": "pop"), typed.
+    package var detail: [String: DetailValue]
+    /// (1.1) The defect's readable key (`FindingIdentity`) and its hash: equal for every
+    /// occurrence of the same defect, whatever the session, device or build.
+    package var identityKey: String
+    package var identity: String
+    /// The session's app (bundle id), build and device; nil for file-level findings.
+    package var app: String?
+    package var build: String?
+    package var device: String?
+
+    /// A finding with every field given (the rules' own initializers, in LCTraceRules, derive
+    /// the name, severity and identity from the rule).
+    package init(rule: String, name: String, severity: Severity, session: String?, vc: String?, since: Int64?,
+                 cls: String?, t: Int64?, message: String, evidence: [Int64], confidence: String, file: String?,
+                 detail: [String: DetailValue], identityKey: String, identity: String,
+                 app: String?, build: String?, device: String?) {
+        self.rule = rule; self.name = name; self.severity = severity
+        self.session = session; self.vc = vc; self.since = since; self.cls = cls; self.t = t
+        self.message = message; self.evidence = evidence; self.confidence = confidence
+        self.file = file; self.detail = detail
+        self.identityKey = identityKey; self.identity = identity
+        self.app = app; self.build = build; self.device = device
+    }
+}
+
+/// A value of a finding's `detail`, with its JSON type kept: numbers stay numbers in the JSON
+/// report and in `findings.detail` (so `json_extract(detail, '$.retained_ms') > 5000` works).
+package enum DetailValue: Sendable, Equatable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+    case text(String)
+    case int(Int64)
+    case double(Double)
+    case bool(Bool)
+    /// A list of integers (seqs, line numbers).
+    case ints([Int64])
+
+    package init(stringLiteral value: String) { self = .text(value) }
+
+    /// Milliseconds from nanoseconds, to a tenth of a millisecond.
+    package static func ms(_ ns: Int64) -> DetailValue { .double((Double(ns) / 100_000).rounded() / 10) }
+
+    /// The value as JSON.
+    package var json: String {
+        switch self {
+        case .text(let s): return jsonString(s)
+        case .int(let n): return String(n)
+        case .double(let d): return d.isFinite ? String(d) : "null"
+        case .bool(let b): return b ? "true" : "false"
+        case .ints(let list): return "[" + list.map(String.init).joined(separator: ",") + "]"
+        }
+    }
+
+    /// The value as plain text (CSV, text reports).
+    package var description: String {
+        switch self {
+        case .text(let s): return s
+        case .ints(let list): return list.map(String.init).joined(separator: ",")
+        default: return json
+        }
+    }
+
+    /// The value as a number, for ordering (`nil` for text and lists).
+    package var number: Double? {
+        switch self {
+        case .int(let n): return Double(n)
+        case .double(let d): return d
+        default: return nil
+        }
+    }
+
+    /// A detail dictionary as a JSON object with sorted keys (the stored and printed form).
+    package static func encode(_ detail: [String: DetailValue]) -> String {
+        "{" + detail.keys.sorted().map { jsonString($0) + ":" + detail[$0]!.json }.joined(separator: ",") + "}"
+    }
+
+    /// Reads back what `encode` wrote (any flat JSON object of strings, numbers, booleans and
+    /// integer lists); `nil` when the text is not such an object.
+    package static func decode(_ text: String) -> [String: DetailValue]? {
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBytes { raw -> [String: DetailValue]? in
+            var s = JSONScanner(UnsafeRawBufferPointer(raw))
+            var out: [String: DetailValue] = [:]
+            do {
+                s.skipWhitespace()
+                try s.expect(0x7b, "'{'")
+                s.skipWhitespace()
+                if !s.atEnd && s.peek() == 0x7d { return out }
+                while true {
+                    s.skipWhitespace()
+                    guard !s.atEnd, s.peek() == 0x22 else { return nil }
+                    let key = try s.scanString()
+                    s.skipWhitespace()
+                    try s.expect(0x3a, "':'")
+                    s.skipWhitespace()
+                    guard !s.atEnd else { return nil }
+                    let value: DetailValue
+                    switch s.peek() {
+                    case 0x22:
+                        let r = try s.scanString()
+                        value = .text(s.string(r.range, escaped: r.escaped))
+                    case 0x74, 0x66:
+                        let start = s.index
+                        _ = try s.scanValue(depth: 0)
+                        value = .bool(s.bytes[start] == 0x74)
+                    case 0x5b:
+                        s.index += 1
+                        var list: [Int64] = []
+                        s.skipWhitespace()
+                        while !s.atEnd && s.peek() != 0x5d {
+                            guard let n = s.integer(try s.scanNumber()) else { return nil }
+                            list.append(n)
+                            s.skipWhitespace()
+                            if !s.atEnd && s.peek() == 0x2c { s.index += 1; s.skipWhitespace() }
+                        }
+                        try s.expect(0x5d, "']'")
+                        value = .ints(list)
+                    default:
+                        let r = try s.scanNumber()
+                        if let n = s.integer(r) { value = .int(n) } else if let d = s.double(r) { value = .double(d) } else { return nil }
+                    }
+                    out[s.string(key.range, escaped: key.escaped)] = value
+                    s.skipWhitespace()
+                    guard !s.atEnd else { return nil }
+                    if s.peek() == 0x2c { s.index += 1; continue }
+                    try s.expect(0x7d, "'}'")
+                    return out
+                }
+            } catch {
+                return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import LCTraceModel
+import LCTraceRules
+import LCTraceStore
+
+/// Interned text on PostgreSQL: ids of the `strings` table, cached. New texts are inserted on
+/// a connection of their own in autocommit, sorted: several ingesters meeting the same new
+/// class name then wait for each other only for the moment of that insert, never for one
+/// another's whole batch, and cannot deadlock on it. (A text whose batch is rolled back stays,
+/// unreferenced: harmless.)
+package final class PGStrings {
+    private let url: String
+    private var inserter: PGConnection?
+    private var ids: [String: Int64] = [:]
+    /// Texts cached at most (controller ids are many and mostly of one session): flat memory.
+    package static let maxCached = 200_000
+
+    package init(url: String) { self.url = url }
+
+    /// The ids of `texts`, inserting those the table does not have yet.
+    package func ids<S: Sequence>(_ texts: S) throws -> [String: Int64] where S.Element == String {
+        var out: [String: Int64] = [:]
+        var missing: [String] = []
+        for text in Set(texts) {
+            if let id = ids[text] { out[text] = id } else { missing.append(text) }
+        }
+        guard !missing.isEmpty else { return out }
+        missing.sort()
+        if inserter == nil { inserter = try PGConnection(url: url) }
+        let array = PGSchema.arrayLiteral(missing)
+        try inserter!.query("INSERT INTO strings(text) SELECT t FROM unnest($1::text[]) AS u(t) ORDER BY t ON CONFLICT (text) DO NOTHING",
+                            [array])
+        let rows = try inserter!.query("SELECT id, text FROM strings WHERE text = ANY($1::text[])", [array])
+        if ids.count + rows.rowCount > Self.maxCached { ids.removeAll(keepingCapacity: true) }
+        for r in 0..<rows.rowCount {
+            guard let id = rows.int(r, 0), let text = rows.text(r, 1) else { continue }
+            ids[text] = id
+            out[text] = id
+        }
+        return out
+    }
+
+    /// Forgets every id (after a rollback nothing is lost: texts are committed on their own).
+    package func close() {
+        inserter = nil
+    }
+}
+
+/// A session's facts on PostgreSQL: metadata and stored instances through the shared queries,
+/// events through the portable reader (a cursor inside the caller's transaction, so a session
+/// of any length streams).
+package class PGSessionSource: SessionSource {
+    package let connection: PGReadConnection
+    package let model: ModelReader
+    private let events: PortableEventReader
+
+    package init(connection: PGReadConnection) throws {
+        self.connection = connection
+        model = ModelReader(db: connection)
+        events = try PortableEventReader(db: connection)
+    }
+
+    package func sessionMetadata(_ session: Int64) throws -> SessionMetadata { try model.sessionMetadata(session) }
+
+    package func forEachEvent(session: Int64, sid: String, _ body: (TraceEvent) throws -> Void) throws {
+        try events.forEachEvent(session: session, sid: sid, body)
+    }
+
+    private var retired: RetiredInstanceReader?
+    package func retiredInstances(session: Int64) throws -> RetiredInstanceReader {
+        if retired == nil { retired = try RetiredInstanceReader(db: connection) }
+        retired!.session = session
+        return retired!
+    }
+}
+
+/// The analysis's connection on PostgreSQL. Several ingesters may analyse at once: a session
+/// is built under a transaction-scoped advisory lock of its own (taken in id order, so two
+/// analyses never deadlock), and its model is marked current only if no batch added rows to it
+/// since the build began (`sessions.changes`); otherwise it stays dirty for the next analysis.
+package final class PGAnalysisStore: PGSessionSource, AnalysisStore {
+    private let strings: PGStrings
+    /// `sessions.changes` when each session's build began (read under its lock).
+    private var changesAtStart: [Int64: Int64] = [:]
+
+    package init(connection: PGReadConnection, strings: PGStrings) throws {
+        self.strings = strings
+        try super.init(connection: connection)
+    }
+
+    private var pg: PGConnection { connection.pg }
+
+    package func countSessionsToAnalyse(all: Bool) throws -> Int {
+        Int(try pg.query("SELECT count(*) FROM sessions WHERE dirty = 1 OR $1::boolean", [all ? "true" : "false"]).int(0, 0) ?? 0)
+    }
+
+    package func sessionsToAnalyse(all: Bool, after: Int64, limit: Int) throws -> [(id: Int64, sid: String)] {
+        let rows = try pg.query("SELECT id, sid FROM sessions WHERE (dirty = 1 OR $1::boolean) AND id > $2 ORDER BY id LIMIT $3",
+                                [all ? "true" : "false", String(after), String(limit)])
+        return (0..<rows.rowCount).map { (rows.int($0, 0) ?? 0, rows.text($0, 1) ?? "") }
+    }
+
+    package func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        defer { changesAtStart.removeAll() }
+        return try connection.transaction(body)
+    }
+
+    /// A session's analysis lock (bigint form: the class in the high bits).
+    package static func sessionLock(_ session: Int64) -> String {
+        "pg_advisory_xact_lock(\((Int64(PGSchema.lockClass) << 32) | (session & 0xffff_ffff)))"
+    }
+
+    package func clear(session: Int64) throws {
+        try pg.execute("SELECT " + Self.sessionLock(session))
+        changesAtStart[session] = try pg.query("SELECT changes FROM sessions WHERE id = $1", [String(session)]).int(0, 0) ?? 0
+        for table in ["instances", "appearances", "containment", "findings"] {
+            try pg.query("DELETE FROM \(table) WHERE session = $1", [String(session)])
+        }
+    }
+
+    package func writeRows(session: Int64, _ model: SessionModel) throws {
+        var texts: [String] = []
+        for x in model.instances { texts.append(x.key.vc); texts += [x.cls, x.lastParent, x.presenter].compactMap { $0 } }
+        for c in model.cycles { texts.append(c.instance.vc) }
+        for e in model.edges { texts += [e.child.vc, e.parent] }
+        let id = try strings.ids(texts)
+        if !model.instances.isEmpty {
+            try pg.copyIn("COPY instances (session, vc, since, cls, init_t, end_seq, end_t, end_how, parent, presenter, release_seq, release_t, release_how, appearances, final_state) FROM STDIN") { w in
+                for x in model.instances {
+                    w.add(session); w.add(id[x.key.vc]); w.add(x.key.since); w.add(x.cls.flatMap { id[$0] })
+                    w.add(x.initT); w.add(x.endSeq); w.add(x.endT); w.add(x.end?.rawValue)
+                    w.add(x.lastParent.flatMap { id[$0] }); w.add(x.presenter.flatMap { id[$0] })
+                    w.add(x.release?.seq); w.add(x.release?.t); w.add(x.release?.how.rawValue)
+                    w.add(Int64(x.cycleCount)); w.add(x.state.rawValue)
+                    try w.endRow()
+                }
+            }
+        }
+        if !model.cycles.isEmpty {
+            try pg.copyIn("COPY appearances (session, will_seq, vc, since, will_t, is_t, did_t, will_disappear_t, did_disappear_t, animated, interactive, backgrounded, outcome, ending) FROM STDIN") { w in
+                for c in model.cycles {
+                    w.add(session); w.add(c.willSeq); w.add(id[c.instance.vc]); w.add(c.instance.since); w.add(c.willT)
+                    w.add(c.isT); w.add(c.didT); w.add(c.willDisappearT); w.add(c.didDisappearT)
+                    w.add(c.animated.map { Int64($0 ? 1 : 0) }); w.add(Int64(c.interactive ? 1 : 0)); w.add(Int64(c.backgrounded ? 1 : 0))
+                    w.add(c.outcome.rawValue); w.add(c.ending.rawValue)
+                    try w.endRow()
+                }
+            }
+        }
+        if !model.edges.isEmpty {
+            try pg.copyIn("COPY containment (session, add_seq, child, child_since, parent, parent_since, add_t, will_move_seq, did_move_seq, will_remove_seq, remove_seq, remove_t, did_remove_seq) FROM STDIN") { w in
+                for e in model.edges {
+                    w.add(session); w.add(e.addSeq); w.add(id[e.child.vc]); w.add(e.child.since); w.add(id[e.parent])
+                    w.add(e.parentSince); w.add(e.addT); w.add(e.willMoveSeq); w.add(e.didMoveSeq); w.add(e.willRemoveSeq)
+                    w.add(e.removeSeq); w.add(e.removeT); w.add(e.didRemoveSeq)
+                    try w.endRow()
+                }
+            }
+        }
+    }
+
+    package func finish(session: Int64, _ model: SessionModel) throws {
+        try write(model.findings, session: session, file: nil)
+        let st = model.stats
+        try pg.query("""
+            UPDATE sessions SET events = $1, first_seq = $2, last_seq = $3, first_t = $4, last_t = $5, lost_events = $6,
+              end_reason = $7, dirty = CASE WHEN changes = $8 THEN 0 ELSE 1 END WHERE id = $9
+            """, [String(st.events), st.firstSeq.map(String.init), st.lastSeq.map(String.init), st.firstT.map(String.init),
+                  st.lastT.map(String.init), String(st.lostEvents), st.endReason, String(changesAtStart[session] ?? -1), String(session)])
+    }
+
+    /// Findings of a session (`session` 0 and a `file` for file-level ones).
+    private func write(_ findings: [Finding], session: Int64, file: Int64?) throws {
+        guard !findings.isEmpty else { return }
+        let id = try strings.ids(findings.flatMap { [$0.vc, $0.cls].compactMap { $0 } })
+        try pg.copyIn("COPY findings (session, rule, name, severity, vc, since, cls, t, message, evidence, confidence, file, detail, identity_key, identity) FROM STDIN") { w in
+            for f in findings {
+                w.add(session); w.add(f.rule); w.add(f.name); w.add(f.severity.rawValue)
+                w.add(f.vc.flatMap { id[$0] }); w.add(f.since); w.add(f.cls.flatMap { id[$0] }); w.add(f.t); w.add(f.message)
+                w.add("[" + f.evidence.map(String.init).joined(separator: ",") + "]"); w.add(f.confidence); w.add(file)
+                w.add(f.detail.isEmpty ? nil : DetailValue.encode(f.detail)); w.add(f.identityKey); w.add(f.identity)
+                try w.endRow()
+            }
+        }
+    }
+
+    package func saveSettings(_ settings: RuleSettings) throws {
+        try pg.query("INSERT INTO meta(key, value) VALUES ('rule_settings', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                     [settings.fingerprint])
+    }
+
+    package func writeFileFindings() throws -> Int {
+        try pg.execute("DELETE FROM findings WHERE session = 0 AND file IS NOT NULL")
+        var count = 0
+        for (file, problems) in try model.fileProblems() {
+            let findings = RejectedLinesRule.check(problems)
+            try write(findings, session: 0, file: file)
+            count += findings.count
+        }
+        return count
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import LCTraceStore
+
+/// The team backend: a PostgreSQL database through libpq (`--db postgresql://…`). The tables
+/// live in the connection's schema (`public`, or `?options=-csearch_path=…` in the URL).
+/// A read-only command works in one REPEATABLE READ, READ ONLY snapshot; a writing one loads
+/// with COPY and analyses after loading (see `PGIngestSink`, `PGAnalysisStore`).
+package final class PGBackend: StorageBackend {
+    private let url: String
+    private let name: String
+    private let main: PGConnection
+    private let read: PGReadConnection
+    private let writing: Bool
+    private lazy var strings = PGStrings(url: url)
+    /// `lctrace query --timeout`: a deadline from the moment the database is opened, so
+    /// connecting and checking the schema (which waits on a table another session locked)
+    /// count too.
+    private let deadline: PGDeadline?
+
+    package init(url: String, writing: Bool, create: Bool = true, timeout: Double? = nil) throws {
+        self.url = url
+        name = PGConnection.redacted(url)
+        self.writing = writing
+        deadline = timeout.map(PGDeadline.init(seconds:))
+        main = try PGConnection(url: url, connectTimeout: try deadline?.secondsLeft())
+        try deadline?.limit(main)
+        try PGSchema.prepare(main, name: name, writing: writing, create: create)
+        read = PGReadConnection(pg: main, snapshot: !writing)
+    }
+
+    package var ddl: String { PGSchema.ddl }
+    package var reader: any SQLReadConnection { read }
+
+    package func readSessionSource() throws -> any SessionSource { try PGSessionSource(connection: read) }
+
+    package func analysisStore() throws -> any AnalysisStore {
+        guard writing else { throw StoreMisuse("\(name) was opened read-only") }
+        return try PGAnalysisStore(connection: PGReadConnection(pg: main, snapshot: false), strings: strings)
+    }
+
+    package func ingestSink() throws -> any IngestSink {
+        guard writing else { throw StoreMisuse("\(name) was opened read-only") }
+        return try PGIngestSink(pg: main, url: url)
+    }
+
+    package func readOnlyQuery(_ sql: String) throws -> any QueryRows {
+        try PGUserQuery(pg: try PGConnection(url: url, connectTimeout: try deadline?.secondsLeft()), sql: sql, deadline: deadline)
+    }
+
+    package func tidyAfterInterruption() {}
+
+    package func close() {}
+}
+
+/// A user's statement on PostgreSQL (`lctrace query`): exactly one statement that reads,
+/// run inside a READ ONLY transaction with a statement timeout, on a connection of its own.
+/// The server refuses every write there. Four locks: the words COPY, DO, CALL and the like
+/// are refused before anything is sent; the statement goes through the extended protocol
+/// (`PQexecParams`), which runs one statement and never a second one smuggled past the scan
+/// (`…; COMMIT; DELETE …` would leave the READ ONLY transaction under `PQexec`); it runs as
+/// a cursor, which PostgreSQL refuses for data-modifying CTEs; and `--timeout` is a deadline
+/// for the whole query, each page's FETCH given only the time left.
+package final class PGUserQuery: QueryRows {
+    private let pg: PGConnection
+    private let cursor = "lctrace_user"
+    private var page: PGResult?
+    private var row = -1
+    private var done = false
+    private let first: PGResult
+    private let deadline: PGDeadline?
+    /// Rows fetched at a time: enough to keep the round trips cheap, few enough for flat memory.
+    package static let pageRows = 1000
+    /// True when the role is a superuser or a member of the roles that read or write the
+    /// server's files or run its programs.
+    package let isSuperuser: Bool
+    package let role: String
+
+    package init(pg: PGConnection, sql: String, deadline: PGDeadline?) throws {
+        self.pg = pg
+        self.deadline = deadline
+        let statement = try Self.checked(sql)
+        // Every statement runs with the time left as its statement timeout: the DECLARE too,
+        // which waits for locks and plans (evaluating constant expressions) before any FETCH.
+        try deadline?.limit(pg)
+        let who = try pg.query("""
+            SELECT current_user::text, rolsuper OR pg_has_role(current_user, 'pg_read_server_files', 'MEMBER')
+                OR pg_has_role(current_user, 'pg_write_server_files', 'MEMBER')
+                OR pg_has_role(current_user, 'pg_execute_server_program', 'MEMBER')
+            FROM pg_roles WHERE rolname = current_user
+            """)
+        role = who.text(0, 0) ?? "?"
+        isSuperuser = who.text(0, 1) == "t"
+        try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        let name = cursor
+        try deadline?.limit(pg)
+        try Self.userFaults { try pg.query("DECLARE \(name) NO SCROLL CURSOR FOR " + statement) }
+        first = try Self.fetch(pg, cursor: name, deadline: deadline)
+        page = first
+    }
+
+    deinit { try? pg.execute("ROLLBACK") }
+
+    /// The next page, with the time left of the deadline as its statement timeout.
+    private static func fetch(_ pg: PGConnection, cursor: String, deadline: PGDeadline?) throws -> PGResult {
+        try deadline?.limit(pg)
+        return try userFaults { try pg.query("FETCH \(pageRows) FROM \(cursor)") }
+    }
+
+    /// The server's word on the user's SQL (a syntax error, an unknown column, a refused
+    /// write, a missing privilege) is a refused query (exit 64); a timeout or a lost
+    /// connection stays what it is.
+    @discardableResult
+    private static func userFaults<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as PGError where !error.isTimeout && !error.isConnectionFailure {
+            throw QueryRefused(message: "SQL error: \(error.message)")
+        }
+    }
+
+    /// Keywords that never belong in a read: writes, data-modifying CTEs, COPY, DO, CALL, and
+    /// statements that change the session or the schema.
+    package static let refusedWords: Set<String> = ["insert", "update", "delete", "merge", "copy", "call", "do", "truncate",
+                                            "create", "drop", "alter", "grant", "revoke", "lock", "vacuum",
+                                            "notify", "listen", "set", "reset", "discard", "prepare", "execute",
+                                            "refresh", "reindex", "cluster",
+                                            // Functions with effects a READ ONLY transaction allows: ending or
+                                            // signalling other sessions, notifications, large objects, settings,
+                                            // the server's files, and other servers.
+                                            "pg_terminate_backend", "pg_cancel_backend", "pg_notify", "pg_reload_conf",
+                                            "pg_rotate_logfile", "pg_promote", "pg_switch_wal", "set_config",
+                                            "lo_create", "lo_creat", "lo_import", "lo_export", "lo_unlink", "lo_put",
+                                            "lo_from_bytea", "pg_read_file", "pg_read_binary_file", "pg_ls_dir",
+                                            "pg_stat_file", "dblink", "dblink_exec", "dblink_connect"]
+    /// Advisory locks: a query holding lctrace's own (files, sessions) would stall every ingest.
+    package static let refusedPrefixes = ["pg_advisory", "pg_try_advisory"]
+
+    /// One statement that reads: what is left after a trailing semicolon.
+    package static func checked(_ sql: String) throws -> String {
+        var text = sql.trimmingCharacters(in: .whitespacesAndNewlines)
+        while text.hasSuffix(";") { text = String(text.dropLast()).trimmingCharacters(in: .whitespacesAndNewlines) }
+        let scan = PGDialect.scan(text)
+        guard let first = scan.words.first else { throw QueryRefused(message: "no SQL statement given") }
+        if scan.separators > 0 { throw QueryRefused(message: "one statement only: lctrace query runs a single query") }
+        guard ["select", "with", "values", "table"].contains(first) else {
+            throw QueryRefused(message: "only a query that reads is allowed (this is \(first.uppercased())): lctrace query is read-only")
+        }
+        if let word = scan.words.first(where: { w in refusedWords.contains(w) || refusedPrefixes.contains { w.hasPrefix($0) } }) {
+            throw QueryRefused(message: "\(word.uppercased()) is not allowed in lctrace query: it is read-only")
+        }
+        return text
+    }
+
+    package var warnings: [String] {
+        isSuperuser ? ["connected as \(role), a superuser or a member of pg_read_server_files, pg_write_server_files or pg_execute_server_program: a query can reach the server's files and programs; "
+                       + "give QA engineers the read-only role the README describes"] : []
+    }
+
+    package var columnNames: [String] { (0..<first.columnCount).map(first.columnName) }
+
+    /// A page's rows as values, one row at a time (a page is `pageRows` rows).
+    package func forEachRow(into sink: any RowSink) throws {
+        var values = [SQLValue](repeating: .null, count: first.columnCount)
+        while try step() {
+            for i in values.indices { values[i] = page?.value(row, i) ?? .null }
+            try sink.add(values)
+        }
+    }
+
+    private func step() throws -> Bool {
+        guard !done, let current = page else { return false }
+        row += 1
+        if row < current.rowCount { return true }
+        if current.rowCount < Self.pageRows { done = true; return false }
+        page = try Self.fetch(pg, cursor: cursor, deadline: deadline)
+        row = 0
+        if page!.rowCount > 0 { return true }
+        done = true
+        return false
+    }
+}
+
+/// The end of `lctrace query --timeout` on the server: each statement is given only the
+/// time left as its `statement_timeout`, so the whole query, not each statement, is bounded.
+package struct PGDeadline {
+    package let end: DispatchTime
+
+    package init(seconds: Double) { end = DispatchTime.now() + .nanoseconds(Int(min(seconds, 86_400) * 1e9)) }
+
+    /// Milliseconds left; the server's own timeout error once none are.
+    package func millisecondsLeft() throws -> Int64 {
+        let left = Int64(bitPattern: end.uptimeNanoseconds) - Int64(bitPattern: DispatchTime.now().uptimeNanoseconds)
+        guard left > 0 else { throw PGError(sqlState: "57014", message: "canceling statement due to statement timeout", sql: nil) }
+        return max(1, left / 1_000_000)
+    }
+
+    /// Whole seconds left, rounded up (libpq's connect_timeout).
+    package func secondsLeft() throws -> Int { Int((try millisecondsLeft() + 999) / 1000) }
+
+    /// Gives the connection's next statements the time left.
+    package func limit(_ pg: PGConnection) throws {
+        try pg.execute("SET statement_timeout = \(try millisecondsLeft())")
+    }
+}
+
+/// The team backend's kind: a `postgresql://` or `postgres://` URL (libpq's own forms).
+package struct PostgreSQLBackendKind: StorageBackendKind {
+    package init() {}
+    package var name: String { "postgresql" }
+
+    package func claims(_ location: String) -> Bool {
+        let lower = location.lowercased()
+        return lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres://")
+    }
+
+    package func shown(_ location: String) -> String { PGConnection.redacted(location) }
+    package var ddl: String { PGSchema.ddl }
+
+    package func openForReading(_ location: String, timeout: Double?) throws -> any StorageBackend {
+        try PGBackend(url: location, writing: false, timeout: timeout)
+    }
+
+    package func openForWriting(_ location: String, create: Bool) throws -> any StorageBackend {
+        try PGBackend(url: location, writing: true, create: create)
+    }
+}

@@ -1,0 +1,370 @@
+import CPostgreSQL
+import Foundation
+import LCTraceModel
+import LCTraceStore
+
+/// An error from PostgreSQL: the server's SQLSTATE and message, and the SQL that failed, but
+/// never the bound values (user data, possibly large), as `DatabaseError` does for SQLite.
+package struct PGError: Error, CustomStringConvertible, Equatable {
+    /// Five-character SQLSTATE (`23505` unique violation, `57014` query cancelled, …); empty
+    /// for a connection-level failure.
+    package var sqlState: String
+    package var message: String
+    package var sql: String?
+
+    package var description: String {
+        var text = message
+        if let sql { text += " (in: \(sql.count > 160 ? String(sql.prefix(160)) + "…" : sql))" }
+        return text
+    }
+
+    /// The server cancelled the statement (`statement_timeout`, or a cancel request).
+    package var isTimeout: Bool { sqlState == "57014" }
+    /// The connection could not be made or was lost (class 08), or the server is shutting down (57P).
+    package var isConnectionFailure: Bool { sqlState.isEmpty || sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") }
+    /// A read-only transaction refused a write (25006), or the role lacks a privilege (42501).
+    package var isRefusedWrite: Bool { sqlState == "25006" || sqlState == "42501" }
+}
+
+/// One result of a statement, owned: `PQclear` in `deinit`. Values come back as text (the
+/// simple, portable format); `nil` is SQL NULL.
+package final class PGResult {
+    package let handle: OpaquePointer
+
+    package init(_ handle: OpaquePointer) { self.handle = handle }
+    deinit { PQclear(handle) }
+
+    package var rowCount: Int { Int(PQntuples(handle)) }
+    package var columnCount: Int { Int(PQnfields(handle)) }
+    package func columnName(_ column: Int) -> String { String(cString: PQfname(handle, Int32(column))) }
+    /// The type OID of a column (23 int4, 20 int8, 701 float8, 25 text, 16 bool, …).
+    package func columnType(_ column: Int) -> UInt32 { PQftype(handle, Int32(column)) }
+
+    package func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(handle, Int32(row), Int32(column)) == 1 }
+
+    package func text(_ row: Int, _ column: Int) -> String? {
+        guard !isNull(row, column) else { return nil }
+        let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
+        guard let value = PQgetvalue(handle, Int32(row), Int32(column)) else { return nil }
+        return value.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+    }
+
+    package func int(_ row: Int, _ column: Int) -> Int64? { text(row, column).flatMap { Int64($0) } }
+
+    /// A value typed as SQLite would give it, by the column's type OID (the text format's
+    /// values parsed).
+    package func value(_ row: Int, _ column: Int) -> SQLValue {
+        guard let text = text(row, column) else { return .null }
+        switch columnType(column) {
+        case 20, 21, 23, 26: return .int(Int64(text) ?? 0)          // int8, int2, int4, oid
+        case 16: return .int(text == "t" ? 1 : 0)                    // bool
+        case 700, 701: return .double(Double(text) ?? 0)             // float4, float8
+        case 1700: return Int64(text).map { .int($0) } ?? .double(Double(text) ?? 0)  // numeric
+        case 17: return .blob(PGQuery.bytes(hex: text))              // bytea
+        default: return .text(text)
+        }
+    }
+
+    /// The number of rows a command changed (`INSERT 0 5` → 5).
+    package var changedRows: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
+}
+
+/// One connection to a PostgreSQL server through libpq. Owns its handle (`PQfinish` in
+/// `deinit`). Statements take text parameters (`$1`, `$2`, …) and return text values; bulk
+/// loads go through `COPY … FROM STDIN` (https://www.postgresql.org/docs/current/libpq-copy.html).
+/// Not thread-safe: one connection per thread, as libpq requires.
+package final class PGConnection {
+    private let handle: OpaquePointer
+    /// The URL without its password, for messages.
+    package let displayURL: String
+    /// Cursors opened on this connection so far (their names must differ).
+    private var cursors = 0
+
+    package func newCursorName() -> String {
+        cursors += 1
+        return "lctrace_c\(cursors)"
+    }
+
+    /// Connects to `url` (`postgresql://user@host:port/db?options=…`, or any libpq conninfo);
+    /// within `connectTimeout` seconds when given (libpq's `connect_timeout`, at least 2).
+    package init(url: String, connectTimeout: Int? = nil) throws {
+        displayURL = PGConnection.redacted(url)
+        var keywords = ["dbname"], values = [url]
+        if let connectTimeout { keywords.append("connect_timeout"); values.append(String(max(2, connectTimeout))) }
+        let made: OpaquePointer? = keywords.withCStrings { k in values.withCStrings { v in PQconnectdbParams(k, v, 1) } }
+        guard let conn = made else {
+            throw PGError(sqlState: "", message: "cannot connect to \(displayURL): out of memory", sql: nil)
+        }
+        guard PQstatus(conn) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines)
+            PQfinish(conn)
+            throw PGError(sqlState: "", message: "cannot connect to \(displayURL): \(message)", sql: nil)
+        }
+        handle = conn
+        // Notices (e.g. "relation already exists, skipping") are not errors: keep them off stderr.
+        PQsetNoticeProcessor(conn, { _, _ in }, nil)
+        try execute("SET client_encoding = 'UTF8'; SET application_name = 'lctrace'")
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// `url` with any password replaced by `***` (URL form `user:pass@` and `password=` form).
+    package static func redacted(_ url: String) -> String {
+        var text = url
+        if let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@"),
+           let colon = text[scheme.upperBound..<at].firstIndex(of: ":") {
+            text.replaceSubrange(text.index(after: colon)..<at, with: "***")
+        }
+        if let range = text.range(of: #"password=[^&\s]*"#, options: .regularExpression) {
+            text.replaceSubrange(range, with: "password=***")
+        }
+        return text
+    }
+
+    /// libpq's messages span lines, indented with tabs ("server closed the connection
+    /// unexpectedly\n\tThis probably means…"): one line of single spaces for `Error:`.
+    package static func oneLine(_ message: String) -> String {
+        message.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// The server's error for a failed result (or the connection's, when there is none).
+    private func error(_ result: OpaquePointer?, sql: String?) -> PGError {
+        if let result {
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+            let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
+            let message = primary ?? String(cString: PQresultErrorMessage(result))
+            return PGError(sqlState: state, message: Self.oneLine(message), sql: sql)
+        }
+        let message = Self.oneLine(String(cString: PQerrorMessage(handle)))
+        return PGError(sqlState: "", message: message.isEmpty ? "connection lost" : message, sql: sql)
+    }
+
+    private func check(_ raw: OpaquePointer?, sql: String) throws -> PGResult {
+        guard let raw else { throw error(nil, sql: sql) }
+        let result = PGResult(raw)
+        switch PQresultStatus(raw) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_SINGLE_TUPLE: return result
+        default: throw error(raw, sql: sql)
+        }
+    }
+
+    /// Runs one or more statements without parameters (the simple-query protocol).
+    package func execute(_ sql: String) throws {
+        _ = try check(PQexec(handle, sql), sql: sql)
+    }
+
+    /// Runs one statement with text parameters and returns its whole result. `types`: the
+    /// parameters' type OIDs, where the server cannot infer them (a cursor's query).
+    @discardableResult
+    package func query(_ sql: String, _ parameters: [String?] = [], types: [UInt32]? = nil) throws -> PGResult {
+        try withParameters(parameters) { values, lengths in
+            if let types, !types.isEmpty {
+                return try types.withUnsafeBufferPointer { oids in
+                    try check(PQexecParams(handle, sql, Int32(parameters.count), oids.baseAddress, values, lengths, nil, 0), sql: sql)
+                }
+            }
+            return try check(PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, nil, 0), sql: sql)
+        }
+    }
+
+    /// The types the server infers for the parameters of `sql` (prepared unnamed, described).
+    /// `DECLARE … CURSOR FOR` plans its query without inferring them, so it is told.
+    package func parameterTypes(_ sql: String) throws -> [UInt32] {
+        _ = try check(PQprepare(handle, "", sql, 0, nil), sql: sql)
+        let described = try check(PQdescribePrepared(handle, ""), sql: sql)
+        return (0..<Int32(PQnparams(described.handle))).map { PQparamtype(described.handle, $0) }
+    }
+
+    /// Runs one statement and hands its rows to `body` one at a time (libpq's single-row
+    /// mode), so a result of any size streams in constant memory.
+    package func forEachRow(_ sql: String, _ parameters: [String?] = [], _ body: (PGResult) throws -> Void) throws {
+        let sent = withParameters(parameters) { values, lengths in
+            PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, lengths, nil, 0)
+        }
+        guard sent == 1 else { throw error(nil, sql: sql) }
+        PQsetSingleRowMode(handle)
+        var failure: Error?
+        // Every result must be read, even after a failure, before the connection is usable again.
+        while let raw = PQgetResult(handle) {
+            let result = PGResult(raw)
+            guard failure == nil else { continue }
+            switch PQresultStatus(raw) {
+            case PGRES_SINGLE_TUPLE:
+                do { try body(result) } catch { failure = error; _ = PQrequestCancel(handle) }
+            case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
+                break
+            default:
+                failure = self.error(raw, sql: sql)
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Runs `COPY … FROM STDIN` and lets `body` write its rows (text format); the rows go to
+    /// the server in chunks of about 1 MB as they are written, so memory stays flat. Returns
+    /// the number of rows the server stored.
+    @discardableResult
+    package func copyIn(_ sql: String, _ body: (PGCopyWriter) throws -> Void) throws -> Int {
+        guard let start = PQexec(handle, sql) else { throw error(nil, sql: sql) }
+        let started = PGResult(start)
+        guard PQresultStatus(start) == PGRES_COPY_IN else { throw error(start, sql: sql) }
+        _ = started
+        let writer = PGCopyWriter(connection: self, sql: sql)
+        var failure: Error?
+        do {
+            try body(writer)
+            try writer.flush()
+        } catch {
+            failure = error
+        }
+        // Ending with an error message makes the server roll the COPY back.
+        let end = failure == nil ? PQputCopyEnd(handle, nil) : PQputCopyEnd(handle, "lctrace: copy abandoned")
+        if end != 1 && failure == nil { failure = error(nil, sql: sql) }
+        var rows = 0
+        while let raw = PQgetResult(handle) {
+            let result = PGResult(raw)
+            if PQresultStatus(raw) == PGRES_COMMAND_OK { rows = result.changedRows } else if failure == nil {
+                failure = error(raw, sql: sql)
+            }
+        }
+        if let failure { throw failure }
+        return rows
+    }
+
+    /// Sends `bytes` as COPY data.
+    fileprivate func send(_ bytes: [UInt8], sql: String) throws {
+        guard !bytes.isEmpty else { return }
+        let rc = bytes.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                PQputCopyData(handle, $0, Int32(buffer.count))
+            }
+        }
+        guard rc == 1 else { throw error(nil, sql: sql) }
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Asks the server to cancel the statement running on this connection (from another
+    /// thread: libpq's cancel request is the one call that may be made concurrently).
+    package func cancel() {
+        guard let cancel = PQgetCancel(handle) else { return }
+        var buffer = [CChar](repeating: 0, count: 256)
+        _ = PQcancel(cancel, &buffer, Int32(buffer.count))
+        PQfreeCancel(cancel)
+    }
+
+    /// Passes `parameters` to libpq as C strings with explicit lengths.
+    private func withParameters<T>(_ parameters: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?) throws -> T) rethrows -> T {
+        if parameters.isEmpty { return try body(nil, nil) }
+        var storage: [[CChar]?] = parameters.map { $0.map { Array($0.utf8CString) } }
+        var lengths = parameters.map { Int32($0?.utf8.count ?? 0) }
+        return try storage.withUnsafeMutableBufferPointer { strings in
+            var pointers: [UnsafePointer<CChar>?] = []
+            pointers.reserveCapacity(strings.count)
+            func collect(_ i: Int) throws -> T {
+                if i == strings.count {
+                    return try pointers.withUnsafeBufferPointer { p in
+                        try lengths.withUnsafeMutableBufferPointer { l in try body(p.baseAddress, l.baseAddress) }
+                    }
+                }
+                if strings[i] == nil {
+                    pointers.append(nil)
+                    return try collect(i + 1)
+                }
+                return try strings[i]!.withUnsafeBufferPointer { buffer in
+                    pointers.append(buffer.baseAddress)
+                    return try collect(i + 1)
+                }
+            }
+            return try collect(0)
+        }
+    }
+}
+
+/// Rows for `COPY … FROM STDIN` in text format: tab between fields, newline after a row,
+/// `\N` for NULL, and backslash escapes for the characters the format gives a meaning to
+/// (https://www.postgresql.org/docs/current/sql-copy.html, "Text Format").
+package final class PGCopyWriter {
+    private unowned let connection: PGConnection
+    private let sql: String
+    private var bytes: [UInt8] = []
+    private var fieldsInRow = 0
+    /// Buffered bytes past which a finished row is sent.
+    package static let chunk = 1 << 20
+
+    fileprivate init(connection: PGConnection, sql: String) {
+        self.connection = connection
+        self.sql = sql
+        bytes.reserveCapacity(Self.chunk + 4096)
+    }
+
+    package func add(_ value: String?) {
+        separate()
+        guard let value else { bytes += [0x5c, 0x4e]; return }  // \N
+        for b in value.utf8 {
+            switch b {
+            case 0x5c: bytes += [0x5c, 0x5c]
+            case 0x09: bytes += [0x5c, 0x74]
+            case 0x0a: bytes += [0x5c, 0x6e]
+            case 0x0d: bytes += [0x5c, 0x72]
+            default: bytes.append(b)
+            }
+        }
+    }
+
+    package func add(_ value: Int64?) {
+        separate()
+        guard let value else { bytes += [0x5c, 0x4e]; return }
+        bytes += Array(String(value).utf8)
+    }
+
+    package func endRow() throws {
+        bytes.append(0x0a)
+        fieldsInRow = 0
+        if bytes.count >= Self.chunk { try flush() }
+    }
+
+    package func flush() throws {
+        try connection.send(bytes, sql: sql)
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    private func separate() {
+        if fieldsInRow > 0 { bytes.append(0x09) }
+        fieldsInRow += 1
+    }
+}
+
+extension PGError: StorageFailure {
+    package var kind: StorageFailureKind { isTimeout ? .stopped : .unavailable }
+    package var line: String { "database: " + message }
+    package var hint: String? {
+        if isConnectionFailure { return "check the URL, that the server runs and accepts this user, and the network" }
+        if sqlState == "42501" { return "the role lacks a privilege lctrace needs (a writing command needs to create and write its tables)" }
+        return nil
+    }
+}
+
+package extension Array where Element == String {
+    /// The strings as a NULL-terminated array of C strings, valid during `body` (libpq's
+    /// keyword and value lists).
+    package func withCStrings<R>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) throws -> R) rethrows -> R {
+        let copies = map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let pointers = copies.map { UnsafePointer($0) } + [nil]
+        return try pointers.withUnsafeBufferPointer { try body($0.baseAddress!) }
+    }
+}

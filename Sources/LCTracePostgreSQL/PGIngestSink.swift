@@ -1,0 +1,406 @@
+import Foundation
+import LCTraceModel
+import LCTraceStore
+
+/// Loads batches into PostgreSQL with `COPY`: a batch's lines go to a temporary table, then
+/// into `events` with `ON CONFLICT (session, seq) DO NOTHING` (the first copy in the file wins),
+/// and the lines that did not go in are told apart as duplicates (same content as the stored
+/// row) or conflicts (other content), exactly as the SQLite backend counts them.
+///
+/// Several ingesters may write at once, on several machines: file rows are owned through
+/// session-level advisory locks, which the server lets go when the owner's connection ends
+/// (a killed ingest, whatever its host or pid namespace), so the next ingest resumes its rows;
+/// decisions about file rows are taken under a transaction-scoped lock of the file ledger.
+/// New texts and sessions are inserted on a connection of their own, committed at once, so
+/// ingesters never wait for each other's batches for them.
+package final class PGIngestSink: IngestSink {
+    private let pg: PGConnection
+    private let url: String
+    private let strings: PGStrings
+    /// Session ids by sid (bounded).
+    private var sessionIDs: [String: Int64] = [:]
+    private var inserter: PGConnection?
+    private var inBatch = false
+    /// The batch being stored, within its transaction (rows of `lctrace_batch` carry it).
+    private var part = 0
+    /// File rows this run holds the lock of, with their raw sizes.
+    private var loadingHere: [Int64: Int64] = [:]
+    private var touched = Set<Int64>()
+    /// Session records of this run that disagreed with the kept one.
+    private var recordConflicts: [Int64: (count: Int, fields: Set<String>)] = [:]
+
+    package init(pg: PGConnection, url: String) throws {
+        self.pg = pg
+        self.url = url
+        strings = PGStrings(url: url)
+    }
+
+    /// The advisory lock that owns a file row while it loads.
+    private static func fileLock(_ id: Int64) -> String { "(\(PGSchema.lockClass), \(Int32(truncatingIfNeeded: id)))" }
+
+    // MARK: The run
+
+    package func startRun(capturesRows: Bool, backgroundWork: Bool) throws {
+        // Emptied at each commit (cheaper than emptying them after every batch stored); a
+        // transaction's batches are told apart by `part`.
+        try pg.execute("""
+            CREATE TEMP TABLE IF NOT EXISTS lctrace_batch (
+                part integer, ord integer, line bigint, "offset" bigint, session bigint, seq bigint, t bigint, ev bigint,
+                vc bigint, cls bigint, other bigint, flags integer, detail bigint, thread bigint, wall text, attrs text,
+                record integer) ON COMMIT DELETE ROWS;
+            CREATE TEMP TABLE IF NOT EXISTS lctrace_inserted (part integer, session bigint, seq bigint) ON COMMIT DELETE ROWS
+            """)
+    }
+
+    package func endRun() {
+        strings.close()
+        inserter = nil
+    }
+
+    // MARK: Batches
+
+    package func begin() throws {
+        try pg.execute("BEGIN")
+        inBatch = true
+    }
+
+    package func commit() throws {
+        try pg.execute("COMMIT")
+        inBatch = false
+        part = 0
+    }
+
+    package func rollback() {
+        if inBatch { try? pg.execute("ROLLBACK") }
+        inBatch = false
+        part = 0
+        // Session ids and texts were committed on their own connection: still valid.
+    }
+
+    /// The ids of `sids`, creating the sessions that are new.
+    private func sessionIDs(_ sids: Set<String>) throws -> [String: Int64] {
+        var out: [String: Int64] = [:]
+        var missing: [String] = []
+        for sid in sids { if let id = sessionIDs[sid] { out[sid] = id } else { missing.append(sid) } }
+        guard !missing.isEmpty else { return out }
+        missing.sort()
+        if inserter == nil { inserter = try PGConnection(url: url) }
+        let array = PGSchema.arrayLiteral(missing)
+        try inserter!.query("INSERT INTO sessions(sid) SELECT s FROM unnest($1::text[]) AS u(s) ORDER BY s ON CONFLICT (sid) DO NOTHING", [array])
+        let rows = try inserter!.query("SELECT id, sid FROM sessions WHERE sid = ANY($1::text[])", [array])
+        if sessionIDs.count > 100_000 { sessionIDs.removeAll(keepingCapacity: true) }
+        for r in 0..<rows.rowCount {
+            guard let id = rows.int(r, 0), let sid = rows.text(r, 1) else { continue }
+            sessionIDs[sid] = id
+            out[sid] = id
+        }
+        return out
+    }
+
+    package func store(_ batch: EventBatch, file: Int64) throws -> BatchCounts {
+        var counts = BatchCounts()
+        // Texts as Strings, once each. A line whose text holds NUL cannot be stored here
+        // (PostgreSQL's text has no NUL): it is rejected, with the reason.
+        struct Line { var event: RawEvent; var sid: String; var texts: [String?]; var wall: String?; var attrs: String? }
+        var lines: [Line] = []
+        lines.reserveCapacity(batch.events.count)
+        var refused: [(line: Int, offset: Int64, reason: String, sample: [UInt8])] = []
+        batch.arena.withUnsafeBytes { arena in
+            func text(_ span: Span) -> String? {
+                guard !span.isNone else { return nil }
+                return String(decoding: UnsafeRawBufferPointer(rebasing: arena[Int(span.start)..<Int(span.start + span.count)]), as: UTF8.self)
+            }
+            func hasNUL(_ span: Span) -> Bool {
+                guard !span.isNone, span.count > 0 else { return false }
+                return memchr(arena.baseAddress! + Int(span.start), 0, Int(span.count)) != nil
+            }
+            for e in batch.events {
+                let keys = [("sid", e.sid), ("ev", e.name), ("vc", e.vc), ("cls", e.cls), ("other", e.other),
+                            ("detail", e.detail), ("thread", e.thread), ("wall", e.wall)]
+                if let key = keys.first(where: { hasNUL($0.1) }) {
+                    let name = key.0 == "other" ? (e.kind.otherKey ?? "other") : key.0 == "detail" ? (e.kind.detailKey ?? "detail") : key.0
+                    refused.append((e.line, e.offset, "key '\(name)': holds a NUL character (\\u0000), which PostgreSQL's text cannot store",
+                                    Array((text(e.sid) ?? "").utf8.prefix(200))))
+                    continue
+                }
+                lines.append(Line(event: e, sid: text(e.sid) ?? "",
+                                  texts: [text(e.name), text(e.vc), text(e.cls), text(e.other), text(e.detail), text(e.thread)],
+                                  wall: text(e.wall), attrs: text(e.attrs)))
+            }
+        }
+        counts.events = lines.count
+        var rejects: [(kind: RejectKind, line: Int, offset: Int64, reason: String, sample: [UInt8]?)] = []
+        if !lines.isEmpty {
+            let sessions = try sessionIDs(Set(lines.map(\.sid)))
+            let ids = try strings.ids(lines.flatMap { $0.texts.compactMap { $0 } })
+            part += 1
+            let part = String(self.part)
+            try pg.copyIn("COPY lctrace_batch FROM STDIN") { w in
+                for (ord, l) in lines.enumerated() {
+                    let e = l.event
+                    let t = l.texts.map { $0.flatMap { ids[$0] } }
+                    w.add(Int64(self.part)); w.add(Int64(ord)); w.add(Int64(e.line)); w.add(e.offset); w.add(sessions[l.sid]); w.add(e.seq); w.add(e.t)
+                    w.add(t[0]); w.add(t[1]); w.add(t[2]); w.add(t[3]); w.add(e.flags); w.add(t[4]); w.add(t[5])
+                    w.add(l.wall); w.add(l.attrs); w.add(Int64(e.record))
+                    try w.endRow()
+                }
+            }
+            // The first copy of each (session, seq) in the batch goes in, unless one is stored:
+            // rows go in in file order, and a later copy in the same statement meets the first.
+            counts.new = try pg.query("""
+                WITH ins AS (
+                    INSERT INTO events (session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs)
+                    SELECT session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs
+                    FROM lctrace_batch WHERE part = $1 ORDER BY ord
+                    ON CONFLICT (session, seq) DO NOTHING
+                    RETURNING session, seq)
+                INSERT INTO lctrace_inserted SELECT $1, session, seq FROM ins
+                """, [part]).changedRows
+            // Every other line is a duplicate of the stored row, or a conflict with it (none
+            // when every line went in: the common case of a file loaded for the first time).
+            let conflicting = counts.new == lines.count ? nil : try pg.query("""
+                SELECT b.line, b."offset", b.seq FROM (
+                    SELECT *, row_number() OVER (PARTITION BY session, seq ORDER BY ord) AS r FROM lctrace_batch WHERE part = $1) b
+                JOIN events e ON e.session = b.session AND e.seq = b.seq
+                WHERE NOT (b.r = 1 AND EXISTS (SELECT 1 FROM lctrace_inserted i WHERE i.part = $1 AND i.session = b.session AND i.seq = b.seq))
+                  AND (e.t IS DISTINCT FROM b.t OR e.ev IS DISTINCT FROM b.ev OR e.vc IS DISTINCT FROM b.vc
+                       OR e.cls IS DISTINCT FROM b.cls OR e.other IS DISTINCT FROM b.other OR e.flags IS DISTINCT FROM b.flags
+                       OR e.detail IS DISTINCT FROM b.detail OR e.thread IS DISTINCT FROM b.thread
+                       OR e.wall IS DISTINCT FROM b.wall OR e.attrs IS DISTINCT FROM b.attrs)
+                ORDER BY b.ord
+                """, [part])
+            counts.conflicts = conflicting?.rowCount ?? 0
+            counts.duplicates = counts.events - counts.new - counts.conflicts
+            if let conflicting, conflicting.rowCount > 0 {
+                let sidOfLine = Dictionary(lines.map { ($0.event.line, $0.sid) }, uniquingKeysWith: { a, _ in a })
+                for r in 0..<conflicting.rowCount {
+                let line = Int(conflicting.int(r, 0) ?? 0)
+                    rejects.append((.conflict, line, conflicting.int(r, 1) ?? 0,
+                                    "conflicting duplicate: session \(sidOfLine[line] ?? "?") seq \(conflicting.int(r, 2) ?? 0) is stored with other content (first copy kept)", nil))
+                }
+            }
+            if counts.new > 0 {
+                // Rows locked in id order, so two ingesters touching the same sessions never deadlock.
+                let marked = try pg.query("""
+                    UPDATE sessions SET dirty = 1, changes = changes + 1 WHERE id IN (
+                        SELECT id FROM sessions WHERE id IN (SELECT DISTINCT session FROM lctrace_inserted WHERE part = $1)
+                        ORDER BY id FOR UPDATE)
+                    RETURNING id
+                    """, [part])
+                for r in 0..<marked.rowCount { if let id = marked.int(r, 0) { touched.insert(id) } }
+                try mergeRecords(batch, lines.map(\.event), sessions: lines.map { sessions[$0.sid] ?? 0 }, part: part)
+            }
+        }
+        for r in refused { rejects.append((.line, r.line, r.offset, r.reason, r.sample)); counts.rejected.append((r.line, r.reason)) }
+        batch.arena.withUnsafeBytes { arena in
+            for r in batch.rejects {
+                let sample = Array(UnsafeRawBufferPointer(rebasing: arena[Int(r.sample.start)..<Int(r.sample.start + r.sample.count)]))
+                rejects.append((.line, r.line, r.offset, r.reason, sample))
+                counts.rejected.append((r.line, r.reason))
+            }
+        }
+        counts.rejects = refused.count + batch.rejects.count
+        if !rejects.isEmpty {
+            try pg.copyIn(#"COPY rejects (file, kind, line, "offset", reason, text, raw) FROM STDIN"#) { w in
+                for r in rejects {
+                    let sample = r.sample.map(Self.sample)
+                    w.add(file); w.add(r.kind.rawValue); w.add(Int64(r.line)); w.add(r.offset); w.add(r.reason)
+                    w.add(sample?.text); w.add(sample?.raw)
+                    try w.endRow()
+                }
+            }
+        }
+        return counts
+    }
+
+    /// A rejected line's first 200 bytes: as text when they are UTF-8 without NUL (cut
+    /// through a character at 200 bytes: the whole ones), else as bytea in hex input form.
+    package static func sample(_ bytes: [UInt8]) -> (text: String?, raw: String?) {
+        let cut = Array(bytes.prefix(RejectSample.maxBytes))
+        // PostgreSQL's text cannot hold NUL: such a sample is kept as bytes.
+        if !cut.contains(0), let text = RejectSample.text(cut) { return (text, nil) }
+        return (nil, "\\x" + cut.map { String(format: "%02x", $0) }.joined())
+    }
+
+    /// Merges the session records among the lines that went in: the earliest record (lowest
+    /// seq) of a session is kept; a copy that disagrees is counted in `record_conflicts`.
+    private func mergeRecords(_ batch: EventBatch, _ events: [RawEvent], sessions: [Int64], part: String) throws {
+        guard events.contains(where: { $0.record >= 0 }) else { return }
+        let inserted = try pg.query("""
+            SELECT DISTINCT i.session, i.seq FROM lctrace_inserted i
+            JOIN lctrace_batch b ON b.part = i.part AND b.session = i.session AND b.seq = i.seq
+            WHERE i.part = $1 AND b.record >= 0
+            """, [part])
+        var keys = Set<[Int64]>()
+        for r in 0..<inserted.rowCount { keys.insert([inserted.int(r, 0) ?? 0, inserted.int(r, 1) ?? 0]) }
+        for (i, e) in events.enumerated() where e.record >= 0 && keys.remove([sessions[i], e.seq]) != nil {
+            try mergeRecord(batch.sessionRecords[Int(e.record)], seq: e.seq, session: sessions[i])
+        }
+    }
+
+    private func mergeRecord(_ record: SessionRecord, seq: Int64, session: Int64) throws {
+        let q = try pg.query("SELECT record_seq, app, app_version, build, os, os_version, sdk, device, recorder, wall FROM sessions WHERE id = $1",
+                             [String(session)])
+        guard q.rowCount > 0, let existingSeq = q.int(0, 0) else {
+            try writeRecord(record, seq: seq, session: session, addConflict: false)
+            return
+        }
+        let existing = SessionRecord(app: q.text(0, 1), appVersion: q.text(0, 2), build: q.text(0, 3), os: q.text(0, 4),
+                                     osVersion: q.text(0, 5), sdk: q.text(0, 6), device: q.text(0, 7), recorder: q.text(0, 8),
+                                     wall: q.text(0, 9))
+        let differences = existing.differences(from: record)
+        if differences.isEmpty {
+            if seq < existingSeq { try pg.query("UPDATE sessions SET record_seq = $1 WHERE id = $2", [String(seq), String(session)]) }
+            return
+        }
+        if seq < existingSeq {
+            try writeRecord(record, seq: seq, session: session, addConflict: true)
+        } else {
+            try pg.query("UPDATE sessions SET record_conflicts = record_conflicts + 1 WHERE id = $1", [String(session)])
+        }
+        recordConflicts[session, default: (0, [])].count += 1
+        recordConflicts[session, default: (0, [])].fields.formUnion(differences)
+    }
+
+    private func writeRecord(_ r: SessionRecord, seq: Int64, session: Int64, addConflict: Bool) throws {
+        try pg.query("""
+            UPDATE sessions SET app = $1, app_version = $2, build = $3, os = $4, os_version = $5, sdk = $6, device = $7,
+              recorder = $8, wall = $9, record_seq = $10, record_conflicts = record_conflicts + $11 WHERE id = $12
+            """, [r.app, r.appVersion, r.build, r.os, r.osVersion, r.sdk, r.device, r.recorder, r.wall, String(seq),
+                  addConflict ? "1" : "0", String(session)])
+    }
+
+    package func reject(file: Int64, kind: RejectKind, line: Int?, offset: Int64?, reason: String, sample: UnsafeRawBufferPointer?) throws {
+        let cut = sample.map { Self.sample(Array($0)) }
+        try pg.query(#"INSERT INTO rejects (file, kind, line, "offset", reason, text, raw) VALUES ($1, $2, $3, $4, $5, $6, $7::bytea)"#,
+                     [String(file), kind.rawValue, line.map(String.init), offset.map(String.init), reason, cut?.text, cut?.raw])
+    }
+
+    // MARK: Files
+
+    package func isLoading(size: Int64) -> Bool { loadingHere.values.contains(size) }
+
+    package func hasFile(ofSize size: Int64) throws -> Bool {
+        (try pg.query("SELECT count(*) FROM files WHERE size = $1", [String(size)]).int(0, 0) ?? 0) > 0
+    }
+
+    /// Takes the lock that owns file row `id`; false when another ingest holds it.
+    private func take(_ id: Int64) throws -> Bool {
+        try pg.query("SELECT pg_try_advisory_lock\(Self.fileLock(id))").text(0, 0) == "t"
+    }
+
+    package func planFile(path: String, size: Int64?, hash: String?) throws -> FilePlan {
+        try pg.execute("SELECT " + PGSchema.ledgerLock)
+        var reusable: Int64?
+        var hashTaken = false
+        if let hash {
+            let q = try pg.query("SELECT id, path, status FROM files WHERE sha256 = $1", [hash])
+            if q.rowCount > 0 {
+                if q.text(0, 2) != "loading" {
+                    try dropAbandonedLoads(path: path, size: size)
+                    return .alreadyLoaded(path: q.text(0, 1) ?? "?")
+                }
+                hashTaken = true
+                let id = q.int(0, 0) ?? 0
+                if loadingHere[id] == nil, try take(id) { reusable = id }
+            }
+        }
+        if reusable == nil, let size, path != "-" {
+            let q = try pg.query("SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = $1 AND size = $2 ORDER BY id",
+                                 [path, String(size)])
+            for r in 0..<q.rowCount {
+                let id = q.int(r, 0) ?? 0
+                if loadingHere[id] == nil, try take(id) { reusable = id; break }
+            }
+        }
+        if let id = reusable {
+            try pg.query("DELETE FROM rejects WHERE file = $1", [String(id)])
+            try pg.query("""
+                UPDATE files SET path = $1, lines = 0, events = 0, rejects = 0, conflicts = 0, ingested_at = $2,
+                  loader_pid = pg_backend_pid() WHERE id = $3
+                """, [path, utcNow(), String(id)])
+            loadingHere[id] = size ?? -1
+            return .load(fileID: id)
+        }
+        // Another live ingest is loading the same content: load it too, into a row of our own
+        // without the hash; whichever finishes second drops its row (`finishFile`).
+        let row = try pg.query("""
+            INSERT INTO files(path, size, sha256, status, ingested_at, loader_pid) VALUES ($1, $2, $3, 'loading', $4, pg_backend_pid())
+            RETURNING id
+            """, [path, String(size ?? 0), hashTaken ? nil : hash, utcNow()])
+        let id = row.int(0, 0) ?? 0
+        guard try take(id) else { throw StoreMisuse("another ingest holds the lock of new file row \(id)") }
+        loadingHere[id] = size ?? -1
+        return .load(fileID: id)
+    }
+
+    /// Rows of killed loads of this file (same path and size, no hash yet, nobody holding
+    /// them) once its content is loaded whole under another row: their lines are all in it,
+    /// so they and their rejects go (left, they would stay `loading` for good).
+    private func dropAbandonedLoads(path: String, size: Int64?) throws {
+        guard let size, path != "-" else { return }
+        let q = try pg.query("SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = $1 AND size = $2",
+                             [path, String(size)])
+        for r in 0..<q.rowCount {
+            let id = q.int(r, 0) ?? 0
+            guard loadingHere[id] == nil, try take(id) else { continue }
+            try pg.query("DELETE FROM rejects WHERE file = $1", [String(id)])
+            try pg.query("DELETE FROM files WHERE id = $1", [String(id)])
+            try pg.execute("SELECT pg_advisory_unlock\(Self.fileLock(id))")
+        }
+    }
+
+    package func earlierReads(of path: String, smallerThan size: Int64) throws -> [EarlierRead] {
+        let q = try pg.query("""
+            SELECT id, size, sha256 FROM files
+            WHERE path = $1 AND size < $2 AND sha256 IS NOT NULL AND status IN ('complete', 'damaged') ORDER BY id
+            """, [path, String(size)])
+        return (0..<q.rowCount).map { EarlierRead(id: q.int($0, 0) ?? 0, size: q.int($0, 1) ?? 0, hash: q.text($0, 2) ?? "") }
+    }
+
+    package func replaceEarlierReads(_ ids: [Int64]) throws {
+        for id in ids {
+            try pg.query("DELETE FROM rejects WHERE file = $1", [String(id)])
+            try pg.query("DELETE FROM findings WHERE file = $1", [String(id)])
+            try pg.query("DELETE FROM files WHERE id = $1", [String(id)])
+        }
+    }
+
+    package func finishFile(id: Int64, hash: String, stats: FileStats) throws -> String? {
+        // Under the ledger's lock until this batch commits: nobody plans the row before then.
+        try pg.execute("SELECT " + PGSchema.ledgerLock)
+        loadingHere[id] = nil
+        try pg.execute("SELECT pg_advisory_unlock\(Self.fileLock(id))")
+        let other = try pg.query("SELECT path FROM files WHERE sha256 = $1 AND id <> $2", [hash, String(id)])
+        if other.rowCount > 0 {
+            try pg.query("DELETE FROM rejects WHERE file = $1", [String(id)])
+            try pg.query("DELETE FROM files WHERE id = $1", [String(id)])
+            return other.text(0, 0) ?? "?"
+        }
+        try pg.query("""
+            UPDATE files SET size = $1, sha256 = $2, gzip_members = $3, lines = $4, events = $5, rejects = $6, conflicts = $7,
+              status = $8, damage = $9, ingested_at = $10, loader_pid = NULL WHERE id = $11
+            """, [String(stats.size), hash, String(stats.members), String(stats.lines), String(stats.events), String(stats.rejects),
+                  String(stats.conflicts), stats.damage == nil ? "complete" : "damaged", stats.damage, utcNow(), String(id)])
+        return nil
+    }
+
+    package func releaseLoads() {
+        for id in loadingHere.keys { _ = try? pg.execute("SELECT pg_advisory_unlock\(Self.fileLock(id))") }
+        loadingHere.removeAll()
+    }
+
+    // MARK: Sessions
+
+    package func takeTouchedSessions() -> [Int64] {
+        defer { touched.removeAll() }
+        return touched.sorted()
+    }
+
+    package func recordConflictSummary() throws -> [RecordConflict] {
+        try recordConflicts.map { id, c in
+            let sid = try pg.query("SELECT sid FROM sessions WHERE id = $1", [String(id)]).text(0, 0) ?? "?"
+            return RecordConflict(sid: sid, count: c.count, fields: c.fields.sorted())
+        }.sorted { $0.sid < $1.sid }
+    }
+}

@@ -1,0 +1,321 @@
+import CPostgreSQL
+import LCTraceModel
+import LCTraceStore
+
+/// The SQL of the shared queries, made PostgreSQL's: `?N` and `?` parameters become `$N`
+/// (outside quotes and comments). Everything else they use is standard SQL.
+package enum PGDialect {
+    /// The lowercased words of `sql` outside quotes, dollar quotes and comments, and how many
+    /// `;` separate statements there, read as PostgreSQL's lexer reads them
+    /// (https://www.postgresql.org/docs/current/sql-syntax-lexical.html): `$` inside an
+    /// identifier (`a$b$`) is part of it, a dollar-quote tag may hold digits but not start
+    /// with one (`$1` is a parameter), `E'…'` strings take backslash escapes, and block
+    /// comments nest. A scan that read any of these differently could hide a word from the
+    /// check or refuse a harmless query.
+    package static func scan(_ sql: String) -> (words: [String], separators: Int) {
+        let b = Array(sql.utf8)
+        var words: [String] = []
+        var separators = 0
+        var i = 0
+        var word: [UInt8] = []
+        func flush() { if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self).lowercased()); word = [] } }
+        func isLetter(_ c: UInt8) -> Bool { c == 0x5f || (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c >= 0x80 }
+        func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+        while i < b.count {
+            let c = b[i]
+            if c == 0x27 {  // '…', or E'…' with backslash escapes
+                let escapes = word.count == 1 && (word[0] == 0x65 || word[0] == 0x45)
+                if escapes { word = [] }
+                flush()
+                i += 1
+                while i < b.count && b[i] != 0x27 {
+                    i += escapes && b[i] == 0x5c ? 2 : 1
+                }
+                i += 1
+                continue
+            }
+            if c == 0x22 {  // "identifier" ("" inside reads as two quoted parts: the same words)
+                flush()
+                i += 1
+                while i < b.count && b[i] != 0x22 { i += 1 }
+                i += 1
+                continue
+            }
+            if c == 0x2d && i + 1 < b.count && b[i + 1] == 0x2d {  // --
+                flush()
+                while i < b.count && b[i] != 0x0a { i += 1 }
+                continue
+            }
+            if c == 0x2f && i + 1 < b.count && b[i + 1] == 0x2a {  // /* … /* … */ … */
+                flush()
+                i += 2
+                var depth = 1
+                while i < b.count && depth > 0 {
+                    if b[i] == 0x2f && i + 1 < b.count && b[i + 1] == 0x2a { depth += 1; i += 2; continue }
+                    if b[i] == 0x2a && i + 1 < b.count && b[i + 1] == 0x2f { depth -= 1; i += 2; continue }
+                    i += 1
+                }
+                continue
+            }
+            if c == 0x24 && word.isEmpty {  // $tag$ … $tag$ (a `$` inside a word is the word's)
+                var j = i + 1
+                if j < b.count && isLetter(b[j]) {
+                    while j < b.count && (isLetter(b[j]) || isDigit(b[j])) { j += 1 }
+                }
+                if j < b.count && b[j] == 0x24 {
+                    let tag = Array(b[i...j])
+                    var k = j + 1
+                    while k + tag.count <= b.count && Array(b[k..<(k + tag.count)]) != tag { k += 1 }
+                    i = k + tag.count
+                    continue
+                }
+            }
+            if c == 0x3b { flush(); separators += 1; i += 1; continue }
+            if isLetter(c) || isDigit(c) || (c == 0x24 && !word.isEmpty) {
+                word.append(c)
+            } else {
+                flush()
+            }
+            i += 1
+        }
+        flush()
+        return (words, separators)
+    }
+
+    package static func rewrite(_ sql: String) -> String {
+        var out = ""
+        out.reserveCapacity(sql.utf8.count + 8)
+        var next = 1
+        var quote: Character?
+        var chars = Array(sql)
+        var i = 0
+        while i < chars.count {
+            let c = chars[i]
+            if let q = quote {
+                out.append(c)
+                if c == q { quote = nil }
+                i += 1
+                continue
+            }
+            if c == "'" || c == "\"" { quote = c; out.append(c); i += 1; continue }
+            if c == "-" && i + 1 < chars.count && chars[i + 1] == "-" {
+                while i < chars.count && chars[i] != "\n" { out.append(chars[i]); i += 1 }
+                continue
+            }
+            if c == "?" {
+                var j = i + 1
+                while j < chars.count, chars[j].isASCII, chars[j].isNumber { j += 1 }
+                if j > i + 1 {
+                    out += "$" + String(chars[(i + 1)..<j])
+                } else {
+                    out += "$\(next)"
+                    next += 1
+                }
+                i = j
+                continue
+            }
+            out.append(c)
+            i += 1
+        }
+        chars.removeAll()
+        return out
+    }
+}
+
+/// A read statement on PostgreSQL behaving as the shared queries expect of one (`SQLQuery`):
+/// parameters bound by position, rows stepped one at a time. Inside a transaction the rows
+/// come through a cursor, a page at a time, so a session of any length streams and other
+/// statements may run between two rows (the builder reads retired instances while it steps
+/// through events); outside one the result is read whole.
+package final class PGQuery: SQLQuery {
+    private unowned let connection: PGReadConnection
+    private let sql: String
+    private var parameters: [String?] = []
+    private var result: PGResult?
+    private var row = -1
+    private var cursor: String?
+    private var exhausted = false
+    /// The parameters' types, learnt once (see `PGConnection.parameterTypes`).
+    private var types: [UInt32]?
+    /// Rows fetched from a cursor at a time.
+    package static let page = 4096
+
+    package init(connection: PGReadConnection, sql: String) {
+        self.connection = connection
+        self.sql = PGDialect.rewrite(sql)
+    }
+
+    deinit { closeCursor() }
+
+    private func closeCursor() {
+        if let cursor {
+            try? connection.pg.execute("CLOSE \(cursor)")
+            self.cursor = nil
+        }
+    }
+
+    package func reset() {
+        resetKeepingBindings()
+        parameters = []
+    }
+
+    package func resetKeepingBindings() {
+        closeCursor()
+        result = nil
+        row = -1
+        exhausted = false
+    }
+
+    private func set(_ value: String?, _ index: Int32) {
+        let i = Int(index) - 1
+        if parameters.count <= i { parameters += Array(repeating: nil, count: i + 1 - parameters.count) }
+        parameters[i] = value
+    }
+
+    package func bind(_ values: [SQLValue]) throws {
+        for (i, v) in values.enumerated() { try bind(v, at: Int32(i + 1)) }
+    }
+
+    package func bind(_ value: SQLValue, at index: Int32) throws {
+        switch value {
+        case .null: set(nil, index)
+        case .int(let v): set(String(v), index)
+        case .double(let v): set(String(v), index)
+        case .text(let s): set(s, index)
+        case .blob(let b): set("\\x" + b.map { String(format: "%02x", $0) }.joined(), index)
+        }
+    }
+
+    package func bind(_ value: Int64, at index: Int32) { set(String(value), index) }
+    package func bind(_ value: Int64?, at index: Int32) { set(value.map(String.init), index) }
+    package func bind(_ value: String?, at index: Int32) { set(value, index) }
+
+    package func step() throws -> Bool {
+        if result == nil && !exhausted {
+            if connection.inTransaction {
+                let name = connection.newCursorName()
+                if types == nil { types = parameters.isEmpty ? [] : try connection.pg.parameterTypes(sql) }
+                try connection.pg.query("DECLARE \(name) NO SCROLL CURSOR FOR " + sql, parameters, types: types)
+                cursor = name
+                result = try connection.pg.query("FETCH \(Self.page) FROM \(name)")
+            } else {
+                result = try connection.pg.query(sql, parameters)
+            }
+            row = -1
+        }
+        guard let current = result else { return false }
+        row += 1
+        if row < current.rowCount { return true }
+        // The page is done: the next one, while the cursor gives rows.
+        if let cursor, current.rowCount == Self.page {
+            let next = try connection.pg.query("FETCH \(Self.page) FROM \(cursor)")
+            result = next
+            row = 0
+            if next.rowCount > 0 { return true }
+        }
+        closeCursor()
+        result = nil
+        exhausted = true
+        return false
+    }
+
+    package var columnCount: Int {
+        if let result { return result.columnCount }
+        // Not stepped yet: describe the statement.
+        return (try? connection.describe(sql))?.count ?? 0
+    }
+
+    package func columnName(_ i: Int) -> String {
+        if let result { return result.columnName(i) }
+        return (try? connection.describe(sql))?[i] ?? ""
+    }
+
+    package func isNull(_ i: Int) -> Bool { result?.isNull(row, i) ?? true }
+    package func int(_ i: Int) -> Int64 {
+        guard let text = result?.text(row, i) else { return 0 }
+        if let v = Int64(text) { return v }
+        if text == "t" { return 1 }
+        if text == "f" { return 0 }
+        return Double(text).map { Int64($0) } ?? 0
+    }
+    package func optionalInt(_ i: Int) -> Int64? { isNull(i) ? nil : int(i) }
+    package func double(_ i: Int) -> Double { result?.text(row, i).flatMap(Double.init) ?? 0 }
+    package func text(_ i: Int) -> String? { result?.text(row, i) }
+
+    package func value(_ i: Int) -> SQLValue { result?.value(row, i) ?? .null }
+
+    /// A bytea value in hex output format (`\x0a1b…`).
+    package static func bytes(hex text: String) -> [UInt8] {
+        var out: [UInt8] = []
+        let digits = Array(text.utf8.dropFirst(2))
+        var i = 0
+        while i + 1 < digits.count {
+            if let hi = hexValue(digits[i]), let lo = hexValue(digits[i + 1]) { out.append(hi << 4 | lo) }
+            i += 2
+        }
+        return out
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: return c - 0x30
+        case 0x61...0x66: return c - 0x61 + 10
+        case 0x41...0x46: return c - 0x41 + 10
+        default: return nil
+        }
+    }
+}
+
+/// A connection the shared queries run on. A read-only one works inside one REPEATABLE READ,
+/// READ ONLY transaction begun at the first statement: every query of a report sees the same
+/// snapshot, however many ingests commit meanwhile.
+package final class PGReadConnection: SQLReadConnection {
+    package let pg: PGConnection
+    /// True while a transaction is open (cursors need one).
+    private(set) var inTransaction = false
+    private let snapshot: Bool
+    private var described: [String: [String]] = [:]
+
+    /// `snapshot`: begin a read-only snapshot transaction at the first statement.
+    package init(pg: PGConnection, snapshot: Bool) {
+        self.pg = pg
+        self.snapshot = snapshot
+    }
+
+    package func query(_ sql: String) throws -> any SQLQuery {
+        if snapshot && !inTransaction {
+            try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            inTransaction = true
+        }
+        return PGQuery(connection: self, sql: sql)
+    }
+
+    package func newCursorName() -> String { pg.newCursorName() }
+
+    package func jsonText(_ column: String, key: String) -> String { "(\(column)::jsonb ->> '\(key)')" }
+
+    /// Runs `body` in a transaction of the caller's (the analysis's write transactions).
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
+        precondition(!inTransaction, "nested transaction")
+        try pg.execute("BEGIN")
+        inTransaction = true
+        defer { inTransaction = false }
+        do {
+            let value = try body()
+            try pg.execute("COMMIT")
+            return value
+        } catch {
+            try? pg.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The column names of a statement, from the server's description of it.
+    package func describe(_ sql: String) throws -> [String] {
+        if let known = described[sql] { return known }
+        let result = try pg.query("SELECT * FROM (" + sql.replacingOccurrences(of: ";", with: "") + ") AS described LIMIT 0")
+        let names = (0..<result.columnCount).map { result.columnName($0) }
+        described[sql] = names
+        return names
+    }
+}

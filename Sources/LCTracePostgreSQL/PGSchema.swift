@@ -1,0 +1,118 @@
+import LCTraceStore
+
+/// The schema on PostgreSQL: created by the first writing command, under a lock, so several
+/// ingesters starting on an empty database never race; versioned by the `meta` row
+/// 'schema_version'; and checked, every time it is opened, to be exactly what lctrace made
+/// (tables, columns, views, indexes, no triggers), as the SQLite backend checks its own.
+package enum PGSchema {
+    package static let version: Int64 = 2
+    /// Advisory lock keys (two int4): the schema's creation, the file ledger, a file row
+    /// being loaded, a session being analysed. 0x6c637472 is "lctr".
+    package static let lockClass: Int32 = 0x6c63_7472
+    package static let schemaLock = "pg_advisory_xact_lock(\(lockClass), 0)"
+    package static let ledgerLock = "pg_advisory_xact_lock(\(lockClass), 1)"
+    /// Objects the schema makes, for refusing a database that holds some of them but not lctrace's.
+    package static let tables = ["strings", "files", "sessions", "events", "rejects", "instances", "appearances",
+                         "containment", "findings", "meta"]
+
+    /// Why a database cannot be used (exit 74, one line).
+    package struct Refused: StorageFailure, CustomStringConvertible {
+        package var description: String
+        package var kind: StorageFailureKind { .unavailable }
+        package var line: String { description }
+        package var hint: String? { nil }
+    }
+
+    /// Makes sure `pg` holds lctrace's schema of this version in its current schema: creates it
+    /// when it is missing and `create` is set (a writing command), refuses it otherwise.
+    package static func prepare(_ pg: PGConnection, name: String, writing: Bool, create: Bool) throws {
+        if try !hasMeta(pg) {
+            guard writing && create else {
+                throw Refused(description: "no lctrace database in \(name) (schema \(try currentSchema(pg))): run `lctrace ingest --db \(name)` first")
+            }
+            try pg.transaction {
+                try pg.execute("SELECT " + schemaLock)
+                // Another ingest may have made it while this one waited for the lock.
+                guard try !hasMeta(pg) else { return }
+                let present = try pg.query("""
+                    SELECT string_agg(c.relname, ', ' ORDER BY c.relname) FROM pg_class c
+                    JOIN pg_namespace n ON n.oid = c.relnamespace
+                    WHERE n.nspname = current_schema() AND c.relname = ANY($1::text[])
+                    """, [arrayLiteral(tables)]).text(0, 0)
+                if let present {
+                    throw Refused(description: "\(name) (schema \(try currentSchema(pg))) has tables named like lctrace's (\(present)) but no lctrace schema: use an empty schema or database")
+                }
+                try pg.execute(ddl)
+                try pg.query("INSERT INTO meta(key, value) VALUES ('schema_version', $1), ('schema_objects', $2)",
+                             [String(version), try objects(pg).joined(separator: "\n")])
+            }
+        }
+        let stored = try pg.query("SELECT value FROM meta WHERE key = 'schema_version'")
+        let current = stored.rowCount > 0 ? Int64(stored.text(0, 0) ?? "") ?? 0 : 0
+        if current > version {
+            throw Refused(description: "\(name) has schema version \(current), newer than this lctrace (\(version)): upgrade lctrace")
+        }
+        if current < version {
+            throw Refused(description: "\(name) has schema version \(current), which this lctrace cannot read (it writes version \(version))")
+        }
+        try verify(pg, name: name)
+    }
+
+    private static func hasMeta(_ pg: PGConnection) throws -> Bool {
+        // From the catalog as it is now (a cached name look-up may predate another ingest's commit).
+        try pg.query("""
+            SELECT EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                           WHERE n.nspname = current_schema() AND c.relname = 'meta')
+            """).text(0, 0) == "t"
+    }
+
+    package static func currentSchema(_ pg: PGConnection) throws -> String {
+        try pg.query("SELECT current_schema()").text(0, 0) ?? "?"
+    }
+
+    /// Every object of the current schema, one line each: tables and views with their columns
+    /// and types, indexes with their definitions, triggers. What the schema was made with is
+    /// stored beside it ('schema_objects'), so a change is named, not just detected.
+    package static func objects(_ pg: PGConnection) throws -> [String] {
+        let rows = try pg.query("""
+            SELECT 'relation ' || c.relname || ' ' || c.relkind::text || ' ' ||
+                   coalesce((SELECT string_agg(a.attname || ':' || format_type(a.atttypid, a.atttypmod), ',' ORDER BY a.attnum)
+                             FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '')
+            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
+            UNION ALL
+            SELECT 'index ' || i.indexname || ' ' || i.indexdef FROM pg_indexes i WHERE i.schemaname = current_schema()
+            UNION ALL
+            SELECT 'trigger ' || t.tgname || ' on ' || c.relname FROM pg_trigger t
+            JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = current_schema() AND NOT t.tgisinternal
+            ORDER BY 1
+            """)
+        return (0..<rows.rowCount).map { rows.text($0, 0) ?? "" }
+    }
+
+    /// Refuses a schema that is not the one lctrace made (a view in place of a table, a
+    /// trigger, a column or index of someone else's), naming what differs.
+    package static func verify(_ pg: PGConnection, name: String) throws {
+        let stored = try pg.query("SELECT value FROM meta WHERE key = 'schema_objects'")
+        let expected = Set((stored.rowCount > 0 ? stored.text(0, 0) ?? "" : "").split(separator: "\n").map(String.init))
+        let found = Set(try objects(pg))
+        guard expected != found else { return }
+        var differences = expected.subtracting(found).sorted().map { "missing or changed: \(summary($0))" }
+        differences += found.subtracting(expected).sorted().map { "not lctrace's: \(summary($0))" }
+        let shown = differences.prefix(5).joined(separator: "; ") + (differences.count > 5 ? "; …" : "")
+        throw Refused(description: "\(name): the schema is not lctrace's (\(shown)); lctrace uses only databases it made, unchanged")
+    }
+
+    private static func summary(_ line: String) -> String {
+        let words = line.split(separator: " ", maxSplits: 2)
+        return words.prefix(2).joined(separator: " ")
+    }
+
+    /// A text[] literal for a parameter: `{"a","b"}`, each element quoted and escaped.
+    package static func arrayLiteral(_ values: [String]) -> String {
+        "{" + values.map { v in
+            "\"" + v.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }.joined(separator: ",") + "}"
+    }
+}

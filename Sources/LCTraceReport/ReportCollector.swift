@@ -1,0 +1,161 @@
+import LCTraceAnalysis
+import LCTraceModel
+import LCTraceRules
+import LCTraceStore
+
+/// What a report asks for.
+package struct ReportRequest: Sendable {
+    package var families: Set<RuleFamily> = Set(RuleFamily.allCases)
+    package var sessions = SessionFilter()
+    package var className: String?
+    package var minSeverity: Severity = .info
+    package var settings = RuleSettings()
+    /// Whether the per-class gap statistics are gathered (text `--gaps`); a baseline needs none.
+    package var gapStatistics = true
+    /// Whether the gaps are also kept one by one with their sessions (`ReportData.gapRows`),
+    /// for statistics per build (the HTML report).
+    package var gapsBySession = false
+    /// When findings are rebuilt: facts per batch, tombstones kept (tests make them tiny).
+    package var factsPerBatch = Analyzer.factsPerBatch
+    package var tombstonesInMemory = Analyzer.tombstonesInMemory
+    package init() {}
+}
+
+/// Everything a report prints, gathered from the database.
+package struct ReportData: Sendable {
+    package var sessions: [SessionInfo] = []
+    package var findings: [Finding] = []
+    package var events = 0
+    /// Completed, non-interactive, foreground appearance gaps (viewIsAppearing → viewDidAppear),
+    /// ns, per class and animation.
+    package var gapSeries: [GapSeries: [Int64]] = [:]
+    /// The same per class, animated or not.
+    package var gaps: [String: [Int64]] {
+        var out: [String: [Int64]] = [:]
+        for (series, values) in gapSeries { out[series.cls, default: []] += values }
+        return out
+    }
+    /// True when the findings were computed for this report (tuning differs from the stored ones).
+    package var recomputed = false
+    /// The same gaps one by one with their sessions, when the request asked for them.
+    package var gapRows: GapRows?
+    /// The tuning the findings were built (or recomputed) with.
+    package var settings = RuleSettings()
+    /// The selection's finding filters (`--min-severity`, `--class`).
+    package var minSeverity: Severity = .info
+    package var className: String?
+
+}
+
+/// Gathers a report: stored findings when they were built with the requested settings,
+/// otherwise the model is rebuilt in memory for the selected sessions (nothing is written,
+/// so a report also works on a read-only database).
+package enum ReportCollector {
+    package static func collect(_ request: ReportRequest, db: Storage) throws -> ReportData {
+        let reader = db.model
+        var data = ReportData()
+        data.minSeverity = request.minSeverity
+        data.settings = request.settings
+        data.className = request.className
+        data.sessions = try reader.sessions(request.sessions)
+        let stored = try reader.storedSettingsFingerprint()
+        let useStored = stored == request.settings.fingerprint
+        let wantGaps = request.families.contains(.gaps) && request.gapStatistics
+        data.recomputed = !useStored || data.sessions.contains { $0.dirty }
+        let source = try db.backend.readSessionSource()
+        var all: [Finding] = []
+        if useStored {
+            // Analysed sessions: their stored findings and gaps, one query each for all of them.
+            all = try reader.findings(request.sessions)
+            if wantGaps && request.gapsBySession {
+                (data.gapSeries, data.gapRows) = try GapRowsQuery(db: db.backend.reader).gapsWithSessions(request.sessions, sessions: data.sessions)
+            } else if wantGaps {
+                data.gapSeries = try reader.gaps(request.sessions)
+            }
+        }
+        if wantGaps && request.gapsBySession && data.gapRows == nil { data.gapRows = GapRows() }
+        for (index, s) in data.sessions.enumerated() {
+            if useStored && !s.dirty {
+                data.events += s.events
+                continue
+            }
+            func addGaps(_ model: SessionModel) {
+                guard wantGaps else { return }
+                for c in model.cycles where c.outcome == .completed && !c.interactive && !c.backgrounded {
+                    guard let isT = c.isT, let didT = c.didT else { continue }
+                    let cls = model.cls(of: c.instance) ?? "?"
+                    data.gapSeries[GapSeries(cls: cls, animated: c.animated ?? false), default: []].append(didT - isT)
+                    if let number = data.gapRows?.classNumber(cls) { data.gapRows!.append(cls: number, session: index, gap: didT - isT) }
+                }
+            }
+            // A long session's cycles come in batches and are let go once counted; an analysed
+            // session's ended instances are read back from its stored model.
+            let retired = s.dirty ? nil : try source.retiredInstances(session: s.id)
+            let model = try Analyzer.build(sid: s.sid, metadata: try source.sessionMetadata(s.id), settings: request.settings,
+                                           factsPerBatch: request.factsPerBatch, batches: addGaps,
+                                           retired: retired, tombstones: request.tombstonesInMemory) { consume in
+                try source.forEachEvent(session: s.id, sid: s.sid, consume)
+            }
+            if let error = retired?.error { throw error }
+            all += model.findings
+            addGaps(model)
+            // A dirty session's stored counts are stale too (0 events before its first analysis).
+            if s.dirty { data.sessions[index].update(from: model.stats) }
+            data.events += data.sessions[index].events
+        }
+        if request.sessions.session == nil && request.sessions.app == nil && request.sessions.build == nil {
+            // From the files and rejects as they are now: stored LC904 findings are those of the
+            // last analysis, and `ingest --no-analyze` or a killed analyze leaves them behind.
+            all += try reader.fileProblems().flatMap { RejectedLinesRule.check($0.1) }
+        }
+        all = all.filter { f in
+            guard let rule = RuleCatalog.info(f.rule), request.families.contains(rule.family),
+                  f.severity >= request.minSeverity else { return false }
+            if let cls = request.className { return f.cls == cls }
+            return true
+        }
+        // Sessions in listing order (wall clock), findings by time within each, files last.
+        // The session's place is looked up once per finding, not once per comparison.
+        let order = Dictionary(data.sessions.enumerated().map { ($1.sid, $0) }, uniquingKeysWith: { a, _ in a })
+        let place = all.map { f in f.session.flatMap { order[$0] } ?? Int.max }
+        data.findings = all.indices.sorted { i, j in
+            let a = all[i], b = all[j]
+            return (place[i], a.t ?? -1, a.rule, a.vc ?? "", a.since ?? -1) < (place[j], b.t ?? -1, b.rule, b.vc ?? "", b.since ?? -1)
+        }.map { all[$0] }
+        if let cls = request.className {
+            data.gapSeries = data.gapSeries.filter { $0.key.cls == cls }
+            data.gapRows?.keep(className: cls)
+        }
+        return data
+    }
+}
+
+package extension ReportCollector {
+    /// Calls `body` with each session the filter selects, in listing order, as it is now: a
+    /// dirty session (events changed since its model was built: `ingest --no-analyze`, a killed
+    /// ingest or analyze) has its counts, times and end computed from its events, so no stale
+    /// number is shown. One session is held at a time.
+    package static func forEachCurrentSession(_ filter: SessionFilter, db: Storage, _ body: (SessionInfo) throws -> Void) throws {
+        let events = try db.backend.readSessionSource()
+        try db.model.forEachSession(filter) { info in
+            var info = info
+            if info.dirty {
+                var stats = SessionStats()
+                try events.forEachEvent(session: info.id, sid: info.sid) { stats.add($0) }
+                info.update(from: stats)
+            }
+            try body(info)
+        }
+    }
+}
+
+package extension SessionInfo {
+    /// The counts, times and end of `stats` (computed from the session's events).
+    package mutating func update(from stats: SessionStats) {
+        events = stats.events
+        lostEvents = Int(stats.lostEvents)
+        firstT = stats.firstT
+        lastT = stats.lastT
+        endReason = stats.endReason
+    }
+}

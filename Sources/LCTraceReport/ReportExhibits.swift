@@ -1,0 +1,191 @@
+import LCTraceFormat
+import LCTraceModel
+import LCTraceRules
+import LCTraceStore
+
+/// How much of its examples the HTML report draws. Examples beyond these are counted and
+/// named with the command that shows them, never silently left out.
+package struct ExhibitLimits: Sendable {
+    /// Examples drawn (timeline, holders, raw events) per group, and on the page in all.
+    package var perGroup = 3
+    package var total = 60
+    /// Raw events listed per example.
+    package var events = 24
+    /// Lanes per timeline.
+    package var lanes = 16
+    package init() {}
+}
+
+/// What a report draws of one example finding: its session's timeline around the decisive
+/// event (the model `lctrace timeline` draws), the controllers that held it, its raw events.
+package struct FindingExhibit: Sendable {
+    package var timeline: Timeline?
+    /// Why there is no timeline ("the session has no events").
+    package var missing: String?
+    package var holders: [ExhibitHolder]
+    /// Raw events of the instance nearest the decisive event (at most `ExhibitLimits.events`),
+    /// and the finding's evidence, in seq order.
+    package var events: [TraceEvent]
+    /// Seqs of the finding's evidence among `events`.
+    package var evidence: Set<Int64>
+    /// Events of the instance in all (those listed are `events.count`).
+    package var eventsTotal: Int
+    /// `lctrace query …` listing every event of the instance.
+    package var eventsCommand: String?
+}
+
+/// A controller related to an example's instance: what contained, presented or moved it, and
+/// what it contained.
+package struct ExhibitHolder: Sendable, Equatable {
+    /// "container", "presented by", "pushed by", "popped by", "dismissed by", "view put into",
+    /// "released along with", "child".
+    package var relation: String
+    /// "Class vc#since".
+    package var label: String
+}
+
+/// The examples a report draws, chosen from the view's groups, and the decisive seq of every
+/// example it lists (what `lctrace timeline --around` takes).
+package struct ReportExhibits: Sendable {
+    package var limits: ExhibitLimits
+    /// Finding index → what is drawn of it.
+    package var drawn: [Int: FindingExhibit] = [:]
+    /// Finding index → the seq of its decisive event, for every listed example with a session.
+    package var decisiveSeq: [Int: Int64] = [:]
+    /// Examples that would be drawn but for `limits.total`.
+    package var leftOut = 0
+
+    /// Families whose examples get a timeline: leaks and orphans (what an engineer has to see).
+    package static let families: Set<RuleFamily> = [.leaks, .orphans]
+
+    /// Draws the examples of `view`: in each group of a drawn family its first
+    /// `limits.perGroup` listed examples, one round over every group at a time (each group
+    /// gets its first before any gets its second) until `limits.total`. `progress` hears
+    /// (done, to do).
+    package static func gather(_ view: ReportView, db: Storage, limits: ExhibitLimits = ExhibitLimits(),
+                              progress: ((Int, Int) -> Void)? = nil) throws -> ReportExhibits {
+        var out = ReportExhibits(limits: limits)
+        let query = ExhibitQuery(db: db.backend.reader)
+        let listed = view.options.examples
+        var rounds: [[Int]] = []
+        for family in view.sections {
+            for section in family.rules {
+                for group in section.groups {
+                    let shown = group.examples.prefix(listed)
+                    for i in shown {
+                        guard let s = view.session(view.findings[i].session) else { continue }
+                        if let seq = try TimelineReport.decisiveSeq(view.findings[i], time: { try query.eventTime(session: s.id, seq: $0) }) {
+                            out.decisiveSeq[i] = seq
+                        }
+                    }
+                    guard families.contains(family.family) else { continue }
+                    let drawable = shown.filter { view.findings[$0].session != nil && view.findings[$0].t != nil }
+                    for (k, i) in drawable.prefix(limits.perGroup).enumerated() {
+                        if rounds.count <= k { rounds.append([]) }
+                        rounds[k].append(i)
+                    }
+                }
+            }
+        }
+        let candidates = rounds.flatMap { $0 }
+        let chosen = Array(candidates.prefix(limits.total))
+        out.leftOut = candidates.count - chosen.count
+
+        // One session's source at a time (a session changed since its analysis is rebuilt once).
+        var bySession: [String: [Int]] = [:]
+        for i in chosen { bySession[view.findings[i].session!, default: []].append(i) }
+        var findingsOf: [String: [Finding]] = [:]
+        for f in view.findings { if let s = f.session, bySession[s] != nil { findingsOf[s, default: []].append(f) } }
+        var done = 0
+        for sid in bySession.keys.sorted() {
+            guard let session = view.session(sid) else { continue }
+            let source = try TimelineSource(db: db, session: session, settings: view.data.settings)
+            for i in bySession[sid]! {
+                progress?(done, chosen.count)
+                out.drawn[i] = try exhibit(i, view, source: source, findings: findingsOf[sid] ?? [], query: query,
+                                           around: out.decisiveSeq[i], limits: limits)
+                done += 1
+            }
+        }
+        progress?(done, chosen.count)
+        return out
+    }
+
+    package static func exhibit(_ i: Int, _ view: ReportView, source: TimelineSource, findings: [Finding], query: ExhibitQuery,
+                        around: Int64?, limits: ExhibitLimits) throws -> FindingExhibit {
+        let f = view.findings[i]
+        let session = source.session
+        var request = TimelineRequest()
+        request.vc = f.vc.map { v in f.since.map { "\(v)#\($0)" } ?? v }
+        request.around = around ?? f.evidence.last
+        request.maxLanes = limits.lanes
+        request.findings.className = view.data.className
+        var timeline: Timeline?
+        var missing: String?
+        do {
+            timeline = try TimelineReport.make(source: source, findings: findings, request)
+        } catch TimelineError.noSuchInstance {
+            // An id with no instance row (an unknown controller): the session around the event.
+            request.vc = nil
+            timeline = try? TimelineReport.make(source: source, findings: findings, request)
+            if timeline == nil { missing = "the session has no event \(request.around.map(String.init) ?? "")" }
+        } catch TimelineError.emptySession {
+            missing = "the session has no events"
+        } catch TimelineError.noSuchEvent(let seq, _) {
+            missing = "the session has no event with seq \(seq)"
+        }
+
+        var events: [TraceEvent] = []
+        var total = 0
+        var command: String?
+        let key = f.vc.map { InstanceKey(vc: $0, since: f.since ?? -1) }
+        let lane = timeline.flatMap { t in t.lane(key).map { t.lanes[$0] } }
+        if let vc = f.vc, let since = f.since {
+            let end = lane?.endSeq
+            (events, total) = try query.instanceEvents(session: session.id, sid: session.sid, vc: vc, since: since, end: end,
+                                                       around: request.around ?? since, limit: limits.events)
+            command = view.options.followUp.command(HintQueries.instanceEvents(sid: session.sid, vc: vc, since: since, end: end))
+        }
+        // The evidence is always listed, whatever the cap kept.
+        let have = Set(events.map(\.seq))
+        let extra = try query.events(session: session.id, sid: session.sid, seqs: f.evidence.filter { !have.contains($0) })
+        if !extra.isEmpty {
+            events = (events + extra).sorted { $0.seq < $1.seq }
+            if f.vc == nil { total = events.count }
+        }
+        return FindingExhibit(timeline: timeline, missing: missing, holders: holders(f, lane: lane, timeline: timeline),
+                              events: events, evidence: Set(f.evidence), eventsTotal: max(total, events.count),
+                              eventsCommand: command)
+    }
+
+    /// What contained, presented or moved the instance in the window, the controller whose
+    /// release took it along, and its children.
+    static func holders(_ f: Finding, lane: TimelineLane?, timeline: Timeline?) -> [ExhibitHolder] {
+        guard let t = timeline, let lane else { return [] }
+        var out: [ExhibitHolder] = []
+        func add(_ relation: String, _ key: InstanceKey?) {
+            guard let key else { return }
+            let label = t.lane(key).map { t.lanes[$0].label } ?? "? \(key)"
+            let h = ExhibitHolder(relation: relation, label: label)
+            if !out.contains(h) { out.append(h) }
+        }
+        var seen: Set<InstanceKey> = [lane.key]
+        var node = lane.parent
+        while let p = node, seen.insert(p).inserted {
+            add("container", p)
+            node = t.lane(p).flatMap { t.lanes[$0].parent }
+        }
+        add("presented by", lane.presentedBy)
+        let names: [EventKind: String] = [.push: "pushed by", .pop: "popped by", .present: "presented by",
+                                          .dismiss: "dismissed by", .viewAttached: "view put into", .viewDetached: "view taken out of"]
+        for a in t.arrows where a.to == lane.key {
+            if let relation = names[a.kind] { add(relation, a.from) }
+        }
+        if let rule = RuleCatalog.info(f.rule), let keys = rule.report.heldByKeys, keys.count == 2,
+           let vc = f.detail[keys[0]]?.description, let since = f.detail[keys[1]]?.number {
+            add("released along with", InstanceKey(vc: vc, since: Int64(since)))
+        }
+        for other in t.lanes where other.parent == lane.key { add("child", other.key) }
+        return out
+    }
+}

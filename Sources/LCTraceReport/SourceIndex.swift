@@ -1,0 +1,85 @@
+import Foundation
+import LCTraceModel
+
+/// Where a class is declared in the app's sources.
+package struct SourceLocation: Sendable, Equatable {
+    /// Relative to the source root, with `/` separators.
+    package var path: String
+    /// 1-based.
+    package var line: Int
+}
+
+/// Finds the primary declaration of controller classes in an app's Swift and Objective-C
+/// sources (`--source-root`), so SARIF can point at a file: `class Name`, `final class Name`,
+/// `open class Name` (with any attributes and access modifiers before it) and
+/// `@interface Name :`. Never an `extension Name`, an Objective-C category
+/// `@interface Name (…)`, or a longer name that starts with it. With several candidates the
+/// first by path wins. Hidden folders (`.git`, `.build`) are not searched.
+package enum SourceIndex {
+    package static let extensions: Set<String> = ["swift", "h", "m", "mm"]
+
+    package static func locate(classes: Set<String>, under root: String) -> [String: SourceLocation] {
+        guard !classes.isEmpty else { return [:] }
+        var found: [String: SourceLocation] = [:]
+        for relative in sourceFiles(under: root) {
+            let path = (root as NSString).appendingPathComponent(relative)
+            // A file that is not UTF-8 is read as Latin-1 (every byte is a character there).
+            guard let text = (try? String(contentsOfFile: path, encoding: .utf8))
+                ?? (try? String(contentsOfFile: path, encoding: .isoLatin1)) else { continue }
+            var number = 0
+            text.enumerateLines { line, _ in
+                number += 1
+                guard let name = declaredClass(in: line), classes.contains(name), found[name] == nil else { return }
+                found[name] = SourceLocation(path: relative, line: number)
+            }
+            if found.count == classes.count { break }
+        }
+        return found
+    }
+
+    /// The source files under `root`, relative, sorted by path.
+    package static func sourceFiles(under root: String) -> [String] {
+        let url = URL(fileURLWithPath: root)
+        guard let walker = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.isRegularFileKey],
+                                                          options: [.skipsHiddenFiles]) else { return [] }
+        let base = url.standardizedFileURL.path
+        var files: [String] = []
+        for case let file as URL in walker where extensions.contains(file.pathExtension) {
+            let path = file.standardizedFileURL.path
+            guard path.hasPrefix(base) else { continue }
+            files.append(String(path.dropFirst(base.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/")))
+        }
+        return files.sorted()
+    }
+
+    /// The class a line declares, if it is a primary class declaration.
+    package static func declaredClass(in line: String) -> String? {
+        let trimmed = line.drop { $0 == " " || $0 == "\t" }
+        if trimmed.hasPrefix("@interface") {
+            var rest = trimmed.dropFirst("@interface".count)
+            guard rest.first == " " || rest.first == "\t" else { return nil }
+            rest = rest.drop { $0 == " " || $0 == "\t" }
+            let name = rest.prefix { isIdentifier($0) }
+            let after = rest.dropFirst(name.count).drop { $0 == " " || $0 == "\t" }
+            // `@interface Name : Super` only: `@interface Name (Category)` is a category.
+            return !name.isEmpty && after.first == ":" ? String(name) : nil
+        }
+        // Swift: attributes and modifiers, then `class Name`.
+        let modifiers: Set<Substring> = ["public", "internal", "private", "fileprivate", "open", "final", "package"]
+        var words = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" })[...]
+        while let first = words.first, first.hasPrefix("@") || modifiers.contains(first) || first.hasPrefix("private(") {
+            words = words.dropFirst()
+        }
+        guard words.first == "class", words.count >= 2 else { return nil }
+        let token = words[words.startIndex + 1]
+        let name = token.prefix { isIdentifier($0) }
+        guard !name.isEmpty else { return nil }
+        let next = token.dropFirst(name.count).first
+        // `class var`/`class func` are members, not declarations.
+        if name == "var" || name == "func" || name == "let" { return nil }
+        guard next == nil || next == ":" || next == "<" || next == "{" else { return nil }
+        return String(name)
+    }
+
+    private static func isIdentifier(_ c: Character) -> Bool { c == "_" || c.isLetter || c.isNumber }
+}

@@ -1,0 +1,107 @@
+import LCTraceModel
+
+/// Text from traces and file names, made safe to show to people. A class name, a session id
+/// or a file name may hold control characters and escape sequences (`\e[2J` clears the
+/// screen, `\e]0;…\a` sets the window title, others hide or rewrite lines): shown raw they
+/// drive the terminal, or whatever later shows the piped text. Every text lctrace prints for
+/// people (tables, grouped reports, warnings) goes through `escaped`; JSON escapes them as
+/// JSON does, CSV keeps the data as it is.
+package enum TerminalText {
+    /// `text` with every control character (C0, DEL, C1), line and paragraph separator and
+    /// bidirectional override shown as `\u001b`.
+    package static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if needsEscape(scalar) {
+                let hex = String(scalar.value, radix: 16)
+                out.append(contentsOf: ("\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex).unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// `escaped(text)`, setting `changed` when it differs from `text` (escaping only ever
+    /// lengthens a text, so the byte counts tell).
+    package static func escaped(_ text: String, noting changed: inout Bool) -> String {
+        let out = escaped(text)
+        if out.utf8.count != text.utf8.count { changed = true }
+        return out
+    }
+
+    /// True for the scalars a terminal may act on rather than show.
+    @inline(__always) package static func needsEscape(_ s: Unicode.Scalar) -> Bool {
+        switch s.value {
+        case 0x00...0x1F, 0x7F...0x9F: return true            // C0, DEL, C1 (0x9B is CSI on its own)
+        case 0x2028, 0x2029: return true                      // line and paragraph separators
+        case 0x202A...0x202E, 0x2066...0x2069: return true    // bidirectional embeddings, overrides, isolates
+        default: return false
+        }
+    }
+}
+
+package extension ReportData {
+    /// The same data with every text that came from a trace or a file name escaped for a
+    /// terminal (`TerminalText`): what the grouped text report shows. Identities (hashes) are
+    /// kept as they are, so grouping and baseline verdicts do not change. `changed`: whether
+    /// any text needed escaping (mostly none does: then the caller keeps what it built from
+    /// the data as it is).
+    package func escapingForTerminal() -> (data: ReportData, changed: Bool) {
+        var changed = false
+        func x(_ s: String) -> String { TerminalText.escaped(s, noting: &changed) }
+        func e(_ s: String?) -> String? { s.map(x) }
+        var copy = self
+        copy.sessions = sessions.map { s in
+            var s = s
+            s.sid = x(s.sid)
+            s.app = e(s.app); s.appVersion = e(s.appVersion); s.build = e(s.build); s.device = e(s.device)
+            s.os = e(s.os); s.osVersion = e(s.osVersion); s.sdk = e(s.sdk); s.wall = e(s.wall); s.endReason = e(s.endReason)
+            return s
+        }
+        copy.findings = findings.map { f in
+            var f = f
+            f.session = e(f.session); f.vc = e(f.vc); f.cls = e(f.cls); f.file = e(f.file)
+            f.app = e(f.app); f.build = e(f.build); f.device = e(f.device)
+            f.message = x(f.message)
+            f.identityKey = x(f.identityKey)
+            f.detail = f.detail.mapValues { value in
+                if case .text(let text) = value { return .text(x(text)) }
+                return value
+            }
+            return f
+        }
+        copy.gapSeries = Dictionary(gapSeries.map { (GapSeries(cls: x($0.key.cls), animated: $0.key.animated), $0.value) },
+                                    uniquingKeysWith: +)
+        copy.className = e(className)
+        return (copy, changed)
+    }
+}
+
+package extension ReportView {
+    /// The same view over `ReportData.escapingForTerminal()`, with the baseline's entries (they
+    /// come from a file) escaped too: what the text report shows.
+    package func escapedForTerminal() -> ReportView {
+        var escapedOptions = options
+        escapedOptions.sourceRoot = nil   // the text report names no source files
+        var changed = options.sourceRoot != nil
+        func x(_ s: String) -> String { TerminalText.escaped(s, noting: &changed) }
+        if var baseline = escapedOptions.baseline {
+            baseline.entries = baseline.entries.map { entry in
+                var entry = entry
+                entry.cls = entry.cls.map(x)
+                entry.identityKey = x(entry.identityKey)
+                entry.rule = x(entry.rule)
+                return entry
+            }
+            baseline.file = x(baseline.file)
+            escapedOptions.baseline = baseline
+        }
+        let escaped = data.escapingForTerminal()
+        // Nothing to escape (the usual case): this view is already the one to show, and
+        // building it again from the data would cost as much as the first time.
+        guard changed || escaped.changed else { return self }
+        return ReportView(data: escaped.data, options: escapedOptions, tool: tool)
+    }
+}

@@ -1,0 +1,92 @@
+import LCTraceAnalysis
+import LCTraceModel
+import LCTraceRules
+import LCTraceStore
+
+/// Where one session's timeline facts come from: the stored model of an analyzed session, or,
+/// for a session whose events changed since (`sessions.dirty`, whose stored rows are stale or
+/// partial), its model rebuilt in memory from its events. The events themselves always come
+/// from the table.
+package final class TimelineSource {
+    /// The session; for a rebuilt one, with the counts and times of its events (a session
+    /// loaded with `--no-analyze` has none stored yet).
+    package private(set) var session: SessionInfo
+    package let query: TimelineQuery
+    /// The rebuilt model of a dirty session, whole (rows of every batch).
+    private var rebuilt: TimelineRows?
+
+    /// `progress` hears how many events of a rebuilt session have been read (every 65,536).
+    package init(db: Storage, session: SessionInfo, settings: RuleSettings = RuleSettings(),
+                progress: ((Int) -> Void)? = nil) throws {
+        self.session = session
+        query = TimelineQuery(db: db.backend.reader, session: session.id, sid: session.sid)
+        if session.dirty {
+            let reader = try db.backend.readSessionSource()
+            let metadata = try reader.sessionMetadata(session.id)
+            var rows = TimelineRows()
+            let model = try Analyzer.build(sid: session.sid, metadata: metadata, settings: settings,
+                                           factsPerBatch: Analyzer.factsPerBatch, batches: { rows.append($0) },
+                                           retired: nil, tombstones: 0, progress: progress) { consume in
+                try reader.forEachEvent(session: session.id, sid: session.sid, consume)
+            }
+            rows.append(model)
+            rows.sortByKey()
+            self.session.events = model.stats.events
+            self.session.firstT = model.stats.firstT
+            self.session.lastT = model.stats.lastT
+            self.session.lostEvents = Int(model.stats.lostEvents)
+            rows.totalInstances = rows.instances.count
+            rebuilt = rows
+        }
+    }
+
+    /// True when the model was rebuilt in memory (the session changed since its analysis).
+    package var isRebuilt: Bool { rebuilt != nil }
+
+    package func eventTime(seq: Int64) throws -> Int64? { try query.eventTime(seq: seq) }
+
+    /// Every instance of controller id `vc`.
+    package func instances(vc: String) throws -> [TimelineRows.Instance] {
+        if let rebuilt { return rebuilt.instances.filter { $0.key.vc == vc } }
+        return try query.instances(vc: vc)
+    }
+
+    /// The rows a timeline of `window` needs (the whole session without one).
+    package func rows(window: TimeWindow?) throws -> TimelineRows {
+        guard var rows = rebuilt else { return try query.rows(window: window) }
+        rows.events = try query.markedEvents(window: window)
+        return rows
+    }
+
+    /// Every event of the session in seq order.
+    package func forEachEvent(_ body: (TraceEvent) throws -> Void) throws { try query.forEachEvent(body) }
+}
+
+package extension TimelineRows {
+    /// Adds the facts of a model built in memory (or of one of its batches): the same rows the
+    /// analysis would store for them.
+    package mutating func append(_ model: SessionModel) {
+        for x in model.instances {
+            instances.append(Instance(
+                key: x.key, cls: x.cls, firstT: x.firstT, endSeq: x.endSeq, endT: x.endT, endHow: x.end?.rawValue,
+                presenter: x.presenter, release: x.release.map { ReleaseRow(seq: $0.seq, t: $0.t, how: $0.how.rawValue) }))
+        }
+        for c in model.cycles {
+            cycles.append(Cycle(
+                instance: c.instance, willSeq: c.willSeq, willT: c.willT, isT: c.isT, didT: c.didT,
+                willDisappearT: c.willDisappearT, didDisappearT: c.didDisappearT, animated: c.animated,
+                interactive: c.interactive, outcome: c.outcome.rawValue, ending: c.ending.rawValue))
+        }
+        for e in model.edges {
+            edges.append(Edge(child: e.child, parent: e.parent, parentSince: e.parentSince, addSeq: e.addSeq,
+                              addT: e.addT, removeSeq: e.removeSeq, removeT: e.removeT))
+        }
+    }
+
+    /// The order the stored rows come in (batches hand facts out as they end, not in order).
+    package mutating func sortByKey() {
+        instances.sort { ($0.key.since, $0.key.vc) < ($1.key.since, $1.key.vc) }
+        cycles.sort { $0.willSeq < $1.willSeq }
+        edges.sort { $0.addSeq < $1.addSeq }
+    }
+}

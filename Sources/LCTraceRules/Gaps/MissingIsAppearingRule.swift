@@ -1,0 +1,33 @@
+import LCTraceModel
+
+/// LC402 missing-is-appearing (info).
+///
+/// Finds: viewWillAppear → viewDidAppear with no viewIsAppearing, on an OS that has it
+/// (iOS 13 or later, in an app built with the iOS 17 SDK or later). Reported once per
+/// instance, with the count of such appearances.
+///
+/// Does not flag: sessions on older systems or SDKs, or with no session record; appearances
+/// that resume a cancelled disappearance (a cancelled sheet swipe or interactive pop brings
+/// the controller back with viewWillAppear → viewDidAppear alone).
+package enum MissingIsAppearingRule: Rule {
+    package static let info = RuleInfo(id: "LC402", name: "missing-is-appearing", severity: .info, family: .gaps,
+                               summary: "appearance without viewIsAppearing",
+                               explanation: "viewWillAppear → viewDidAppear with no viewIsAppearing on an OS that has it (iOS 13 or later, app built with the iOS 17 SDK or later), once per instance with the count. Not flagged: older systems or SDKs, appearances that resume a cancelled disappearance.",
+                               help: "Check for a container that forwards appearance callbacks by hand (it must call viewIsAppearing too), or a recorder that does not hook it.")
+
+    package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
+        guard let os = SessionMetadata.version(model.metadata.osVersion), os.0 >= 13,
+              let sdk = SessionMetadata.version(model.metadata.sdk), sdk.0 >= 17 else { return [] }
+        // The builder counts them per instance as they complete (`Instance.missingIsAppearingCount`),
+        // so an instance is judged once even when its cycles left memory in different batches.
+        return model.instances.compactMap { x in
+            guard let first = x.firstMissingIsAppearing else { return nil }
+            let n = x.missingIsAppearingCount
+            return Finding(info, model, x.key, t: first.didT,
+                           "\(Say.cls(model, x.key)) appeared with no viewIsAppearing" + (n > 1 ? " (\(n) times)" : "")
+                           + " on iOS \(model.metadata.osVersion ?? "?") built with SDK \(model.metadata.sdk ?? "?")",
+                           evidence: [first.willSeq, first.didSeq], key: [first.animated ? "animated" : "plain"],
+                           detail: ["count": .int(Int64(n))])
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import LCTraceModel
+
+/// LC401 slow-appearance (warning).
+///
+/// Finds: a completed appearance whose gap viewIsAppearing → viewDidAppear exceeds the
+/// threshold: 1000 ms when animated, 250 ms when not (`--gap-threshold`). The gap is the
+/// transition after the view was laid out; a long one is main-thread work or a stalled
+/// animation. The viewWillAppear → viewIsAppearing time is reported beside it.
+///
+/// Does not flag: appearances inside an interactive push/pop or (1.1) an interactive
+/// `present`/`dismiss` still in progress (the finger decides how long they take; the
+/// transition ends when a controller it moves completes or cancels its appearance);
+/// appearances during which the app went to the background; cancelled appearances (no
+/// viewDidAppear); appearances without viewIsAppearing (LC402).
+package enum SlowAppearanceRule: Rule {
+    package static let info = RuleInfo(id: "LC401", name: "slow-appearance", severity: .warning, family: .gaps,
+                               summary: "slow viewIsAppearing → viewDidAppear",
+                               explanation: "A completed appearance whose viewIsAppearing → viewDidAppear gap exceeds the threshold (1000 ms animated, 250 ms not; --gap-threshold): main-thread work or a stalled animation after layout. Not flagged: appearances inside interactive transitions, appearances during which the app went to the background, cancelled appearances, appearances without viewIsAppearing (LC402).",
+                               help: "Move work out of viewIsAppearing/viewWillAppear and the first layout pass (data loading, image decoding) and profile the transition with Instruments.",
+                               report: ReportNeeds(worstFirstBy: "gap_ms", worstFirstTitle: "slowest first"))
+
+    package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
+        model.cycles.compactMap { c in
+            guard c.outcome == .completed, let isT = c.isT, let isSeq = c.isSeq, let didT = c.didT, let didSeq = c.didSeq,
+                  !c.interactive, !c.backgrounded else { return nil }
+            let animated = c.animated ?? false
+            let threshold = animated ? settings.gapAnimated : settings.gapPlain
+            let gap = didT - isT
+            guard gap > threshold else { return nil }
+            let before = isT - c.willT
+            return Finding(info, model, c.instance, t: didT,
+                           "\(Say.cls(model, c.instance)) took \(Say.ms(gap)) from viewIsAppearing to viewDidAppear (\(animated ? "animated" : "not animated"), threshold \(Say.ms(threshold)); viewWillAppear → viewIsAppearing \(Say.ms(before)))",
+                           evidence: [c.willSeq, isSeq, didSeq], key: [animated ? "animated" : "plain"],
+                           detail: ["gap_ms": .ms(gap), "will_to_is_ms": .ms(before),
+                                    "threshold_ms": .int(threshold / 1_000_000), "animated": .bool(animated)])
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import LCTraceModel
+
+/// LC105 attach-before-add (info).
+///
+/// Finds: a view attached into host H first, with the `addChild` to H following while it is
+/// still attached: the wrong order (addChild, addSubview, didMove is the protocol), but the
+/// controller does end up a proper child, so it is not an orphan.
+///
+/// Does not flag: attachments after addChild (the right order); views that never become the
+/// host's child (that is LC101).
+package enum AttachBeforeAddRule: Rule {
+    package static let info = RuleInfo(id: "LC105", name: "attach-before-add", severity: .info, family: .orphans,
+                               summary: "view attached before addChild",
+                               explanation: "A view was attached into its host first and the addChild to that host followed while it was attached: the wrong order (addChild, addSubview, didMove is the protocol), though the controller does end up a proper child. Not flagged: the right order, and views never adopted (LC101).",
+                               help: "Call addChild(_:) before adding the child's view to the hierarchy.")
+
+    package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
+        model.attachments.compactMap { a in
+            guard let host = a.host, !a.childOfHostAtAttach, let added = a.becameChildSeq else { return nil }
+            return Finding(info, model, a.instance, t: a.attachT,
+                           "\(Say.cls(model, a.instance))'s view attached into \(a.hostClass ?? host) before addChild (seq \(a.attachSeq) then \(added))",
+                           evidence: [a.attachSeq, added], key: [a.hostClass], detail: ["host": .text(host)])
+        }
+    }
+}

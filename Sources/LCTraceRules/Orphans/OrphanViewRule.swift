@@ -1,0 +1,34 @@
+import LCTraceModel
+
+/// LC101 orphan-view (error).
+///
+/// Finds: a controller's root view attached (`viewAttached`) into host H while the controller
+/// is not H's child (no addChild to H, or to a controller whose hierarchy holds H, in force),
+/// and it does not become H's child while attached. Such a controller gets no appearance or
+/// trait callbacks from UIKit.
+///
+/// Does not flag: attachments into a window or transition container (`host: null`, where
+/// presented controllers live); (1.1) a controller presented and not yet dismissed, whatever
+/// `host` says (an `.overCurrentContext` presentation sits inside the context controller's
+/// view); children of navigation, tab and split controllers (UIKit adds them with a recorded
+/// addChild); a view attached first and adopted by addChild while still attached (that is
+/// LC105, info); (1.1) in a session with lost events, an instance whose `init` was not
+/// recorded (its containment history is incomplete; see `RuleCatalog.settle`).
+package enum OrphanViewRule: Rule {
+    package static let info = RuleInfo(id: "LC101", name: "orphan-view", severity: .error, family: .orphans,
+                               summary: "view attached into a controller that is not its parent",
+                               explanation: "A controller's root view was attached into another controller's view while it was not that controller's child (no addChild in force) and it never became one while attached: such an orphan gets no appearance or trait callbacks. Not flagged: views in a window or transition container, presented controllers not yet dismissed (an over-current-context presentation sits in the context's view), children added by navigation, tab and split controllers, and a view adopted by addChild while attached (LC105).",
+                               help: "Call addChild(_:) on the host before adding the child's view, then didMove(toParent:) after it; or present the controller instead of adding its view.")
+
+    package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
+        model.attachments.compactMap { a in
+            guard let host = a.host, !a.childOfHostAtAttach, a.becameChildSeq == nil, !a.presented else { return nil }
+            let hostName = a.hostClass.map { "\($0) (\(host))" } ?? host
+            let end = a.detachSeq.map { " until seq \($0)" } ?? a.endSeq.map { " until its deinit at seq \($0)" } ?? ""
+            let evidence = [a.attachSeq] + [a.detachSeq ?? a.endSeq].compactMap { $0 }
+            return Finding(info, model, a.instance, t: a.attachT,
+                           "\(Say.cls(model, a.instance))'s view sits in \(hostName)\(end) without addChild: it gets no appearance callbacks",
+                           evidence: evidence, key: [a.hostClass], detail: ["host": .text(host)])
+        }
+    }
+}

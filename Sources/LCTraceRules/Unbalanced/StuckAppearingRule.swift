@@ -1,0 +1,31 @@
+import LCTraceFormat
+import LCTraceModel
+
+/// LC203 stuck-appearing (warning).
+///
+/// Finds: a `viewWillAppear` never completed (`viewDidAppear`) nor cancelled
+/// (`viewWillDisappear`): the instance is still appearing when the session ends, and the
+/// session went on for at least 2 s of foreground time past it.
+///
+/// Does not flag: sessions that end within 2 s of the viewWillAppear; time spent in the
+/// background (no callbacks arrive there); appearances that did complete, however late
+/// (those are LC401's business).
+package enum StuckAppearingRule: Rule {
+    package static let info = RuleInfo(id: "LC203", name: "stuck-appearing", severity: .warning, family: .unbalanced,
+                               summary: "viewWillAppear never completed nor cancelled",
+                               explanation: "A viewWillAppear never completed (viewDidAppear) nor cancelled (viewWillDisappear): the instance was still appearing when the session ended, at least 2 s of foreground time after it. Not flagged: sessions ending within 2 s, background time, appearances that completed however late (LC401).",
+                               help: "Look for a transition that never finishes: a custom animator that never calls completeTransition, or a container that begins an appearance transition and never ends it.")
+
+    package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
+        model.cycles.compactMap { c in
+            guard c.ending == .sessionEnd, c.didSeq == nil, c.willDisappearSeq == nil else { return nil }
+            let waited = model.foregroundTime(from: c.willT, to: model.endT)
+            guard waited >= settings.stuckAppearing else { return nil }
+            return Finding(info, model, c.instance, t: c.willT,
+                           "\(Say.cls(model, c.instance)) still appearing \(Say.ms(waited)) after viewWillAppear when the session ended",
+                           evidence: [c.willSeq] + (c.isSeq.map { [$0] } ?? []),
+                           key: [EventKind.viewWillAppear.rawValue, AppearanceState.appearing.rawValue],
+                           detail: ["waited_ms": .ms(waited)])
+        }
+    }
+}

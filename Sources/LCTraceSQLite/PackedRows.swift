@@ -1,0 +1,193 @@
+import LCTraceModel
+
+/// How schema 3 packs the rows of `events` and of the model tables (Schemas/lctrace-schema.sql):
+/// the encoders the writers use and the decoders the SQLite readers use, the same rules the
+/// schema's `*_rows` and `*_v` views spell in SQL. A database stays under 40 bytes per event
+/// this way; the views give every documented column back.
+package enum PackedEvent {
+    /// Bit 0 of `events.flags`: `other` holds the class (when it is not NULL), or the other key
+    /// was present with a null value (when it is).
+    package static let otherBit: Int64 = 1
+    /// The booleans of format v1 in the order of their bit pairs (k: bits 2k+1 present, 2k+2 value).
+    private static let booleans: [EventFlags] = [.animated, .isMovingToParent, .isBeingPresented,
+                                                 .isMovingFromParent, .isBeingDismissed, .interactive]
+
+    /// The packed `flags` of an event whose decoded flags are `flags`. `classInOther`: the
+    /// row's `other` holds its class; `otherIsNull`: the row's `other` is NULL.
+    @inline(__always)
+    package static func flags(_ flags: EventFlags, classInOther: Bool, otherIsNull: Bool) -> Int64 {
+        var packed: Int64 = classInOther || (otherIsNull && flags.contains(.otherPresent)) ? otherBit : 0
+        for (k, flag) in booleans.enumerated() {
+            if flags.contains(.present(flag)) { packed |= 1 << (2 * k + 1) }
+            if flags.contains(flag) { packed |= 1 << (2 * k + 2) }
+        }
+        return packed
+    }
+
+    /// The decoded flags of a row whose packed `flags` are `packed` and whose `other` column
+    /// is NULL or not (`event_rows.flags`).
+    @inline(__always)
+    package static func decodedFlags(_ packed: Int64, otherIsNull: Bool) -> EventFlags {
+        var flags: EventFlags = []
+        for (k, flag) in booleans.enumerated() {
+            if packed & (1 << (2 * k + 1)) != 0 { flags.insert(.present(flag)) }
+            if packed & (1 << (2 * k + 2)) != 0 { flags.insert(flag) }
+        }
+        if (packed & otherBit != 0) == otherIsNull { flags.insert(.otherPresent) }
+        return flags
+    }
+
+    /// Appends the JSON object of an event's rarer values (`events.rest`) to `out`: ids for the
+    /// class, detail and thread (and for a wall time holding a NUL, which SQLite's JSON
+    /// functions would cut: `wallID`), text for the wall time and the attrs, keys in this order,
+    /// only those present. False when there are none (the column is then NULL).
+    package static func appendRest(to out: inout [UInt8], cls: Int64?, detail: Int64?, thread: Int64?, wallID: Int64? = nil,
+                           wall: UnsafeRawBufferPointer?, attrs: UnsafeRawBufferPointer?) -> Bool {
+        guard cls != nil || detail != nil || thread != nil || wallID != nil || wall != nil || attrs != nil else { return false }
+        var first = true
+        func key(_ name: StaticString) {
+            out.append(first ? 0x7b : 0x2c)   // { or ,
+            first = false
+            out.append(0x22)
+            name.withUTF8Buffer { out.append(contentsOf: $0) }
+            out.append(0x22)
+            out.append(0x3a)
+        }
+        if let cls { key("class"); appendInteger(cls, to: &out) }
+        if let detail { key("detail"); appendInteger(detail, to: &out) }
+        if let thread { key("thread"); appendInteger(thread, to: &out) }
+        if let wallID { key("wall_id"); appendInteger(wallID, to: &out) }
+        if let wall { key("wall"); appendJSONString(wall, to: &out) }
+        if let attrs { key("attrs"); appendJSONString(attrs, to: &out) }
+        out.append(0x7d)
+        return true
+    }
+
+    /// The class and detail ids of a `rest` object (what the model needs of it).
+    package static func restIDs(_ json: UnsafeRawBufferPointer) -> (cls: Int64?, detail: Int64?) {
+        (integer(after: "\"class\":", in: json), integer(after: "\"detail\":", in: json))
+    }
+
+    /// The integer after `key` in `json`. A key with its quotes and colon cannot occur inside
+    /// a JSON string (a quote there is escaped), so the first match is the key itself.
+    private static func integer(after key: StaticString, in json: UnsafeRawBufferPointer) -> Int64? {
+        key.withUTF8Buffer { k -> Int64? in
+            guard json.count >= k.count else { return nil }
+            var i = 0
+            while i + k.count <= json.count {
+                if json[i] == k[0] && memcmp(json.baseAddress! + i, k.baseAddress!, k.count) == 0 {
+                    var j = i + k.count
+                    var negative = false
+                    if j < json.count && json[j] == 0x2d { negative = true; j += 1 }
+                    var value: Int64 = 0
+                    var digits = 0
+                    while j < json.count, json[j] >= 0x30, json[j] <= 0x39 {
+                        value = value &* 10 &+ Int64(json[j] - 0x30)
+                        j += 1
+                        digits += 1
+                    }
+                    return digits == 0 ? nil : (negative ? -value : value)
+                }
+                i += 1
+            }
+            return nil
+        }
+    }
+
+    private static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        out.append(contentsOf: String(value).utf8)
+    }
+
+    /// True when `bytes` hold a NUL: such a text goes to `strings`, not into a JSON object.
+    package static func holdsNUL(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        !bytes.isEmpty && memchr(bytes.baseAddress!, 0, bytes.count) != nil
+    }
+
+    /// `bytes` (UTF-8) as a JSON string literal: quote, backslash and control characters escaped.
+    package static func appendJSONString(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        out.append(0x22)
+        for b in bytes {
+            switch b {
+            case 0x22: out.append(0x5c); out.append(0x22)
+            case 0x5c: out.append(0x5c); out.append(0x5c)
+            case 0x0a: out.append(0x5c); out.append(0x6e)
+            case 0x0d: out.append(0x5c); out.append(0x72)
+            case 0x09: out.append(0x5c); out.append(0x74)
+            case 0..<0x20:
+                out.append(contentsOf: [0x5c, 0x75, 0x30, 0x30, hexDigit(b >> 4), hexDigit(b & 0xf)])
+            default: out.append(b)
+            }
+        }
+        out.append(0x22)
+    }
+
+    private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x61 + v - 10 }
+}
+
+/// The codes of the model tables' `codes` columns (schema 3), as the `*_rows` views decode them.
+package enum ModelCodes {
+    package static func code(_ state: AppearanceState) -> Int64 {
+        switch state {
+        case .hidden: return 0
+        case .appearing: return 1
+        case .visible: return 2
+        case .disappearing: return 3
+        }
+    }
+
+    package static func code(_ end: InstanceEnd?) -> Int64 {
+        switch end {
+        case nil: return 0
+        case .deinit?: return 1
+        case .reused?: return 2
+        }
+    }
+
+    package static func code(_ how: ReleaseHow?) -> Int64 {
+        switch how {
+        case nil: return 0
+        case .pop?: return 1
+        case .dismiss?: return 2
+        case .removeFromParent?: return 3
+        case .ancestor?: return 4
+        case .chain?: return 5
+        }
+    }
+
+    package static func code(_ ending: AppearanceCycle.Ending) -> Int64 {
+        switch ending {
+        case .disappeared: return 0
+        case .disappearCancelled: return 1
+        case .visibleAtEnd: return 2
+        case .deinit: return 3
+        case .sessionEnd: return 4
+        case .violation: return 5
+        }
+    }
+
+    package static func code(_ outcome: AppearanceCycle.Outcome) -> Int64 {
+        switch outcome {
+        case .completed: return 0
+        case .cancelled: return 1
+        case .interrupted: return 2
+        }
+    }
+
+    /// `instances.codes`: final state, end, release.
+    package static func instance(state: AppearanceState, end: InstanceEnd?, release: ReleaseHow?) -> Int64 {
+        code(state) | code(end) << 2 | code(release) << 4
+    }
+
+    /// `appearances.codes`: ending, outcome, animated (0 unknown, 2 no, 3 yes), interactive, backgrounded.
+    package static func appearance(ending: AppearanceCycle.Ending, outcome: AppearanceCycle.Outcome, animated: Bool?,
+                           interactive: Bool, backgrounded: Bool) -> Int64 {
+        let animatedCode: Int64 = animated.map { $0 ? 3 : 2 } ?? 0
+        return code(ending) | code(outcome) << 3 | animatedCode << 5 | (interactive ? 1 << 7 : 0) | (backgrounded ? 1 << 8 : 0)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,119 @@
+import LCTraceModel
+
+/// Read-only SQL for the examples the HTML report draws: the raw events of one controller
+/// instance around a finding's decisive event (a bounded number, never its whole life), and
+/// the times of single events.
+package final class ExhibitQuery {
+    private let db: any SQLReadConnection
+    private var timeStatement: (any SQLQuery)?
+
+    package init(db: any SQLReadConnection) { self.db = db }
+
+    /// The t of event `seq` of `session`, nil when there is none.
+    package func eventTime(session: Int64, seq: Int64) throws -> Int64? {
+        if timeStatement == nil { timeStatement = try db.query("SELECT t FROM \(db.relation(.events)) WHERE session = ? AND seq = ?") }
+        let q = timeStatement!
+        q.reset()
+        q.bind(session, at: 1)
+        q.bind(seq, at: 2)
+        return try q.step() ? q.int(0) : nil
+    }
+
+    /// The events an instance sent or that name it (its container's addChild, a push, pop or
+    /// presentation of it, a view put into it) from `since` to `end` (its deinit; nil: the
+    /// session's end): at most `limit`, those nearest `around` (half before, half after), in
+    /// seq order, with how many there are in all.
+    package func instanceEvents(session: Int64, sid: String, vc: String, since: Int64, end: Int64?, around: Int64,
+                               limit: Int) throws -> (events: [TraceEvent], total: Int) {
+        guard let id = try db.scalarInt("SELECT id FROM strings WHERE text = ?", [.text(vc)]) else { return ([], 0) }
+        let range = "e.session = ?1 AND e.seq >= ?2 AND (CAST(?3 AS BIGINT) IS NULL OR e.seq <= ?3) AND (e.vc = ?4 OR e.other = ?4)"
+        let count = try db.query("SELECT count(*) FROM \(db.relation(.events)) e WHERE \(range)")
+        bind(count, session, since, end, id)
+        let total = try count.step() ? Int(count.int(0)) : 0
+        let before = max(limit - limit / 2, 0), after = limit / 2
+        var events: [TraceEvent] = try select("\(range) AND e.seq <= ?5 ORDER BY e.seq DESC LIMIT ?6", sid: sid) { q in
+            bind(q, session, since, end, id)
+            q.bind(around, at: 5)
+            q.bind(Int64(before), at: 6)
+        }.reversed()
+        // When the events before `around` are fewer than their half, the ones after fill the rest.
+        events += try select("\(range) AND e.seq > ?5 ORDER BY e.seq LIMIT ?6", sid: sid) { q in
+            bind(q, session, since, end, id)
+            q.bind(around, at: 5)
+            q.bind(Int64(after + before - events.count), at: 6)
+        }
+        return (events, total)
+    }
+
+    /// The events of `session` with these seqs, in seq order.
+    package func events(session: Int64, sid: String, seqs: [Int64]) throws -> [TraceEvent] {
+        guard !seqs.isEmpty else { return [] }
+        let list = Set(seqs).sorted().map(String.init).joined(separator: ",")
+        return try select("e.session = ?1 AND e.seq IN (\(list)) ORDER BY e.seq", sid: sid) { q in q.bind(session, at: 1) }
+    }
+
+    private func bind(_ q: any SQLQuery, _ session: Int64, _ since: Int64, _ end: Int64?, _ vc: Int64) {
+        q.bind(session, at: 1)
+        q.bind(since, at: 2)
+        q.bind(end, at: 3)
+        q.bind(vc, at: 4)
+    }
+
+    private func select(_ clause: String, sid: String, bind: (any SQLQuery) -> Void) throws -> [TraceEvent] {
+        let q = try db.query("""
+            SELECT e.seq, e.t, n.text, v.text, c.text, o.text, e.flags, d.text, th.text, e.wall, e.attrs
+            FROM \(db.relation(.events)) e JOIN strings n ON n.id = e.ev
+            LEFT JOIN strings v ON v.id = e.vc LEFT JOIN strings c ON c.id = e.cls LEFT JOIN strings o ON o.id = e.other
+            LEFT JOIN strings d ON d.id = e.detail LEFT JOIN strings th ON th.id = e.thread
+            WHERE \(clause)
+            """)
+        bind(q)
+        var out: [TraceEvent] = []
+        while try q.step() {
+            out.append(TraceEvent(sid: sid, seq: q.int(0), t: q.int(1), name: q.text(2) ?? "", wall: q.text(9), thread: q.text(8),
+                                  vc: q.text(3), cls: q.text(4), other: q.text(5), flags: EventFlags(rawValue: q.int(6)),
+                                  detail: q.text(7), attrs: q.text(10)))
+        }
+        return out
+    }
+}
+
+package extension HintQueries {
+    /// Everything that happened to one instance: its events and those naming it, in order
+    /// (README query 5).
+    package static func instanceEvents(sid: String, vc: String, since: Int64, end: Int64?) -> String {
+        var sql = "SELECT seq, ms, event, vc, class, parent, host, presented, child FROM events_v WHERE sid = \(literal(sid))"
+        sql += " AND \(literal(vc)) IN (vc, parent, host, presented, child) AND seq >= \(since)"
+        if let end { sql += " AND seq <= \(end)" }
+        return sql + " ORDER BY seq"
+    }
+
+    /// The findings of these identities under the filters (findings_v column, value) and lowest severity.
+    package static func findings(identities: [String], conditions: [(String, String)], minSeverity: Severity?) -> String {
+        let terms = ["identity IN (\(identities.map(literal).joined(separator: ", ")))"] + filterTerms(conditions, minSeverity)
+        return "SELECT session, vc, since, t, message FROM findings_v WHERE " + terms.joined(separator: " AND ") + " ORDER BY session, t"
+    }
+}
+
+package extension HintQueries {
+    /// Sessions, findings and findings per 100 sessions of every build (app version and
+    /// build number), busiest first, under the filters (findings_v column, value), lowest
+    /// severity and, when not every family is reported, these rules.
+    package static func findingsPerBuild(conditions: [(String, String)], minSeverity: Severity?, rules: [String]?) -> String {
+        var sessionTerms: [String] = [], findingTerms = ["f.session_id = s.id"]
+        for (column, value) in conditions {
+            switch column {
+            case "session": sessionTerms.append("s.sid = \(literal(value))")
+            case "app", "build": sessionTerms.append("s.\(column) = \(literal(value))")
+            default: findingTerms.append("f.\(column) = \(literal(value))")
+            }
+        }
+        findingTerms += filterTerms([], minSeverity).map { "f." + $0 }
+        if let rules { findingTerms.append("f.rule IN (\(rules.map(literal).joined(separator: ", ")))") }
+        var sql = "SELECT s.app_version, s.build, count(DISTINCT s.id) AS sessions, count(f.rule) AS findings, "
+        sql += "round(100.0 * count(f.rule) / count(DISTINCT s.id), 1) AS per_100_sessions "
+        sql += "FROM sessions s LEFT JOIN findings_v f ON " + findingTerms.joined(separator: " AND ")
+        if !sessionTerms.isEmpty { sql += " WHERE " + sessionTerms.joined(separator: " AND ") }
+        return sql + " GROUP BY s.app_version, s.build ORDER BY sessions DESC, s.app_version, s.build"
+    }
+}

@@ -1,0 +1,279 @@
+import LCTraceModel
+import LCTraceRules
+
+/// A session row as reports and `lctrace sessions` need it.
+package struct SessionInfo: Sendable {
+    package var id: Int64
+    package var sid: String
+    package var app: String?
+    package var appVersion: String?
+    package var build: String?
+    package var device: String?
+    package var os: String?
+    package var osVersion: String?
+    package var sdk: String?
+    package var wall: String?
+    package var events: Int
+    package var lostEvents: Int
+    package var firstT: Int64?
+    package var lastT: Int64?
+    package var endReason: String?
+    package var dirty: Bool
+    package var recordConflicts: Int
+
+    package var durationNs: Int64? {
+        guard let a = firstT, let b = lastT else { return nil }
+        return b - a
+    }
+}
+
+/// Which sessions a report or listing covers.
+package struct SessionFilter: Sendable {
+    /// A session id, or a unique prefix of one.
+    package var session: String?
+    package var app: String?
+    package var build: String?
+    package init(session: String? = nil, app: String? = nil, build: String? = nil) {
+        self.session = session; self.app = app; self.build = build
+    }
+}
+
+/// Reads sessions, findings and file problems back (read-only SQL, usable on a read-only connection).
+package final class ModelReader {
+    private let db: any SQLReadConnection
+
+    package init(db: any SQLReadConnection) { self.db = db }
+
+    /// The WHERE clause of a session filter over `sessions` (parameters ?1, ?2, ?3). The
+    /// session is a whole id: a prefix is resolved first (`sessions(matching:)`).
+    package static let filterClause = "(CAST(?1 AS TEXT) IS NULL OR sid = ?1) AND (CAST(?2 AS TEXT) IS NULL OR app = ?2) AND (CAST(?3 AS TEXT) IS NULL OR build = ?3)"
+
+    /// Session ids that start with `prefix`, ignoring case, in order; at most `limit`.
+    package func sessions(matching prefix: String, limit: Int) throws -> [String] {
+        let q = try db.query("""
+            SELECT sid FROM sessions WHERE substr(lower(sid), 1, length(?1)) = lower(?1) ORDER BY sid LIMIT ?2
+            """)
+        try q.bind([.text(prefix), .int(Int64(limit))])
+        var out: [String] = []
+        while try q.step() { out.append(q.text(0) ?? "") }
+        return out
+    }
+
+    /// The number of sessions in the database.
+    package func sessionCount() throws -> Int { Int(try db.scalarInt("SELECT count(*) FROM sessions") ?? 0) }
+
+    private func bind(_ filter: SessionFilter, _ q: any SQLQuery) {
+        q.bind(filter.session, at: 1)
+        q.bind(filter.app, at: 2)
+        q.bind(filter.build, at: 3)
+    }
+
+    package func sessions(_ filter: SessionFilter = SessionFilter()) throws -> [SessionInfo] {
+        var out: [SessionInfo] = []
+        try forEachSession(filter) { out.append($0) }
+        return out
+    }
+
+    /// The sessions the filter selects, in listing order, one at a time.
+    package func forEachSession(_ filter: SessionFilter = SessionFilter(), _ body: (SessionInfo) throws -> Void) throws {
+        let q = try db.query("""
+            SELECT id, sid, app, app_version, build, device, os, os_version, sdk, wall, events, lost_events,
+                   first_t, last_t, end_reason, dirty, record_conflicts
+            FROM sessions WHERE \(Self.filterClause) ORDER BY wall, sid
+            """)
+        bind(filter, q)
+        while try q.step() {
+            try body(SessionInfo(
+                id: q.int(0), sid: q.text(1) ?? "", app: q.text(2), appVersion: q.text(3), build: q.text(4),
+                device: q.text(5), os: q.text(6), osVersion: q.text(7), sdk: q.text(8), wall: q.text(9),
+                events: Int(q.int(10)), lostEvents: Int(q.int(11)), firstT: q.optionalInt(12), lastT: q.optionalInt(13),
+                endReason: q.text(14), dirty: q.int(15) != 0, recordConflicts: Int(q.int(16))))
+        }
+    }
+
+    /// The extension point is the kept session record's `extension` key, which the events
+    /// table keeps in that record's `attrs` (one primary-key look-up).
+    private lazy var selectMetadata = try? db.query("""
+        SELECT s.sid, s.app, s.app_version, s.build, s.os, s.os_version, s.sdk, s.device, s.record_seq,
+               (SELECT \(db.jsonText("e.attrs", key: "extension")) FROM \(db.relation(.events)) e
+                WHERE e.session = s.id AND e.seq = s.record_seq AND e.attrs IS NOT NULL)
+        FROM sessions s WHERE s.id = ?
+        """)
+
+    /// What the session record of session `id` said (the rules need the SDK and OS versions).
+    package func sessionMetadata(_ id: Int64) throws -> SessionMetadata {
+        guard let q = selectMetadata else { throw StoreMisuse("the sessions table cannot be read") }
+        q.reset()
+        // Reset after reading: a statement left on a row keeps its read transaction open.
+        defer { q.reset() }
+        q.bind(id, at: 1)
+        guard try q.step() else { return SessionMetadata(sid: "") }
+        var m = SessionMetadata(sid: q.text(0) ?? "")
+        m.app = q.text(1); m.appVersion = q.text(2); m.build = q.text(3); m.osName = q.text(4)
+        m.osVersion = q.text(5); m.sdk = q.text(6); m.device = q.text(7); m.recordSeq = q.optionalInt(8)
+        m.extensionPoint = q.text(9)
+        return m
+    }
+
+    /// Stored findings of one session.
+    package func findings(session: Int64) throws -> [Finding] {
+        try findings(where: "session_id = ?", [.int(session)])
+    }
+
+    /// Stored findings of every analysed (not dirty) session the filter selects, in one query.
+    package func findings(_ filter: SessionFilter) throws -> [Finding] {
+        try findings(where: "session_id IN (SELECT id FROM sessions WHERE dirty = 0 AND \(Self.filterClause))",
+                     [filter.session.map { .text($0) } ?? .null, filter.app.map { .text($0) } ?? .null,
+                      filter.build.map { .text($0) } ?? .null])
+    }
+
+    /// viewIsAppearing → viewDidAppear gaps (ns) per class and animation of completed,
+    /// non-interactive, foreground appearances of the analysed sessions the filter selects.
+    package func gaps(_ filter: SessionFilter) throws -> [GapSeries: [Int64]] {
+        // By class id first (no String per appearance: there are millions), names after.
+        var byClass: [Int64: [Int64]] = [:]
+        try forEachCountedGap(filter) { cls, animated, _, gap in
+            // Class id times two, plus one when animated: one dictionary look-up per row.
+            byClass[cls * 2 + (animated ? 1 : 0), default: []].append(gap)
+        }
+        let name = try classNames()
+        var gaps: [GapSeries: [Int64]] = [:]
+        for (key, values) in byClass { gaps[GapSeries(cls: try name(key >> 1), animated: key & 1 == 1), default: []] += values }
+        return gaps
+    }
+
+    /// Calls `body` with each gap the statistics count (see `gaps`), in session order: its
+    /// instance's class id (-1 when unknown), whether it was animated, its session id, the gap
+    /// in ns. The class comes from a second stream over the instances in the same session
+    /// order, a session's at a time (a join looked each one up: 0.18 s of 0.34 on 10 M events).
+    package func forEachCountedGap(_ filter: SessionFilter,
+                           _ body: (_ cls: Int64, _ animated: Bool, _ session: Int64, _ gap: Int64) throws -> Void) throws {
+        let selected = "SELECT id FROM sessions WHERE dirty = 0 AND \(Self.filterClause)"
+        let q = try db.query(db.countedGapsSQL(sessions: selected))
+        bind(filter, q)
+        let instances = try db.query("""
+            SELECT session, vc, since, cls FROM \(db.relation(.instances)) WHERE session IN (\(selected)) ORDER BY session
+            """)
+        bind(filter, instances)
+        var pending = try instances.step()
+        var session: Int64 = .min
+        var classOf: [InstanceID: Int64] = [:]
+        while try q.step() {
+            if q.int(0) != session {
+                session = q.int(0)
+                classOf.removeAll(keepingCapacity: true)
+                while pending && instances.int(0) < session { pending = try instances.step() }
+                while pending && instances.int(0) == session {
+                    if let cls = instances.optionalInt(3) { classOf[InstanceID(vc: instances.int(1), since: instances.int(2))] = cls }
+                    pending = try instances.step()
+                }
+            }
+            try body(classOf[InstanceID(vc: q.int(1), since: q.int(2))] ?? -1, q.optionalInt(3) == 1, session, q.int(4))
+        }
+    }
+
+    /// The name of a class id, looked up once each ("?" for -1 or an id `strings` lacks).
+    package func classNames() throws -> (Int64) throws -> String {
+        let name = try db.query("SELECT text FROM strings WHERE id = ?")
+        var names: [Int64: String] = [:]
+        return { cls in
+            if let known = names[cls] { return known }
+            name.reset()
+            name.bind(cls, at: 1)
+            var text = "?"
+            if cls >= 0, try name.step() { text = name.text(0) ?? "?" }
+            names[cls] = text
+            return text
+        }
+    }
+
+    /// An instance within its session (the gap statistics' look-up).
+    private struct InstanceID: Hashable {
+        package var vc: Int64, since: Int64
+    }
+
+    private func findings(where clause: String, _ bindings: [SQLValue]) throws -> [Finding] {
+        let q = try db.query("""
+            SELECT rule, session, vc, since, class, t, message, evidence, confidence, file, detail,
+                   identity_key, identity, app, build, device
+            FROM findings_v WHERE \(clause) ORDER BY t, rule, id
+            """)
+        try q.bind(bindings)
+        var out: [Finding] = []
+        while try q.step() {
+            guard let rule = q.text(0).flatMap(RuleCatalog.info) else { continue }
+            out.append(Finding(stored: rule, session: q.text(1), vc: q.text(2), since: q.optionalInt(3), cls: q.text(4),
+                               t: q.optionalInt(5), message: q.text(6) ?? "", evidence: parseEvidence(q.text(7) ?? "[]"),
+                               confidence: q.text(8) ?? "high", file: q.text(9),
+                               detail: q.text(10).flatMap(DetailValue.decode) ?? [:],
+                               identityKey: q.text(11) ?? "", identity: q.text(12) ?? "",
+                               app: q.text(13), build: q.text(14), device: q.text(15)))
+        }
+        return out
+    }
+
+    /// The events and findings stored for `sessions` (their model's counts), in two passes
+    /// over the tables rather than a query per session.
+    package func storedCounts(of sessions: SessionSet) throws -> (events: Int, findings: Int) {
+        guard sessions.count > 0 else { return (0, 0) }
+        var events = 0, findings = 0
+        let rows = try db.query("SELECT id, events FROM sessions")
+        while try rows.step() { if sessions.contains(rows.int(0)) { events += Int(rows.int(1)) } }
+        let found = try db.query("SELECT session, count(*) FROM findings WHERE session > 0 GROUP BY session")
+        while try found.step() { if sessions.contains(found.int(0)) { findings += Int(found.int(1)) } }
+        return (events, findings)
+    }
+
+    /// The settings the stored findings were built with.
+    package func storedSettingsFingerprint() throws -> String? {
+        try db.scalarText("SELECT value FROM meta WHERE key = 'rule_settings'")
+    }
+
+    /// Problems per file and kind, for LC904.
+    package func fileProblems() throws -> [(Int64, RejectedLinesRule.FileProblems)] {
+        let files = try db.query("SELECT id, path, damage FROM files WHERE rejects > 0 OR conflicts > 0 OR damage IS NOT NULL ORDER BY id")
+        let rows = try db.query("SELECT kind, reason, line FROM rejects WHERE file = ? ORDER BY line, id")
+        var out: [(Int64, RejectedLinesRule.FileProblems)] = []
+        while try files.step() {
+            let id = files.int(0)
+            rows.reset()
+            rows.bind(id, at: 1)
+            var kinds: [RejectedLinesRule.Problems] = []
+            var reasonCounts: [[String: Int]] = []
+            var reasonOrder: [[String]] = []
+            func add(_ rowKind: String, _ reason: String, line: Int64?) {
+                let kind = RejectedLinesRule.kind(rowKind, reason)
+                var i = kinds.firstIndex { $0.kind == kind } ?? -1
+                if i < 0 {
+                    kinds.append(RejectedLinesRule.Problems(kind: kind, count: 0, reasons: [], lines: []))
+                    reasonCounts.append([:]); reasonOrder.append([])
+                    i = kinds.count - 1
+                }
+                kinds[i].count += 1
+                let grouped = RejectedLinesRule.group(reason)
+                if reasonCounts[i][grouped] == nil { reasonOrder[i].append(grouped) }
+                reasonCounts[i][grouped, default: 0] += 1
+                if kinds[i].lines.count < 20, let line { kinds[i].lines.append(line) }
+            }
+            var sawDamage = false
+            while try rows.step() {
+                let rowKind = rows.text(0) ?? "line"
+                sawDamage = sawDamage || rowKind == "damage"
+                add(rowKind, rows.text(1) ?? "", line: rows.optionalInt(2))
+            }
+            if !sawDamage, let damage = files.text(2) { add("damage", damage, line: nil) }
+            for i in kinds.indices {
+                kinds[i].reasons = reasonOrder[i].map { ($0, reasonCounts[i][$0]!) }.sorted { $0.1 > $1.1 }
+            }
+            out.append((id, RejectedLinesRule.FileProblems(path: files.text(1) ?? "?", kinds: kinds)))
+        }
+        return out
+    }
+
+    private func parseEvidence(_ text: String) -> [Int64] {
+        text.trimmingCharacters(in: ["[", "]", " "]).split(separator: ",").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+}
+
+import Foundation

@@ -1,0 +1,81 @@
+/// What the read queries shared by every backend (Store/Shared) need of a connection: prepare
+/// a statement, bind its parameters, step through its rows. SQLite's statement and
+/// PostgreSQL's query both conform, so a report, a timeline or a selection is written once in
+/// portable SQL; the hot paths of each backend (loading events, writing models, reading a
+/// session's events for the model) stay backend-specific.
+///
+/// Parameters are written `?1`, `?2` … (or `?` in order): PostgreSQL's connection turns them
+/// into `$1`, `$2` ….
+package protocol SQLQuery: AnyObject {
+    /// Rewinds to before the first row and clears the bindings.
+    func reset()
+    /// Rewinds to before the first row, keeping the bindings (hot loops rebind every one).
+    func resetKeepingBindings()
+    func bind(_ values: [SQLValue]) throws
+    func bind(_ value: SQLValue, at index: Int32) throws
+    func bind(_ value: Int64, at index: Int32)
+    func bind(_ value: Int64?, at index: Int32)
+    func bind(_ value: String?, at index: Int32)
+    /// Moves to the next row; false after the last.
+    func step() throws -> Bool
+    var columnCount: Int { get }
+    func columnName(_ i: Int) -> String
+    func isNull(_ i: Int) -> Bool
+    func int(_ i: Int) -> Int64
+    func optionalInt(_ i: Int) -> Int64?
+    func double(_ i: Int) -> Double
+    func text(_ i: Int) -> String?
+    func value(_ i: Int) -> SQLValue
+}
+
+/// The stored tables the shared queries read, in the plain layout of schema version 2
+/// (Schemas/lctrace-schema.sql: ids unresolved, absolute seqs and times, texts for the codes).
+package enum SharedTable: String {
+    case events, instances, appearances, containment
+}
+
+/// A connection the shared read queries run on.
+package protocol SQLReadConnection: AnyObject {
+    func query(_ sql: String) throws -> any SQLQuery
+    /// SQL for the text of key `key` of the JSON object in `column` (NULL when absent): the
+    /// one function the shared queries need that the backends spell differently.
+    func jsonText(_ column: String, key: String) -> String
+    /// The relation that gives `table` in the shared layout: the table itself where a backend
+    /// stores that layout, a view where it packs its rows (SQLite: `event_rows` …).
+    func relation(_ table: SharedTable) -> String
+    /// SQL for the appearances whose viewIsAppearing → viewDidAppear gap the statistics count
+    /// (completed, not interactive, not in the background, both times known), of the sessions
+    /// `sessions` (an `IN (…)` list) selects, in session order: columns session, vc, since,
+    /// animated (0, 1 or NULL), gap (ns). The hottest read of `report`: 800,000 rows on the
+    /// 10 M benchmark database.
+    func countedGapsSQL(sessions: String) -> String
+}
+
+package extension SQLReadConnection {
+    /// The table itself: the backend stores the shared layout.
+    package func relation(_ table: SharedTable) -> String { table.rawValue }
+
+    package func countedGapsSQL(sessions: String) -> String {
+        """
+        SELECT session, vc, since, animated, did_t - is_t FROM \(relation(.appearances))
+        WHERE session IN (\(sessions)) AND outcome = 'completed' AND is_t IS NOT NULL AND did_t IS NOT NULL
+          AND interactive = 0 AND backgrounded = 0
+        ORDER BY session
+        """
+    }
+
+    /// The first column of the first row, or nil.
+    package func scalarInt(_ sql: String, _ bindings: [SQLValue] = []) throws -> Int64? {
+        let q = try query(sql)
+        try q.bind(bindings)
+        defer { q.reset() }
+        return try q.step() ? q.optionalInt(0) : nil
+    }
+
+    package func scalarText(_ sql: String, _ bindings: [SQLValue] = []) throws -> String? {
+        let q = try query(sql)
+        try q.bind(bindings)
+        defer { q.reset() }
+        return try q.step() ? q.text(0) : nil
+    }
+}

@@ -1,0 +1,235 @@
+import LCTraceFormat
+import LCTraceModel
+
+/// The stored facts a timeline of one session is drawn from: its instances, appearance cycles
+/// and containment edges as the analysis stored them, and the raw events that draw arrows and
+/// marks. Plain values, so that a model rebuilt in memory gives the same rows
+/// (`TimelineRows(model:)`) and the timeline never knows where they came from.
+package struct TimelineRows: Sendable {
+    /// An `instances` row, with the time of its first event (the row has only its seq).
+    package struct Instance: Sendable, Equatable {
+        package var key: InstanceKey
+        package var cls: String?
+        package var firstT: Int64
+        package var endSeq: Int64?
+        package var endT: Int64?
+        /// `deinit` or `reused`; nil while alive at the end.
+        package var endHow: String?
+        /// The id of the controller that presented it.
+        package var presenter: String?
+        package var release: ReleaseRow?
+
+        package init(key: InstanceKey, cls: String? = nil, firstT: Int64, endSeq: Int64? = nil, endT: Int64? = nil, endHow: String? = nil, presenter: String? = nil, release: ReleaseRow? = nil) {
+            self.key = key; self.cls = cls; self.firstT = firstT; self.endSeq = endSeq; self.endT = endT; self.endHow = endHow; self.presenter = presenter; self.release = release
+        }
+    }
+
+    /// A release that was not cancelled. `how` stays text: a new kind of release needs no code here.
+    package struct ReleaseRow: Sendable, Equatable {
+        package var seq: Int64
+        package var t: Int64
+        package var how: String
+
+        package init(seq: Int64, t: Int64, how: String) {
+            self.seq = seq; self.t = t; self.how = how
+        }
+    }
+
+    /// An `appearances` row.
+    package struct Cycle: Sendable, Equatable {
+        package var instance: InstanceKey
+        package var willSeq: Int64
+        package var willT: Int64
+        package var isT: Int64?
+        package var didT: Int64?
+        package var willDisappearT: Int64?
+        package var didDisappearT: Int64?
+        package var animated: Bool?
+        package var interactive: Bool
+        package var outcome: String
+        package var ending: String
+
+        package init(instance: InstanceKey, willSeq: Int64, willT: Int64, isT: Int64? = nil, didT: Int64? = nil, willDisappearT: Int64? = nil, didDisappearT: Int64? = nil, animated: Bool? = nil, interactive: Bool, outcome: String, ending: String) {
+            self.instance = instance; self.willSeq = willSeq; self.willT = willT; self.isT = isT; self.didT = didT; self.willDisappearT = willDisappearT; self.didDisappearT = didDisappearT; self.animated = animated; self.interactive = interactive; self.outcome = outcome; self.ending = ending
+        }
+    }
+
+    /// A `containment` row.
+    package struct Edge: Sendable, Equatable {
+        package var child: InstanceKey
+        package var parent: String
+        package var parentSince: Int64?
+        package var addSeq: Int64
+        package var addT: Int64
+        package var removeSeq: Int64?
+        package var removeT: Int64?
+
+        package init(child: InstanceKey, parent: String, parentSince: Int64? = nil, addSeq: Int64, addT: Int64, removeSeq: Int64? = nil, removeT: Int64? = nil) {
+            self.child = child; self.parent = parent; self.parentSince = parentSince; self.addSeq = addSeq; self.addT = addT; self.removeSeq = removeSeq; self.removeT = removeT
+        }
+    }
+
+    package var instances: [Instance] = []
+    package var cycles: [Cycle] = []
+    package var edges: [Edge] = []
+    /// Events that draw arrows and marks (presentations, navigation, background), in seq order.
+    package var events: [TraceEvent] = []
+    /// Instances the session has in all (the rows may be those of a window only).
+    package var totalInstances = 0
+
+    package init() {}
+}
+
+/// A span of a session's clock, in nanoseconds, both ends included.
+package struct TimeWindow: Sendable, Equatable {
+    package var start: Int64
+    package var end: Int64
+    package init(start: Int64, end: Int64) { self.start = start; self.end = end }
+    /// end - start (clamped: a trace's times may span the whole of Int64).
+    package var duration: Int64 { end.minusClamped(start) }
+    /// True when [a, b] (b nil: still open) meets the window.
+    package func overlaps(_ a: Int64, _ b: Int64?) -> Bool { a <= end && (b ?? Int64.max) >= start }
+    package func contains(_ t: Int64) -> Bool { t >= start && t <= end }
+}
+
+/// Read-only SQL for timelines and exports: one session's model rows and events, limited to a
+/// window of time where one is given (a long session is never read whole for a window of it).
+package final class TimelineQuery {
+    private let db: any SQLReadConnection
+    private let session: Int64
+    private let sid: String
+
+    /// Events that begin or end a background period.
+    package static let backgroundKinds: [EventKind] = [
+        .sceneDidEnterBackground, .appDidEnterBackground,
+        .sceneWillEnterForeground, .appWillEnterForeground, .sceneDidBecomeActive, .appDidBecomeActive,
+    ]
+    /// Events that draw arrows and marks on a timeline: presentations, navigation, views
+    /// moving between hierarchies, and what the background periods are made of.
+    package static let markedKinds: [EventKind] = [.present, .dismiss, .push, .pop, .viewAttached, .viewDetached]
+        + backgroundKinds
+
+    package init(db: any SQLReadConnection, session: Int64, sid: String) {
+        self.db = db
+        self.session = session
+        self.sid = sid
+    }
+
+    /// The t of the event `seq`, nil when the session has no such event.
+    package func eventTime(seq: Int64) throws -> Int64? {
+        try db.scalarInt("SELECT t FROM \(db.relation(.events)) WHERE session = ? AND seq = ?", [.int(session), .int(seq)])
+    }
+
+    /// Every instance of controller id `vc`, in order.
+    package func instances(vc: String) throws -> [TimelineRows.Instance] {
+        try instances(where: "i.vc = (SELECT id FROM strings WHERE text = ?2)", [.int(session), .text(vc)])
+    }
+
+    /// The stored model rows that meet `window` (all of them without one) and its marked
+    /// events. The rows are a superset of what meets the window; the timeline trims them.
+    package func rows(window: TimeWindow?) throws -> TimelineRows {
+        var rows = TimelineRows()
+        rows.instances = try instances(window: window)
+        rows.cycles = try cycles(window: window)
+        rows.edges = try edges(window: window)
+        rows.events = try markedEvents(window: window)
+        rows.totalInstances = Int(try db.scalarInt("SELECT count(*) FROM \(db.relation(.instances)) WHERE session = ?", [.int(session)]) ?? 0)
+        return rows
+    }
+
+    /// The marked events in `window` (all without one), in seq order. Background and
+    /// foreground events come from the session's start: a window may open in the background.
+    /// A session whose events changed since its analysis needs only these: its model is
+    /// rebuilt in memory.
+    package func markedEvents(window: TimeWindow?) throws -> [TraceEvent] {
+        func list(_ kinds: [EventKind]) -> String { kinds.map { "'\($0.rawValue)'" }.joined(separator: ",") }
+        let names = list(Self.markedKinds), background = list(Self.backgroundKinds)
+        return try select("""
+            SELECT e.seq, e.t, n.text, v.text, o.text, e.flags, d.text
+            FROM \(db.relation(.events)) e JOIN strings n ON n.id = e.ev
+            LEFT JOIN strings v ON v.id = e.vc LEFT JOIN strings o ON o.id = e.other LEFT JOIN strings d ON d.id = e.detail
+            WHERE e.session = ?1 AND n.text IN (\(names))
+              AND (CAST(?2 AS BIGINT) IS NULL OR e.t <= ?3) AND (CAST(?2 AS BIGINT) IS NULL OR e.t >= ?2 OR n.text IN (\(background)))
+            ORDER BY e.seq
+            """, window: window) { q in
+            TraceEvent(sid: sid, seq: q.int(0), t: q.int(1), name: q.text(2) ?? "", vc: q.text(3), other: q.text(4),
+                       flags: EventFlags(rawValue: q.int(5)), detail: q.text(6))
+        }
+    }
+
+    /// Calls `body` with every event of the session in seq order (for an export's instants).
+    package func forEachEvent(_ body: (TraceEvent) throws -> Void) throws {
+        try PortableEventReader(db: db).forEachEvent(session: session, sid: sid, body)
+    }
+
+    /// Runs `sql` with the session as ?1 and the window as ?2 (start) and ?3 (end), both NULL
+    /// without one, and makes a value of each row.
+    private func select<T>(_ sql: String, window: TimeWindow?, _ row: (any SQLQuery) -> T) throws -> [T] {
+        let q = try db.query(sql)
+        q.bind(session, at: 1)
+        q.bind(window?.start, at: 2)
+        q.bind(window?.end, at: 3)
+        var out: [T] = []
+        while try q.step() { out.append(row(q)) }
+        return out
+    }
+
+    private func instances(window: TimeWindow?) throws -> [TimelineRows.Instance] {
+        try instances(where: "(CAST(?2 AS BIGINT) IS NULL OR (i.first_t <= ?3 AND (i.end_t IS NULL OR i.end_t >= ?2)))",
+                      [.int(session), window.map { .int($0.start) } ?? .null, window.map { .int($0.end) } ?? .null])
+    }
+
+    private func instances(where clause: String, _ bindings: [SQLValue]) throws -> [TimelineRows.Instance] {
+        let q = try db.query("""
+            SELECT v.text, i.since, c.text, coalesce(i.first_t, 0), i.end_seq, i.end_t, i.end_how, pr.text,
+                   i.release_seq, i.release_t, i.release_how
+            FROM (SELECT x.*, coalesce((SELECT e.t FROM \(db.relation(.events)) e WHERE e.session = x.session AND e.seq = x.since),
+                                       x.init_t) AS first_t
+                  FROM \(db.relation(.instances)) x WHERE x.session = ?1) i
+            JOIN strings v ON v.id = i.vc
+            LEFT JOIN strings c ON c.id = i.cls LEFT JOIN strings pr ON pr.id = i.presenter
+            WHERE \(clause)
+            ORDER BY i.since, v.text
+            """)
+        try q.bind(bindings)
+        var out: [TimelineRows.Instance] = []
+        while try q.step() {
+            var release: TimelineRows.ReleaseRow?
+            if let seq = q.optionalInt(8), let t = q.optionalInt(9) { release = .init(seq: seq, t: t, how: q.text(10) ?? "?") }
+            out.append(TimelineRows.Instance(
+                key: InstanceKey(vc: q.text(0) ?? "", since: q.int(1)), cls: q.text(2), firstT: q.int(3),
+                endSeq: q.optionalInt(4), endT: q.optionalInt(5), endHow: q.text(6), presenter: q.text(7), release: release))
+        }
+        return out
+    }
+
+    private func cycles(window: TimeWindow?) throws -> [TimelineRows.Cycle] {
+        try select("""
+            SELECT v.text, a.since, a.will_seq, a.will_t, a.is_t, a.did_t, a.will_disappear_t, a.did_disappear_t,
+                   a.animated, a.interactive, a.outcome, a.ending
+            FROM \(db.relation(.appearances)) a JOIN strings v ON v.id = a.vc
+            WHERE a.session = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR (a.will_t <= ?3 AND (a.did_disappear_t IS NULL OR a.did_disappear_t >= ?2)))
+            ORDER BY a.will_seq
+            """, window: window) { q in
+            TimelineRows.Cycle(
+                instance: InstanceKey(vc: q.text(0) ?? "", since: q.int(1)), willSeq: q.int(2), willT: q.int(3),
+                isT: q.optionalInt(4), didT: q.optionalInt(5), willDisappearT: q.optionalInt(6), didDisappearT: q.optionalInt(7),
+                animated: q.optionalInt(8).map { $0 != 0 }, interactive: q.int(9) != 0,
+                outcome: q.text(10) ?? "", ending: q.text(11) ?? "")
+        }
+    }
+
+    private func edges(window: TimeWindow?) throws -> [TimelineRows.Edge] {
+        try select("""
+            SELECT ch.text, k.child_since, pa.text, k.parent_since, k.add_seq, k.add_t, k.remove_seq, k.remove_t
+            FROM \(db.relation(.containment)) k JOIN strings ch ON ch.id = k.child JOIN strings pa ON pa.id = k.parent
+            WHERE k.session = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR (k.add_t <= ?3 AND (k.remove_t IS NULL OR k.remove_t >= ?2)))
+            ORDER BY k.add_seq
+            """, window: window) { q in
+            TimelineRows.Edge(
+                child: InstanceKey(vc: q.text(0) ?? "", since: q.int(1)), parent: q.text(2) ?? "",
+                parentSince: q.optionalInt(3), addSeq: q.int(4), addT: q.int(5),
+                removeSeq: q.optionalInt(6), removeT: q.optionalInt(7))
+        }
+    }
+}
