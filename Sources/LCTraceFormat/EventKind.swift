@@ -25,27 +25,10 @@ package enum EventKind: String, CaseIterable, Sendable {
     }
 
     /// The key whose value (another controller id) goes to the `other` column.
-    package var otherKey: String? {
-        switch self {
-        case .addChild, .willMoveToParent, .didMoveToParent, .removeFromParent: return "parent"
-        case .viewAttached, .viewDetached: return "host"
-        case .present: return "presented"
-        case .push, .pop: return "child"
-        default: return nil
-        }
-    }
+    package var otherKey: String? { TraceKey.other(for: self)?.text }
 
     /// The key whose string value goes to the `detail` column.
-    package var detailKey: String? {
-        switch self {
-        case .present: return "style"
-        case .sceneWillConnect, .sceneDidBecomeActive, .sceneWillResignActive,
-             .sceneWillEnterForeground, .sceneDidEnterBackground, .sceneDidDisconnect: return "scene"
-        case .mark: return "name"
-        case .sessionEnd: return "reason"
-        default: return nil
-        }
-    }
+    package var detailKey: String? { TraceKey.detail(for: self)?.text }
 
     /// Events that describe one controller and so need `vc`.
     package var needsVC: Bool {

@@ -6,6 +6,21 @@ import Darwin
 import LCTraceFormat
 import LCTraceModel
 
+extension TraceKey {
+    /// The flag of `EventFlags` a boolean key sets.
+    package var flag: EventFlags? {
+        switch self {
+        case .animated: return .animated
+        case .isMovingToParent: return .isMovingToParent
+        case .isBeingPresented: return .isBeingPresented
+        case .isMovingFromParent: return .isMovingFromParent
+        case .isBeingDismissed: return .isBeingDismissed
+        case .interactive: return .interactive
+        default: return nil
+        }
+    }
+}
+
 /// Why a line was rejected: a short, lowercase reason that names the key or value at fault.
 package struct RejectReason: Error, Equatable, CustomStringConvertible {
     package var message: String
@@ -21,63 +36,15 @@ package struct RejectReason: Error, Equatable, CustomStringConvertible {
 /// copied (escapes decoded) into the batch arena, and nothing is allocated per line.
 package struct EventDecoder: Sendable {
     /// The newest format version this decoder reads.
-    package static let formatVersion: Int64 = 1
-    package static let maxSessionIDLength = 128
+    package static let formatVersion = TraceFormat.version
+    package static let maxSessionIDLength = TraceFormat.maxSessionIDLength
     /// More top-level keys than this in one line is refused (a flood, not a trace line).
     package static let maxKeys = 256
 
     package init() {}
 
-    /// The keys of format v1 that have a meaning of their own.
-    package enum Key: Int, CaseIterable {
-        case v, sid, seq, t, ev, wall, thread, vc, cls
-        case animated, isMovingToParent, isBeingPresented, isMovingFromParent, isBeingDismissed, interactive
-        case parent, host, presented, child, style, scene, name, reason, bounds, traits
-        case app, appVersion, build, os, osVersion, sdk, device, recorder
-
-        package var text: String { String(describing: self) }
-
-        /// Keys by length, for classifying a raw key without building a String.
-        package static let byLength = ShortName.table(Key.allCases) { $0.text }
-
-        @inline(__always)
-        package static func classify(_ bytes: UnsafeRawBufferPointer) -> Key? { ShortName.lookup(bytes, in: byLength) }
-
-        package var flag: EventFlags? {
-            switch self {
-            case .animated: return .animated
-            case .isMovingToParent: return .isMovingToParent
-            case .isBeingPresented: return .isBeingPresented
-            case .isMovingFromParent: return .isMovingFromParent
-            case .isBeingDismissed: return .isBeingDismissed
-            case .interactive: return .interactive
-            default: return nil
-            }
-        }
-
-        package var isSessionField: Bool { rawValue >= Key.app.rawValue }
-
-        /// The key whose value is the event's `other` controller (see `EventKind.otherKey`).
-        package static func other(for kind: EventKind) -> Key? {
-            switch kind {
-            case .addChild, .willMoveToParent, .didMoveToParent, .removeFromParent: return .parent
-            case .viewAttached, .viewDetached: return .host
-            case .present: return .presented
-            case .push, .pop: return .child
-            default: return nil
-            }
-        }
-
-        /// The key whose string goes to `detail` (see `EventKind.detailKey`).
-        package static func detail(for kind: EventKind) -> Key? {
-            switch kind {
-            case .present: return .style
-            case .mark: return .name
-            case .sessionEnd: return .reason
-            default: return kind.isSceneEvent ? .scene : nil
-            }
-        }
-    }
+    /// The keys of the format (`TraceKey`), as the decoder calls them.
+    package typealias Key = TraceKey
 
     /// A top-level member: its key (known or not) and where its value is.
     package struct Member {

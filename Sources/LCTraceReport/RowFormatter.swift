@@ -166,6 +166,10 @@ package final class RowFormatter: RowSink {
         text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
     }
 
+    private func append(_ text: StaticString) {
+        text.withUTF8Buffer { append(UnsafeRawBufferPointer($0)) }
+    }
+
     /// Hands on the buffer up to its last whole UTF-8 sequence (everything with `all`).
     private func flush(all: Bool) {
         guard used > 0 else { return }
@@ -268,29 +272,11 @@ package final class RowFormatter: RowSink {
         }
     }
 
-    /// `bytes` escaped for the inside of a JSON string (as `jsonEscaped` does): runs that need
-    /// no escape are copied at once.
+    /// `bytes` escaped for the inside of a JSON string (`JSONText`): runs that need no escape
+    /// are copied at once.
     private func appendJSONEscaped(_ bytes: UnsafeRawBufferPointer) {
-        let digits: StaticString = "0123456789abcdef"
-        var start = 0
-        for (j, b) in bytes.enumerated() where b < 0x20 || b == 0x22 || b == 0x5c {
-            append(UnsafeRawBufferPointer(rebasing: bytes[start..<j]))
-            start = j + 1
-            switch b {
-            case 0x22: append("\\\"")
-            case 0x5c: append("\\\\")
-            case 0x0a: append("\\n")
-            case 0x0d: append("\\r")
-            case 0x09: append("\\t")
-            default:
-                append("\\u00")
-                digits.withUTF8Buffer { d in
-                    append(byte: d[Int(b >> 4)])
-                    append(byte: d[Int(b & 0xf)])
-                }
-            }
-        }
-        append(UnsafeRawBufferPointer(rebasing: bytes[start...]))
+        JSONText.forEachEscapedPiece(bytes, run: { append($0) }, escape: { append($0) },
+                                     control: { b in for c in JSONText.controlEscape(b) { append(byte: c) } })
     }
 
     /// Calls `body` with `bytes` as valid UTF-8: itself when it is ASCII, else decoded (bytes

@@ -14,7 +14,7 @@ import XCTest
 /// known names match, and nothing that only shares a prefix, a length or padding with one.
 final class ShortNameTests: XCTestCase {
     func kind(_ text: String) -> EventKind { Array(text.utf8).withUnsafeBytes { EventKind.classify($0) } }
-    func key(_ text: String) -> EventDecoder.Key? { Array(text.utf8).withUnsafeBytes { EventDecoder.Key.classify($0) } }
+    func key(_ text: String) -> TraceKey? { Array(text.utf8).withUnsafeBytes { TraceKey.classify($0) } }
 
     func testEveryKnownNameAndNothingElse() {
         for k in EventKind.allCases where k != .unknown {
@@ -25,7 +25,7 @@ final class ShortNameTests: XCTestCase {
                 XCTAssertNotEqual(kind(other), k, "\(other.debugDescription) is not \(k)")
             }
         }
-        for k in EventDecoder.Key.allCases {
+        for k in TraceKey.allCases {
             XCTAssertEqual(key(k.text), k)
             XCTAssertNil(key(k.text + "\0"), k.text)
             XCTAssertNil(key(String(k.text.dropFirst())).flatMap { $0 == k ? $0 : nil }, k.text)
