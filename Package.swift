@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "LCTraceSQLite", dependencies: ["LCTraceStore", "CSQLite"], swiftSettings: hotPath),
         .target(name: "LCTracePostgreSQL", dependencies: ["LCTraceStore", "CPostgreSQL"], swiftSettings: hotPath),
         .target(name: "LCTraceAnalysis", dependencies: ["LCTraceStore"], swiftSettings: hotPath),
-        .target(name: "LCTraceReport", dependencies: ["LCTraceAnalysis"], swiftSettings: hotPath),
+        .target(name: "LCTraceReport", dependencies: ["LCTraceAnalysis", "LCTraceIngest"], swiftSettings: hotPath),
         .target(name: "LCTrace", dependencies: ["LCTraceIngest", "LCTraceReport", "LCTraceSQLite", "LCTracePostgreSQL"],
                 swiftSettings: hotPath),
 

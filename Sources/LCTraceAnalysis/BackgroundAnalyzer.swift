@@ -66,15 +66,18 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
     /// behind, as it does on many tiny sessions (10,000 in 100 files: 98 MB peak with 524,288).
     package var maxHeldRows = 65_536
     private var heldRows = 0
-    /// Facts per batch of a long session's model (`Analyzer.factsPerBatch`).
-    package var factsPerBatch = Analyzer.factsPerBatch
+    /// Facts per batch of a long session's model (`SessionAnalysis.factsPerBatch`).
+    package var factsPerBatch: Int {
+        get { analysis.factsPerBatch }
+        set { analysis.factsPerBatch = newValue }
+    }
     /// Events past which a session is left to the analysis after loading, judged before
     /// building from its seq span (never less than its events): this thread cannot read
     /// retired instances back from the rows (its snapshot predates them), so it keeps a small
     /// tombstone for each (about 3 bytes an event, 5 MB at the limit).
     package var maxEventsPerSession: Int64 = 1_500_000
 
-    private let settings: RuleSettings
+    private var analysis: SessionAnalysis
     /// The ingest's side, not owned (see `work`: the worker thread may release this object
     /// last, and must not close the writer's connection then).
     private unowned let host: any LoadingAnalysisHost
@@ -113,7 +116,7 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
     /// Models are written through `host` (the ingest's sink); the worker reads snapshots on a
     /// connection of its own.
     package init(host: any LoadingAnalysisHost, settings: RuleSettings) throws {
-        self.settings = settings
+        analysis = SessionAnalysis(settings: settings)
         self.host = host
         workerConnection = try host.openSnapshotReader()
         // Weak: a finished worker thread must not keep the analyzer (and the writer's
@@ -184,9 +187,8 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
                 if store.unchangedSince(request.stamp, session: request.session) {
                     if writer == nil { writer = try store.modelStore() }
                     let meta = try writer!.sessionMetadata(request.session)
-                    let model = try Analyzer.store(session: request.session, sid: meta.sid, metadata: meta,
-                                                   captured: request.rows, source: writer!, sink: writer!,
-                                                   settings: settings, factsPerBatch: factsPerBatch)
+                    let model = try analysis.replaceStoredModel(session: request.session, sid: meta.sid, metadata: meta,
+                                                                source: writer!, captured: request.rows, sink: writer!)
                     recordStored(request.session, model, fromCapturedRows: request.rows != nil)
                 }
                 store.unwatch(request.session)
@@ -311,9 +313,8 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
         reader.inSnapshot {
             guard try reader.seqSpan(of: request.session) <= maxEventsPerSession else { throw Analyzer.SessionTooLong() }
             let meta = try reader.sessionMetadata(request.session)
-            return try Analyzer.buildModel(session: request.session, sid: meta.sid, metadata: meta,
-                                           source: reader, captured: request.rows, settings: settings,
-                                           factsPerBatch: factsPerBatch, batches: batches)
+            return try analysis.build(session: request.session, sid: meta.sid, metadata: meta, source: reader,
+                                      captured: request.rows, batches: batches)
         }
     }
 

@@ -45,7 +45,7 @@ package final class ModelBuilder {
     /// `retired`: where instances retired in earlier batches are read back (the rows already
     /// stored); without it every retired id keeps a small tombstone in memory.
     package init(sid: String, metadata: SessionMetadata? = nil, growthClasses: Set<String> = [],
-         retired: RetiredInstances?, maxTombstones: Int = Analyzer.tombstonesInMemory) {
+         retired: RetiredInstances?, maxTombstones: Int = SessionAnalysis.defaultTombstones) {
         directory = InstanceDirectory(store: retired, maxTombstones: maxTombstones)
         model = SessionModel(metadata: metadata ?? SessionMetadata(sid: sid))
         model.directory = directory

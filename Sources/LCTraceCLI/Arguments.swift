@@ -66,9 +66,8 @@ package struct CommandSpec: Sendable {
 package struct UsageError: Error, CustomStringConvertible {
     package var message: String
     package var hint: String?
-    package var command: String?
-    package init(_ message: String, hint: String? = nil, command: String? = nil) {
-        self.message = message; self.hint = hint; self.command = command
+    package init(_ message: String, hint: String? = nil) {
+        self.message = message; self.hint = hint
     }
     package var description: String { message }
 }
@@ -125,12 +124,11 @@ package enum ArgumentParser {
                 let candidates = spec.options.map { "--\($0.name)" } + ["--help"]
                 let suggestion = closest(display, in: candidates)
                 throw UsageError("unknown option '\(display)' for 'lctrace \(spec.name)'",
-                                 hint: suggestion.map { "did you mean '\($0)'?" } ?? "see 'lctrace help \(spec.name)'",
-                                 command: spec.name)
+                                 hint: suggestion.map { "did you mean '\($0)'?" } ?? "see 'lctrace help \(spec.name)'")
             }
             if option.value == nil {
                 if inlineValue != nil {
-                    throw UsageError("option '--\(option.name)' takes no value", command: spec.name)
+                    throw UsageError("option '--\(option.name)' takes no value")
                 }
                 result.flags.insert(option.name)
                 continue
@@ -142,26 +140,26 @@ package enum ArgumentParser {
                 value = arguments[i]
                 i += 1
             } else {
-                throw UsageError("option '--\(option.name)' needs a value (\(option.value!))", command: spec.name)
+                throw UsageError("option '--\(option.name)' needs a value (\(option.value!))")
             }
             // An empty path is no path: SQLite would open a temporary database for `--db ""`.
             if value.isEmpty, let kind = option.value, ["PATH", "FILE", "DIR"].contains(kind) {
-                throw UsageError("option '--\(option.name)' needs a \(kind), got an empty value", command: spec.name)
+                throw UsageError("option '--\(option.name)' needs a \(kind), got an empty value")
             }
             if !option.repeatable, result.values[option.name] != nil {
-                throw UsageError("option '--\(option.name)' given more than once", command: spec.name)
+                throw UsageError("option '--\(option.name)' given more than once")
             }
             result.values[option.name, default: []].append(value)
         }
         if !result.wantsHelp {
             if result.positionals.count < spec.minPositionals {
                 throw UsageError("missing \(spec.positional ?? "argument") for 'lctrace \(spec.name)'",
-                                 hint: "usage: \(spec.usage)", command: spec.name)
+                                 hint: "usage: \(spec.usage)")
             }
             if let max = spec.maxPositionals, result.positionals.count > max {
                 let extra = result.positionals[max]
                 throw UsageError("unexpected argument '\(extra)' for 'lctrace \(spec.name)'",
-                                 hint: "usage: \(spec.usage)", command: spec.name)
+                                 hint: "usage: \(spec.usage)")
             }
         }
         return result

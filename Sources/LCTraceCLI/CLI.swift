@@ -160,7 +160,7 @@ package enum CLI {
             for (name, value) in leading.reversed() {
                 guard command.spec.options.contains(where: { $0.name == name }) else {
                     let what = name == "db" ? "opens no database" : "prints no colours"
-                    throw UsageError("'lctrace \(first)' \(what): --\(name) does not apply", command: first)
+                    throw UsageError("'lctrace \(first)' \(what): --\(name) does not apply")
                 }
                 commandArguments.insert(contentsOf: ["--\(name)", value], at: 0)
             }

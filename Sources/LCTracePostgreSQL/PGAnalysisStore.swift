@@ -50,12 +50,12 @@ package final class PGStrings {
 /// of any length streams).
 package class PGSessionSource: SessionSource {
     package let connection: PGReadConnection
-    package let model: ModelReader
+    package let model: DatabaseReader
     private let events: PortableEventReader
 
     package init(connection: PGReadConnection) throws {
         self.connection = connection
-        model = ModelReader(db: connection)
+        model = DatabaseReader(db: connection)
         events = try PortableEventReader(db: connection)
     }
 
@@ -185,17 +185,15 @@ package final class PGAnalysisStore: PGSessionSource, AnalysisStore {
 
     package func saveSettings(_ settings: RuleSettings) throws {
         try pg.query("INSERT INTO meta(key, value) VALUES ('rule_settings', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                     [settings.fingerprint])
+                     [settings.canonicalText])
     }
 
-    package func writeFileFindings() throws -> Int {
+    package func replaceFileFindings(_ findings: [(file: Int64, finding: Finding)]) throws {
         try pg.execute("DELETE FROM findings WHERE session = 0 AND file IS NOT NULL")
-        var count = 0
-        for (file, problems) in try model.fileProblems() {
-            let findings = RejectedLinesRule.check(problems)
-            try write(findings, session: 0, file: file)
-            count += findings.count
+        for (file, group) in Dictionary(grouping: findings, by: \.file).sorted(by: { $0.key < $1.key }) {
+            try write(group.map(\.finding), session: 0, file: file)
         }
-        return count
     }
+
+    package func fileProblems() throws -> [(Int64, RejectedLinesRule.FileProblems)] { try model.fileProblems() }
 }

@@ -16,8 +16,8 @@ package struct ReportRequest: Sendable {
     /// for statistics per build (the HTML report).
     package var gapsBySession = false
     /// When findings are rebuilt: facts per batch, tombstones kept (tests make them tiny).
-    package var factsPerBatch = Analyzer.factsPerBatch
-    package var tombstonesInMemory = Analyzer.tombstonesInMemory
+    package var factsPerBatch = SessionAnalysis.defaultFactsPerBatch
+    package var tombstonesInMemory = SessionAnalysis.defaultTombstones
     package init() {}
 }
 
@@ -58,11 +58,14 @@ package enum ReportCollector {
         data.settings = request.settings
         data.className = request.className
         data.sessions = try reader.sessions(request.sessions)
-        let stored = try reader.storedSettingsFingerprint()
-        let useStored = stored == request.settings.fingerprint
+        let stored = try reader.storedSettingsText()
+        let useStored = StoredModelPolicy.storedSettingsMatch(stored, request.settings)
         let wantGaps = request.families.contains(.gaps) && request.gapStatistics
         data.recomputed = !useStored || data.sessions.contains { $0.dirty }
         let source = try db.backend.readSessionSource()
+        var analysis = SessionAnalysis(settings: request.settings)
+        analysis.factsPerBatch = request.factsPerBatch
+        analysis.tombstones = request.tombstonesInMemory
         var all: [Finding] = []
         if useStored {
             // Analysed sessions: their stored findings and gaps, one query each for all of them.
@@ -75,7 +78,7 @@ package enum ReportCollector {
         }
         if wantGaps && request.gapsBySession && data.gapRows == nil { data.gapRows = GapRows() }
         for (index, s) in data.sessions.enumerated() {
-            if useStored && !s.dirty {
+            if StoredModelPolicy.storedFindingsAreCurrent(s, storedSettings: stored, settings: request.settings) {
                 data.events += s.events
                 continue
             }
@@ -88,15 +91,8 @@ package enum ReportCollector {
                     if let number = data.gapRows?.classNumber(cls) { data.gapRows!.append(cls: number, session: index, gap: didT - isT) }
                 }
             }
-            // A long session's cycles come in batches and are let go once counted; an analysed
-            // session's ended instances are read back from its stored model.
-            let retired = s.dirty ? nil : try source.retiredInstances(session: s.id)
-            let model = try Analyzer.build(sid: s.sid, metadata: try source.sessionMetadata(s.id), settings: request.settings,
-                                           factsPerBatch: request.factsPerBatch, batches: addGaps,
-                                           retired: retired, tombstones: request.tombstonesInMemory) { consume in
-                try source.forEachEvent(session: s.id, sid: s.sid, consume)
-            }
-            if let error = retired?.error { throw error }
+            // A long session's cycles come in batches and are let go once counted.
+            let model = try analysis.buildInMemory(s, source: source, batches: addGaps)
             all += model.findings
             addGaps(model)
             // A dirty session's stored counts are stale too (0 events before its first analysis).
@@ -106,7 +102,7 @@ package enum ReportCollector {
         if request.sessions.session == nil && request.sessions.app == nil && request.sessions.build == nil {
             // From the files and rejects as they are now: stored LC904 findings are those of the
             // last analysis, and `ingest --no-analyze` or a killed analyze leaves them behind.
-            all += try reader.fileProblems().flatMap { RejectedLinesRule.check($0.1) }
+            all += RejectedLinesRule.check(try reader.fileProblems()).map(\.finding)
         }
         all = all.filter { f in
             guard let rule = RuleCatalog.info(f.rule), request.families.contains(rule.family),

@@ -68,8 +68,9 @@ package struct RuleSettings: Equatable, Sendable {
 
     package init() {}
 
-    /// A stable text form, stored with the findings so a report knows what they were built with.
-    package var fingerprint: String {
+    /// The settings as one canonical text, stored with the findings so that a report knows
+    /// what they were built with (equal settings, equal text).
+    package var canonicalText: String {
         let live = maxLive.keys.sorted().map { "\($0)=\(maxLive[$0]!)" }.joined(separator: ",")
         return "grace=\(leakGrace);animated=\(gapAnimated);plain=\(gapPlain);max-live=\(live)"
     }
@@ -207,7 +208,7 @@ package enum RuleCatalog {
 }
 
 /// Formatting helpers for messages: short, lowercase, naming values.
-package enum Say {
+package enum MessageText {
     package static func ms(_ ns: Int64) -> String {
         let ms = Double(ns) / 1_000_000
         if ms >= 10_000 { return String(format: "%.1f s", ms / 1000) }

@@ -41,13 +41,6 @@ package final class ModelWriter {
             """)
     }
 
-    /// Replaces the session's model and findings with `model`'s (built whole, in one piece).
-    package func replace(session: Int64, with model: SessionModel) throws {
-        try clear(session: session)
-        try writeRows(session: session, model)
-        try finish(session: session, model)
-    }
-
     /// Deletes the session's model and findings, before its new rows are written.
     package func clear(session: Int64) throws {
         for d in deletes { try d.run([.int(session)]) }
@@ -161,22 +154,14 @@ package final class ModelWriter {
         try s.step()
     }
 
-    /// Rebuilds the file-level findings (LC904) from `files` and `rejects`; returns how many.
-    @discardableResult
-    package func writeFileFindings() throws -> Int {
+    /// Replaces the file-level findings (LC904).
+    package func replaceFileFindings(_ findings: [(file: Int64, finding: Finding)]) throws {
         try db.execute("DELETE FROM findings WHERE session IS NULL AND file IS NOT NULL")
-        var count = 0
-        for (id, problems) in try ModelReader(db: db).fileProblems() {
-            for f in RejectedLinesRule.check(problems) {
-                try write(f, session: nil, file: id)
-                count += 1
-            }
-        }
-        return count
+        for (file, finding) in findings { try write(finding, session: nil, file: file) }
     }
 
     package func saveSettings(_ settings: RuleSettings) throws {
         try db.prepare("INSERT INTO meta(key, value) VALUES ('rule_settings', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-            .run([.text(settings.fingerprint)])
+            .run([.text(settings.canonicalText)])
     }
 }

@@ -370,19 +370,6 @@ package final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 
-    /// The bytes of column `i` of the current row when it is a text or blob larger than
-    /// `minimum` bytes, passed to `body` without copying (valid during the call; nil for
-    /// anything else): for printing huge values in pieces.
-    package func withLargeValue<R>(_ i: Int, minimum: Int, _ body: (_ bytes: UnsafeRawBufferPointer, _ isText: Bool) throws -> R) rethrows -> R? {
-        let type = sqlite3_column_type(handle, Int32(i))
-        guard type == SQLITE_TEXT || type == SQLITE_BLOB else { return nil }
-        let pointer: UnsafeRawPointer? = type == SQLITE_TEXT ? sqlite3_column_text(handle, Int32(i)).map(UnsafeRawPointer.init)
-            : sqlite3_column_blob(handle, Int32(i))
-        let n = Int(sqlite3_column_bytes(handle, Int32(i)))
-        guard n > minimum, let pointer else { return nil }
-        return try body(UnsafeRawBufferPointer(start: pointer, count: n), type == SQLITE_TEXT)
-    }
-
     package func value(_ i: Int) -> SQLValue {
         switch sqlite3_column_type(handle, Int32(i)) {
         case SQLITE_INTEGER: return .int(int(i))

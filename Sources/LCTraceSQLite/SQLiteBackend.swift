@@ -66,12 +66,12 @@ package final class SQLiteBackend: StorageBackend {
 package class SQLiteSessionSource: CapturedRowsReader {
     package let db: SQLiteDatabase
     package let events: SessionEventReader
-    package let model: ModelReader
+    package let model: DatabaseReader
 
     package init(db: SQLiteDatabase) throws {
         self.db = db
         events = try SessionEventReader(db: db)
-        model = ModelReader(db: db)
+        model = DatabaseReader(db: db)
     }
 
     package func sessionMetadata(_ session: Int64) throws -> SessionMetadata { try model.sessionMetadata(session) }
@@ -129,7 +129,8 @@ package final class SQLiteAnalysisStore: SQLiteSessionSource, AnalysisStore {
     package func writeRows(session: Int64, _ model: SessionModel) throws { try writer.writeRows(session: session, model) }
     package func finish(session: Int64, _ model: SessionModel) throws { try writer.finish(session: session, model) }
     package func saveSettings(_ settings: RuleSettings) throws { try writer.saveSettings(settings) }
-    package func writeFileFindings() throws -> Int { try writer.writeFileFindings() }
+    package func replaceFileFindings(_ findings: [(file: Int64, finding: Finding)]) throws { try writer.replaceFileFindings(findings) }
+    package func fileProblems() throws -> [(Int64, RejectedLinesRule.FileProblems)] { try model.fileProblems() }
 }
 
 /// Snapshots on a read-only connection of its own (the analysis thread's during an ingest).

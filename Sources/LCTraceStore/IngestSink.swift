@@ -120,18 +120,6 @@ package enum InsertOutcome: Equatable {
     case conflict
 }
 
-/// Session records of one session that disagreed with the one kept (the earliest).
-package struct RecordConflict: Sendable, Equatable {
-    package var sid: String
-    package var count: Int
-    /// The keys that differed (app, build, osVersion …).
-    package var fields: [String]
-
-    package init(sid: String, count: Int, fields: [String]) {
-        self.sid = sid; self.count = count; self.fields = fields
-    }
-}
-
 /// What to do with a file, decided from its content hash before reading it.
 package enum FilePlan: Equatable {
     /// Load it into the row with this id (new, or resuming a load that was killed).

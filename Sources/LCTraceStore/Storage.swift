@@ -70,7 +70,7 @@ package final class Storage {
     package var shownLocation: String { kind.shown(location) }
 
     /// The shared reads (sessions, findings, gaps, files) on the backend's read connection.
-    package private(set) lazy var model = ModelReader(db: backend.reader)
+    package private(set) lazy var model = DatabaseReader(db: backend.reader)
 
     /// The kind among `kinds` that claims `location` (the first that does).
     package static func kind(of location: String, among kinds: [any StorageBackendKind]) throws -> any StorageBackendKind {
@@ -121,8 +121,8 @@ package extension Storage {
         try model.sessions(filter)
     }
 
-    /// The fingerprint of the rule settings the stored findings were built with, if any.
-    package func storedSettingsFingerprint() throws -> String? { try model.storedSettingsFingerprint() }
+    /// The canonical text of the rule settings the stored findings were built with, if any.
+    package func storedSettingsText() throws -> String? { try model.storedSettingsText() }
 }
 
 // MARK: A user's query

@@ -45,8 +45,8 @@ package protocol ModelSink: AnyObject {
     func finish(session: Int64, _ model: SessionModel) throws
     /// Records the rule settings the stored findings were built with.
     func saveSettings(_ settings: RuleSettings) throws
-    /// Rebuilds the file-level findings (LC904) from the files and their rejects; their count.
-    func writeFileFindings() throws -> Int
+    /// Replaces the file-level findings (LC904, built by the analysis from `fileProblems`).
+    func replaceFileFindings(_ findings: [(file: Int64, finding: Finding)]) throws
 }
 
 /// The analysis's connection: it reads sessions and replaces their models in one transaction.
@@ -54,6 +54,9 @@ package protocol AnalysisStore: SessionSource, ModelSink {
     /// Sessions to analyse: the dirty ones (or all), with ids above `after`, at most `limit`, in id order.
     func sessionsToAnalyse(all: Bool, after: Int64, limit: Int) throws -> [(id: Int64, sid: String)]
     func countSessionsToAnalyse(all: Bool) throws -> Int
+    /// The input problems of every file that has some (rejected lines, conflicting duplicates,
+    /// damage), by file row id: what LC904 judges.
+    func fileProblems() throws -> [(Int64, RejectedLinesRule.FileProblems)]
     /// Runs `body` in a write transaction (committed when it returns, rolled back when it throws).
     func writeTransaction<T>(_ body: () throws -> T) throws -> T
 }

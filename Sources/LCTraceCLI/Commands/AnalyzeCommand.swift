@@ -42,26 +42,26 @@ package enum AnalyzeCommand: Command {
             }
         } catch is Interrupted {
             progress.clear()
-            let done = last.sessions > 0 ? "\(TextReport.group(last.sessionsDone)) of \(TextReport.group(last.sessions)) sessions analyzed"
+            let done = last.sessions > 0 ? "\(NumberFormat.thousands(last.sessionsDone)) of \(NumberFormat.thousands(last.sessions)) sessions analyzed"
                 : "before any session was analyzed"
             context.console.writeError("interrupted: \(done); run the same command again to finish\n")
             db.tidyAfterInterruption()
             return SignalWatch.exitStatus(signals.stop.signal)
         }
         progress.clear()
-        context.console.write("Analyzed \(TextReport.group(summary.sessions)) session\(summary.sessions == 1 ? "" : "s") (\(TextReport.group(summary.events)) events) in \(Num.seconds(summary.seconds)): \(TextReport.group(summary.findings)) findings\n")
+        context.console.write("Analyzed \(NumberFormat.thousands(summary.sessions)) session\(summary.sessions == 1 ? "" : "s") (\(NumberFormat.thousands(summary.events)) events) in \(NumberFormat.seconds(summary.seconds)): \(NumberFormat.thousands(summary.findings)) findings\n")
         return ExitStatus.ok
     }
 
     /// The progress line of an analysis: a long session shows how far into it the model is.
     static func describe(_ p: AnalysisProgress) -> String {
-        let line = "analyze \(TextReport.group(p.sessionsDone))/\(TextReport.group(p.sessions)) sessions"
-        return p.eventsIntoNext > 0 ? line + " (\(TextReport.group(p.eventsIntoNext)) events into the next)" : line
+        let line = "analyze \(NumberFormat.thousands(p.sessionsDone))/\(NumberFormat.thousands(p.sessions)) sessions"
+        return p.eventsIntoNext > 0 ? line + " (\(NumberFormat.thousands(p.eventsIntoNext)) events into the next)" : line
     }
 
     /// True when stored findings were built with other tuning: then every session is stale.
     static func settingsChanged(_ db: Storage, _ settings: RuleSettings) throws -> Bool {
-        try db.storedSettingsFingerprint().map { $0 != settings.fingerprint } ?? false
+        try db.storedSettingsText().map { $0 != settings.canonicalText } ?? false
     }
 
     /// Rule settings from the tuning options.

@@ -38,7 +38,7 @@ package enum BaselineCommand: Command {
         try file.write(Baseline.render(entries))
         try file.finish()
         if output != "-" {
-            context.console.writeError("Wrote \(output): \(TextReport.group(entries.count)) identit\(entries.count == 1 ? "y" : "ies") of \(TextReport.group(view.findings.count)) finding\(view.findings.count == 1 ? "" : "s") in \(TextReport.group(data.sessions.count)) session\(data.sessions.count == 1 ? "" : "s")\n")
+            context.console.writeError("Wrote \(output): \(NumberFormat.thousands(entries.count)) identit\(entries.count == 1 ? "y" : "ies") of \(NumberFormat.thousands(view.findings.count)) finding\(view.findings.count == 1 ? "" : "s") in \(NumberFormat.thousands(data.sessions.count)) session\(data.sessions.count == 1 ? "" : "s")\n")
         }
         return ExitStatus.ok
     }

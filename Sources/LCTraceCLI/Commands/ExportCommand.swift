@@ -36,10 +36,10 @@ package enum ExportCommand: Command {
         let progress = ProgressLine(console: context.console)
         try writer.begin()
         for (i, session) in sessions.enumerated() {
-            progress.update { "export \(TextReport.group(i))/\(TextReport.group(sessions.count)) sessions" }
+            progress.update { "export \(NumberFormat.thousands(i))/\(NumberFormat.thousands(sessions.count)) sessions" }
             try TimelineReport.export(db: db, session: session, findings: findings, to: writer) { events in
                 progress.update {
-                    "export \(TextReport.group(i))/\(TextReport.group(sessions.count)) sessions (rebuilding the next: \(TextReport.group(events)) events)"
+                    "export \(NumberFormat.thousands(i))/\(NumberFormat.thousands(sessions.count)) sessions (rebuilding the next: \(NumberFormat.thousands(events)) events)"
                 }
             }
         }

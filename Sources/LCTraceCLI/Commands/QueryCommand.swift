@@ -70,9 +70,9 @@ package enum QueryCommand: Command {
         switch (args.positionals.first, args.value("file")) {
         case (nil, nil):
             throw UsageError("missing SQL for 'lctrace query'",
-                             hint: "lctrace query \"SELECT …\", lctrace query --file PATH, or lctrace query - < PATH", command: "query")
+                             hint: "lctrace query \"SELECT …\", lctrace query --file PATH, or lctrace query - < PATH")
         case (_?, _?):
-            throw UsageError("give the SQL once: as an argument, - for standard input, or --file PATH", command: "query")
+            throw UsageError("give the SQL once: as an argument, - for standard input, or --file PATH")
         case ("-"?, nil), (nil, "-"?):
             guard let data = try context.standardInput(maxSQLBytes) else { throw SQLInputError.tooLong("standard input") }
             return try text(data, from: "standard input")

@@ -84,7 +84,7 @@ package enum ReportCommand: Command {
         if reporter.inputs.contains(.exhibits) {
             let progress = ProgressLine(console: context.console)
             view.exhibits = try ReportExhibits.gather(view, db: db) { done, total in
-                progress.update { "draw examples: \(TextReport.group(done))/\(TextReport.group(total))" }
+                progress.update { "draw examples: \(NumberFormat.thousands(done))/\(NumberFormat.thousands(total))" }
             }
             progress.clear()
         }

@@ -55,7 +55,7 @@ package enum TimelineCommand: Command {
         let progress = ProgressLine(console: context.console)
         do {
             timeline = try TimelineReport.make(db: db, session: session, request) { events in
-                progress.update { "rebuild the model of \(session.sid.prefix(8)): \(TextReport.group(events)) events" }
+                progress.update { "rebuild the model of \(session.sid.prefix(8)): \(NumberFormat.thousands(events)) events" }
             }
         } catch let e as TimelineError {
             progress.clear()

@@ -7,7 +7,7 @@ package enum CompareTextReporter: ComparisonReporter {
     package static let summary = "for people (the default)"
 
     package static func render(_ c: BuildComparison) -> String {
-        var out = "lctrace compare · base \(c.base.build) (\(TextReport.group(c.base.sessions)) sessions) → head \(c.head.build) (\(TextReport.group(c.head.sessions)) sessions)\n"
+        var out = "lctrace compare · base \(c.base.build) (\(NumberFormat.thousands(c.base.sessions)) sessions) → head \(c.head.build) (\(NumberFormat.thousands(c.head.sessions)) sessions)\n"
         out += "\(c.new.count) new · \(c.fixed.count) fixed · \(c.persisting.count) persisting · \(c.regressions.count) timing regression\(c.regressions.count == 1 ? "" : "s")\n"
         for (title, list) in [("New", c.new), ("Fixed", c.fixed), ("Persisting", c.persisting)] where !list.isEmpty {
             out += "\n\(title) (\(list.count)):\n"

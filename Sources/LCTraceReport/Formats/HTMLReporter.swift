@@ -37,7 +37,7 @@ package struct HTMLPage {
     package static let identitiesShown = 6
 
     package func esc(_ s: String) -> String { MarkupText.escape(s) }
-    package func n(_ v: Int) -> String { TextReport.group(v) }
+    package func n(_ v: Int) -> String { NumberFormat.thousands(v) }
     package func plural(_ v: Int, _ word: String, _ words: String? = nil) -> String { "\(n(v)) \(v == 1 ? word : words ?? word + "s")" }
 
     package func render() -> String {

@@ -56,39 +56,39 @@ package struct TextReport {
         let newGroups = view.identities.filter { $0.state == .new }
         let file = view.options.baseline!.file
         var out = "\n" + bold("━━ Baseline \(file) ━━") + "\n"
-        out += "  \(Self.group(view.newFindings)) new finding\(view.newFindings == 1 ? "" : "s") (\(Self.group(newGroups.count)) identit\(newGroups.count == 1 ? "y" : "ies")), "
-        out += "\(Self.group(view.knownFindings)) known, \(Self.group(view.fixed.count)) baseline entr\(view.fixed.count == 1 ? "y" : "ies") not seen (fixed)\n"
+        out += "  \(NumberFormat.thousands(view.newFindings)) new finding\(view.newFindings == 1 ? "" : "s") (\(NumberFormat.thousands(newGroups.count)) identit\(newGroups.count == 1 ? "y" : "ies")), "
+        out += "\(NumberFormat.thousands(view.knownFindings)) known, \(NumberFormat.thousands(view.fixed.count)) baseline entr\(view.fixed.count == 1 ? "y" : "ies") not seen (fixed)\n"
         for g in newGroups.prefix(20) {
             let f = view.findings[g.findings[0]]
-            out += "  " + paint("NEW", "35;1") + " \(g.rule.id) \(severity(g.rule.severity)) \(g.cls ?? g.app ?? "?") ×\(Self.group(g.occurrences)) in \(Self.group(g.sessions)) session\(g.sessions == 1 ? "" : "s")  \(dim(g.identity))  \(f.message)\n"
+            out += "  " + paint("NEW", "35;1") + " \(g.rule.id) \(severity(g.rule.severity)) \(g.cls ?? g.app ?? "?") ×\(NumberFormat.thousands(g.occurrences)) in \(NumberFormat.thousands(g.sessions)) session\(g.sessions == 1 ? "" : "s")  \(dim(g.identity))  \(f.message)\n"
         }
-        if newGroups.count > 20 { out += dim("  … and \(Self.group(newGroups.count - 20)) more new identities (--format json)") + "\n" }
+        if newGroups.count > 20 { out += dim("  … and \(NumberFormat.thousands(newGroups.count - 20)) more new identities (--format json)") + "\n" }
         return out
     }
 
     private func fixedSection() -> String {
         var out = "\n" + bold("━━ In the baseline, not seen (fixed) ━━") + "\n"
         for e in view.fixed.prefix(50) { out += "  \(e.rule) \(e.cls ?? "-")  \(dim(e.identity))  \(e.identityKey)\n" }
-        if view.fixed.count > 50 { out += dim("  … and \(Self.group(view.fixed.count - 50)) more") + "\n" }
+        if view.fixed.count > 50 { out += dim("  … and \(NumberFormat.thousands(view.fixed.count - 50)) more") + "\n" }
         return out
     }
 
     private func header() -> String {
         let counts = Severity.allCases.reversed().map { s -> String in
             let n = data.findings.filter { $0.severity == s }.count
-            return "\(Self.group(n)) \(s == .info ? "info" : s.rawValue + (n == 1 ? "" : "s"))"
+            return "\(NumberFormat.thousands(n)) \(s == .info ? "info" : s.rawValue + (n == 1 ? "" : "s"))"
         }
-        var text = bold("lctrace report") + " · \(Self.group(data.sessions.count)) session\(data.sessions.count == 1 ? "" : "s")"
-        text += " · \(Self.group(data.events)) events · \(Self.group(data.findings.count)) finding\(data.findings.count == 1 ? "" : "s")"
+        var text = bold("lctrace report") + " · \(NumberFormat.thousands(data.sessions.count)) session\(data.sessions.count == 1 ? "" : "s")"
+        text += " · \(NumberFormat.thousands(data.events)) events · \(NumberFormat.thousands(data.findings.count)) finding\(data.findings.count == 1 ? "" : "s")"
         text += ": " + counts.joined(separator: ", ")
         return text
     }
 
     private func ruleHeader(_ section: RuleSection) -> String {
         let rule = section.rule, n = section.findings.count, sessions = section.sessions
-        let where_ = sessions > 0 ? " in \(Self.group(sessions)) session\(sessions == 1 ? "" : "s")" : ""
+        let where_ = sessions > 0 ? " in \(NumberFormat.thousands(sessions)) session\(sessions == 1 ? "" : "s")" : ""
         return bold("\(rule.id) \(rule.name)") + " · " + severity(rule.severity)
-            + " · \(Self.group(n)) finding\(n == 1 ? "" : "s")\(where_) · \(dim(rule.summary))\n"
+            + " · \(NumberFormat.thousands(n)) finding\(n == 1 ? "" : "s")\(where_) · \(dim(rule.summary))\n"
     }
 
     // MARK: Tables
@@ -96,7 +96,7 @@ package struct TextReport {
     private func classTable(_ section: RuleSection) -> String {
         if section.onlySessionOrFile { return "" }
         var table = [["class", "count", "sessions"]]
-        table += section.groups.map { [$0.label, Self.group($0.count), Self.group($0.sessions)] }
+        table += section.groups.map { [$0.label, NumberFormat.thousands($0.count), NumberFormat.thousands($0.sessions)] }
         return Self.align(table, rightAligned: [1, 2], indent: "  ", headerStyle: dim)
     }
 
@@ -108,8 +108,8 @@ package struct TextReport {
         var table = [["class", title, "count", "sessions", "devices", "builds", "first build"]]
         var heldRows: [Int: [String]] = [:]
         for g in section.groups {
-            table.append([g.label, g.value ?? "?", Self.group(g.count), Self.group(g.sessions), Self.group(g.devices),
-                          Self.group(g.builds.count), g.firstBuild ?? "?"])
+            table.append([g.label, g.value ?? "?", NumberFormat.thousands(g.count), NumberFormat.thousands(g.sessions), NumberFormat.thousands(g.devices),
+                          NumberFormat.thousands(g.builds.count), g.firstBuild ?? "?"])
             if !g.held.isEmpty { heldRows[table.count - 1] = g.held.map { "\($0.cls) ×\($0.count)" } }
         }
         let lines = Self.align(table, rightAligned: [2, 3, 4, 5], indent: "  ", headerStyle: dim).split(separator: "\n", omittingEmptySubsequences: false)
@@ -138,7 +138,7 @@ package struct TextReport {
             out += "    " + marker + dim(parts.joined(separator: "  ")) + (parts.isEmpty ? "" : "  ") + f.message + low + "\n"
         }
         if section.findings.count > shown.count {
-            out += dim("    … and \(Self.group(section.findings.count - shown.count)) more (--format json, or \(TerminalText.escaped(view.options.followUp.findingsQuery(rule: rule.id))))") + "\n"
+            out += dim("    … and \(NumberFormat.thousands(section.findings.count - shown.count)) more (--format json, or \(TerminalText.escaped(view.options.followUp.findingsQuery(rule: rule.id))))") + "\n"
         }
         return out
     }
@@ -146,7 +146,7 @@ package struct TextReport {
     private func gapTable() -> String {
         var table = [["class", "count", "p50", "p90", "p99", "max", "distribution (<50ms … >2s)"]]
         for g in view.gapStats {
-            table.append([g.cls, Self.group(g.count), Self.ms(g.p50), Self.ms(g.p90), Self.ms(g.p99), Self.ms(g.max),
+            table.append([g.cls, NumberFormat.thousands(g.count), Self.ms(g.p50), Self.ms(g.p90), Self.ms(g.p99), Self.ms(g.max),
                           Self.histogram(g.histogram)])
         }
         return "\n" + Self.align(table, rightAligned: [1, 2, 3, 4, 5], indent: "  ", headerStyle: dim)
@@ -164,17 +164,6 @@ package struct TextReport {
     static func ms(_ ns: Int64) -> String {
         let ms = Double(ns) / 1e6
         return ms >= 100 ? String(format: "%.0f ms", ms) : String(format: "%.1f ms", ms)
-    }
-
-    /// `n` with thousands separators (1,759,249): the one formatter of counts for people.
-    package static func group(_ n: Int) -> String {
-        let digits = String(abs(n))
-        var out = ""
-        for (i, c) in digits.enumerated() {
-            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(c)
-        }
-        return n < 0 ? "-" + out : out
     }
 
     /// Aligns rows into columns; the first row is the header.

@@ -77,7 +77,7 @@ package struct TextTimeline {
         if let device = s.device { parts.append(device) }
         let os = [s.os, s.osVersion].compactMap { $0 }.joined(separator: " ")
         if !os.isEmpty { parts.append(os) }
-        parts.append("\(TextReport.group(s.events)) events")
+        parts.append("\(NumberFormat.thousands(s.events)) events")
         let lines = Self.wrap(parts, separator: " · ", width: max(width, Self.minimumWidth), first: "timeline ")
         var text = bold("timeline") + lines[0].dropFirst("timeline".count) + "\n"
         for line in lines.dropFirst() { text += line + "\n" }
@@ -294,7 +294,7 @@ package struct TextTimeline {
             out += "  \(pad(Self.seconds(t), 10, right: true))  \(pad("seq \(seq)", 10)) \(text)\n"
         }
         if lines.count > maxListed {
-            out += "  … \(TextReport.group(lines.count - maxListed)) more in this window (narrow it with --window or --vc)\n"
+            out += "  … \(NumberFormat.thousands(lines.count - maxListed)) more in this window (narrow it with --window or --vc)\n"
         }
         return out
     }

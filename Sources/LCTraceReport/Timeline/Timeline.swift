@@ -133,10 +133,10 @@ package struct TimelineOmissions: Sendable {
     /// The instances left out, as every timeline says it ("3 instances outside the window").
     package var instanceParts: [String] {
         var parts: [String] = []
-        if outside > 0 { parts.append("\(TextReport.group(outside)) instance\(outside == 1 ? "" : "s") outside the window") }
-        if idle > 0 { parts.append("\(TextReport.group(idle)) hidden throughout (--idle draws them)") }
-        if filtered > 0 { parts.append("\(TextReport.group(filtered)) not related to the focus") }
-        if overLimit > 0 { parts.append("\(TextReport.group(overLimit)) past the lane limit (--lanes N)") }
+        if outside > 0 { parts.append("\(NumberFormat.thousands(outside)) instance\(outside == 1 ? "" : "s") outside the window") }
+        if idle > 0 { parts.append("\(NumberFormat.thousands(idle)) hidden throughout (--idle draws them)") }
+        if filtered > 0 { parts.append("\(NumberFormat.thousands(filtered)) not related to the focus") }
+        if overLimit > 0 { parts.append("\(NumberFormat.thousands(overLimit)) past the lane limit (--lanes N)") }
         return parts
     }
 

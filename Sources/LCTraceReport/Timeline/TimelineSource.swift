@@ -20,15 +20,10 @@ package final class TimelineSource {
                 progress: ((Int) -> Void)? = nil) throws {
         self.session = session
         query = TimelineQuery(db: db.backend.reader, session: session.id, sid: session.sid)
-        if session.dirty {
-            let reader = try db.backend.readSessionSource()
-            let metadata = try reader.sessionMetadata(session.id)
+        if !StoredModelPolicy.storedFactsAreCurrent(session) {
             var rows = TimelineRows()
-            let model = try Analyzer.build(sid: session.sid, metadata: metadata, settings: settings,
-                                           factsPerBatch: Analyzer.factsPerBatch, batches: { rows.append($0) },
-                                           retired: nil, tombstones: 0, progress: progress) { consume in
-                try reader.forEachEvent(session: session.id, sid: session.sid, consume)
-            }
+            let model = try SessionAnalysis(settings: settings).buildInMemory(
+                session, source: try db.backend.readSessionSource(), batches: { rows.append($0) }, progress: progress)
             rows.append(model)
             rows.sortByKey()
             self.session.events = model.stats.events

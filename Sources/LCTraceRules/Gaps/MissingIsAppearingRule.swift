@@ -24,7 +24,7 @@ package enum MissingIsAppearingRule: Rule {
             guard let first = x.firstMissingIsAppearing else { return nil }
             let n = x.missingIsAppearingCount
             return Finding(info, model, x.key, t: first.didT,
-                           "\(Say.cls(model, x.key)) appeared with no viewIsAppearing" + (n > 1 ? " (\(n) times)" : "")
+                           "\(MessageText.cls(model, x.key)) appeared with no viewIsAppearing" + (n > 1 ? " (\(n) times)" : "")
                            + " on iOS \(model.metadata.osVersion ?? "?") built with SDK \(model.metadata.sdk ?? "?")",
                            evidence: [first.willSeq, first.didSeq], key: [first.animated ? "animated" : "plain"],
                            detail: ["count": .int(Int64(n))])

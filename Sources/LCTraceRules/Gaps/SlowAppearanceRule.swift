@@ -29,7 +29,7 @@ package enum SlowAppearanceRule: Rule {
             guard gap > threshold else { return nil }
             let before = isT - c.willT
             return Finding(info, model, c.instance, t: didT,
-                           "\(Say.cls(model, c.instance)) took \(Say.ms(gap)) from viewIsAppearing to viewDidAppear (\(animated ? "animated" : "not animated"), threshold \(Say.ms(threshold)); viewWillAppear → viewIsAppearing \(Say.ms(before)))",
+                           "\(MessageText.cls(model, c.instance)) took \(MessageText.ms(gap)) from viewIsAppearing to viewDidAppear (\(animated ? "animated" : "not animated"), threshold \(MessageText.ms(threshold)); viewWillAppear → viewIsAppearing \(MessageText.ms(before)))",
                            evidence: [c.willSeq, isSeq, didSeq], key: [animated ? "animated" : "plain"],
                            detail: ["gap_ms": .ms(gap), "will_to_is_ms": .ms(before),
                                     "threshold_ms": .int(threshold / 1_000_000), "animated": .bool(animated)])

@@ -21,7 +21,7 @@ package enum LeakUnconfirmedRule: Rule {
             let waited = model.foregroundTime(from: release.t, to: model.endT)
             guard waited <= settings.leakGrace else { return nil }
             return Finding(info, model, x.key, t: release.t,
-                           "\(x.cls ?? x.key.vc) not deallocated when the session ended \(Say.ms(waited)) after \(LeakedControllerRule.describe(release, model))",
+                           "\(x.cls ?? x.key.vc) not deallocated when the session ended \(MessageText.ms(waited)) after \(LeakedControllerRule.describe(release, model))",
                            evidence: (x.initSeq.map { [$0] } ?? []) + [release.seq],
                            key: LeakedControllerRule.key(release, model),
                            detail: LeakedControllerRule.detail(release, delay: waited))

@@ -43,9 +43,9 @@ package enum LeakedControllerRule: Rule {
                 delay = model.foregroundTime(from: release.t, to: model.endT)
                 guard delay > settings.leakGrace else { return nil }
             }
-            let what = x.end == .deinit ? "deallocated only \(Say.ms(delay)) after" : "not deallocated \(Say.ms(delay)) after"
+            let what = x.end == .deinit ? "deallocated only \(MessageText.ms(delay)) after" : "not deallocated \(MessageText.ms(delay)) after"
             return Finding(info, model, x.key, t: release.t,
-                           "\(x.cls ?? x.key.vc) \(what) \(LeakedControllerRule.describe(release, model)) (grace \(Say.seconds(settings.leakGrace)))",
+                           "\(x.cls ?? x.key.vc) \(what) \(LeakedControllerRule.describe(release, model)) (grace \(MessageText.seconds(settings.leakGrace)))",
                            evidence: evidence, key: LeakedControllerRule.key(release, model),
                            detail: LeakedControllerRule.detail(release, delay: delay))
         }

@@ -18,7 +18,7 @@ package enum AttachBeforeAddRule: Rule {
         model.attachments.compactMap { a in
             guard let host = a.host, !a.childOfHostAtAttach, let added = a.becameChildSeq else { return nil }
             return Finding(info, model, a.instance, t: a.attachT,
-                           "\(Say.cls(model, a.instance))'s view attached into \(a.hostClass ?? host) before addChild (seq \(a.attachSeq) then \(added))",
+                           "\(MessageText.cls(model, a.instance))'s view attached into \(a.hostClass ?? host) before addChild (seq \(a.attachSeq) then \(added))",
                            evidence: [a.attachSeq, added], key: [a.hostClass], detail: ["host": .text(host)])
         }
     }

@@ -34,7 +34,7 @@ package enum MissingDidMoveRule: Rule {
                 t = edge.addT
             }
             return Finding(info, model, edge.child, t: t,
-                           "\(Say.cls(model, edge.child)) added to \(parentName(model, edge)) with no didMove(toParent:) \(when)",
+                           "\(MessageText.cls(model, edge.child)) added to \(parentName(model, edge)) with no didMove(toParent:) \(when)",
                            evidence: evidence, key: [parentClass(model, edge)], detail: ["parent": .text(edge.parent)])
         }
     }

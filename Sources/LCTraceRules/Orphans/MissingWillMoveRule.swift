@@ -17,7 +17,7 @@ package enum MissingWillMoveRule: Rule {
         model.edges.compactMap { edge in
             guard let removeSeq = edge.removeSeq, edge.willRemoveSeq == nil else { return nil }
             return Finding(info, model, edge.child, t: edge.removeT,
-                           "\(Say.cls(model, edge.child)) removed from \(MissingDidMoveRule.parentName(model, edge)) with no willMove(toParent: nil) first",
+                           "\(MessageText.cls(model, edge.child)) removed from \(MissingDidMoveRule.parentName(model, edge)) with no willMove(toParent: nil) first",
                            evidence: [edge.addSeq, removeSeq], key: [MissingDidMoveRule.parentClass(model, edge)],
                            detail: ["parent": .text(edge.parent)])
         }

@@ -27,7 +27,7 @@ package enum OrphanViewRule: Rule {
             let end = a.detachSeq.map { " until seq \($0)" } ?? a.endSeq.map { " until its deinit at seq \($0)" } ?? ""
             let evidence = [a.attachSeq] + [a.detachSeq ?? a.endSeq].compactMap { $0 }
             return Finding(info, model, a.instance, t: a.attachT,
-                           "\(Say.cls(model, a.instance))'s view sits in \(hostName)\(end) without addChild: it gets no appearance callbacks",
+                           "\(MessageText.cls(model, a.instance))'s view sits in \(hostName)\(end) without addChild: it gets no appearance callbacks",
                            evidence: evidence, key: [a.hostClass], detail: ["host": .text(host)])
         }
     }

@@ -20,7 +20,7 @@ package enum ViewLeftBehindRule: Rule {
             let attachment = model.attachments[a]
             guard attachment.detachSeq == nil else { return nil }
             return Finding(info, model, edge.child, t: edge.removeT,
-                           "\(Say.cls(model, edge.child)) removed from \(MissingDidMoveRule.parentName(model, edge)) but its view stays in \(attachment.hostClass ?? attachment.host ?? "the parent")",
+                           "\(MessageText.cls(model, edge.child)) removed from \(MissingDidMoveRule.parentName(model, edge)) but its view stays in \(attachment.hostClass ?? attachment.host ?? "the parent")",
                            evidence: [attachment.attachSeq, removeSeq], key: [attachment.hostClass], detail: ["parent": .text(edge.parent)])
         }
     }

@@ -18,7 +18,7 @@ package enum ClockBackwardsRule: Rule {
         let stats = model.stats
         guard let first = stats.clockBackwards.first else { return [] }
         return [Finding(info, model, t: first.t,
-                        "t went backwards \(stats.clockBackwardsCount) time\(stats.clockBackwardsCount == 1 ? "" : "s"), first at seq \(first.seq) by \(Say.ms(first.previousT - first.t))",
+                        "t went backwards \(stats.clockBackwardsCount) time\(stats.clockBackwardsCount == 1 ? "" : "s"), first at seq \(first.seq) by \(MessageText.ms(first.previousT - first.t))",
                         evidence: stats.clockBackwards.flatMap { [$0.seq - 1, $0.seq] },
                         detail: ["count": .int(Int64(stats.clockBackwardsCount))])]
     }

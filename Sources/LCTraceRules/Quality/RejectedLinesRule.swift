@@ -37,6 +37,11 @@ package enum RejectedLinesRule {
         package init(path: String, kinds: [Problems]) { self.path = path; self.kinds = kinds }
     }
 
+    /// The findings of every file's problems, with the file row each is about.
+    package static func check(_ files: [(Int64, FileProblems)]) -> [(file: Int64, finding: Finding)] {
+        files.flatMap { id, problems in check(problems).map { (file: id, finding: $0) } }
+    }
+
     /// One finding per kind of problem of `file`.
     package static func check(_ file: FileProblems) -> [Finding] {
         file.kinds.map { p in

@@ -19,7 +19,7 @@ package enum DeinitWhileVisibleRule: Rule {
         model.anomalies.compactMap { a in
             guard a.kind == .transition, a.event == .deinit else { return nil }
             return Finding(info, model, a.instance, t: a.t,
-                           "\(Say.cls(model, a.instance)) deallocated while \(a.state.rawValue)",
+                           "\(MessageText.cls(model, a.instance)) deallocated while \(a.state.rawValue)",
                            evidence: a.evidence, key: [a.event.rawValue, a.state.rawValue], detail: ["state": .text(a.state.rawValue)])
         }
     }

@@ -26,7 +26,7 @@ package enum DoubleAppearRule: Rule {
         model.anomalies.compactMap { a in
             guard matches(a) else { return nil }
             return Finding(info, model, a.instance, t: a.t,
-                           "\(Say.cls(model, a.instance)) got \(a.event.rawValue) while already \(a.state.rawValue)",
+                           "\(MessageText.cls(model, a.instance)) got \(a.event.rawValue) while already \(a.state.rawValue)",
                            evidence: a.evidence, key: [a.event.rawValue, a.state.rawValue],
                            detail: ["event": .text(a.event.rawValue), "state": .text(a.state.rawValue)])
         }

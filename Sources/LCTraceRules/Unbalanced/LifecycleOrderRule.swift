@@ -30,7 +30,7 @@ package enum LifecycleOrderRule: Rule {
             }
             // The state it met; an event after deinit met no state at all.
             let state = a.kind == .afterDeinit ? "after-deinit" : a.state.rawValue
-            return Finding(info, model, a.instance, t: a.t, "\(Say.cls(model, a.instance)) got \(what)",
+            return Finding(info, model, a.instance, t: a.t, "\(MessageText.cls(model, a.instance)) got \(what)",
                            evidence: a.evidence, key: [a.event.rawValue, state], detail: ["event": .text(a.event.rawValue)])
         }
     }

@@ -48,11 +48,11 @@ package struct GapRowsQuery {
         self.db = db
     }
 
-    /// The gaps `ModelReader.gaps(_:)` reads (completed, non-interactive, foreground appearances of the
+    /// The gaps `DatabaseReader.gaps(_:)` reads (completed, non-interactive, foreground appearances of the
     /// analysed sessions the filter selects), per class and animation and, in the same pass,
     /// as rows with their session's index in `sessions`.
     package func gapsWithSessions(_ filter: SessionFilter, sessions: [SessionInfo]) throws -> ([GapSeries: [Int64]], GapRows) {
-        let reader = ModelReader(db: db)
+        let reader = DatabaseReader(db: db)
         let sessionIndex = Dictionary(sessions.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
         // By class id while reading (no String per appearance), names after.
         var byKey: [Int64: [Int64]] = [:]

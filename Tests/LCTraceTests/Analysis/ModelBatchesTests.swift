@@ -126,10 +126,12 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
         let database = try SQLiteDatabase(path: batched, mode: .readOnly)
         let reader = try SQLiteSessionSource(db: database)
         let id = try database.scalarInt("SELECT id FROM sessions ORDER BY events DESC LIMIT 1")!
-        let meta = try ModelReader(db: database).sessionMetadata(id)
+        let meta = try DatabaseReader(db: database).sessionMetadata(id)
         var batches = 0, retired = 0
-        let model = try Analyzer.buildModel(session: id, sid: meta.sid, metadata: meta, source: reader, settings: settings,
-                                            factsPerBatch: 20, batches: { batches += 1; retired += $0.instances.count })
+        var analysis = SessionAnalysis(settings: settings)
+        analysis.factsPerBatch = 20
+        let model = try analysis.build(session: id, sid: meta.sid, metadata: meta, source: reader,
+                                       batches: { batches += 1; retired += $0.instances.count })
         XCTAssertGreaterThan(batches, 3)
         XCTAssertEqual(retired + model.instances.count, try database.scalarInt("SELECT count(*) FROM instances WHERE session = \(id)").map(Int.init))
         XCTAssertFalse(model.instances.contains { $0.retired }, "retired instances left the model")
@@ -160,7 +162,7 @@ final class ModelBatchesTests: TemporaryDirectoryTestCase {
             background.maxEventsPerSession = maxEvents
             try store.begin()  // a stamp is taken after a batch of the store
             try store.commit()
-            background.enqueue(try ModelReader(db: database).sessions().map(\.id), from: store)
+            background.enqueue(try DatabaseReader(db: database).sessions().map(\.id), from: store)
             // The worker alone builds the models; the writer stores their parts as they come.
             repeat {
                 try store.begin()

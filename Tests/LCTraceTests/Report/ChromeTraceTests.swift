@@ -103,7 +103,7 @@ final class ChromeTraceTests: SampleDatabaseTestCase {
 
     func testEverySampleSessionFollowsTheRules() throws {
         // Every sample session in one file: nine processes, one of them with lost events and a clock going backwards.
-        let sids = try ModelReader(db: try SQLiteDatabase(path: db, mode: .readOnly)).sessions().map(\.sid)
+        let sids = try DatabaseReader(db: try SQLiteDatabase(path: db, mode: .readOnly)).sessions().map(\.sid)
         let json = export(sids.flatMap { ["--session", $0] })
         XCTAssertEqual(try Self.violations(json), [])
         let doc = try JSONSerialization.jsonObject(with: Data(json.utf8)) as! [String: Any]

@@ -255,7 +255,7 @@ final class HTMLReportTests: SampleDatabaseTestCase {
             }
         }
         // The same gaps whether read with their sessions or not, and per build the sessions and findings.
-        let plain = try ModelReader(db: database).gaps(SessionFilter())
+        let plain = try DatabaseReader(db: database).gaps(SessionFilter())
         var request = ReportRequest()
         request.gapsBySession = true
         XCTAssertEqual(try ReportCollector.collect(request, db: Storage(database)).gapSeries.mapValues { $0.sorted() }, plain.mapValues { $0.sorted() })

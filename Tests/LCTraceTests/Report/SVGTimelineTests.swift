@@ -54,7 +54,7 @@ final class SVGTimelineTests: SampleDatabaseTestCase {
     }
 
     func testEverySampleSessionIsAWellFormedDocumentWithALaneGroupPerInstance() throws {
-        for s in try ModelReader(db: try SQLiteDatabase(path: Self.db, mode: .readOnly)).sessions() {
+        for s in try DatabaseReader(db: try SQLiteDatabase(path: Self.db, mode: .readOnly)).sessions() {
             let svg = timeline(["--session", s.sid, "--window", "1000s", "--lanes", "0", "--idle"])
             let doc = parse(svg)
             let root = try XCTUnwrap(doc.elements.first)
@@ -89,7 +89,7 @@ final class SVGTimelineTests: SampleDatabaseTestCase {
         }
         XCTAssertEqual(svg.components(separatedBy: "http").count - 1, 1, "only the xmlns of a file of its own")
         let sid = try TimelineFixtures.scalar(Self.db, "SELECT sid FROM sessions WHERE sid LIKE 'aad7%'")
-        let info = try XCTUnwrap(ModelReader(db: try SQLiteDatabase(path: Self.db, mode: .readOnly)).sessions(SessionFilter(session: sid)).first)
+        let info = try XCTUnwrap(DatabaseReader(db: try SQLiteDatabase(path: Self.db, mode: .readOnly)).sessions(SessionFilter(session: sid)).first)
         var request = TimelineRequest()
         request.maxLanes = nil
         var inline = SVGTimeline(try TimelineReport.make(db: Storage(try SQLiteDatabase(path: Self.db, mode: .readOnly)), session: info, request))

@@ -184,7 +184,7 @@ final class TimelineTests: TemporaryDirectoryTestCase {
     func testStoredAndRebuiltModelsDrawTheSameTimelines() throws {
         let samples = TestSupport.root.appendingPathComponent("SampleTraces").path
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, samples]).status, 0)
-        let sessions = try ModelReader(db: try SQLiteDatabase(path: db, mode: .readOnly)).sessions()
+        let sessions = try DatabaseReader(db: try SQLiteDatabase(path: db, mode: .readOnly)).sessions()
         func draw() -> [String] {
             sessions.flatMap { s in
                 [["timeline", "--db", db, "--session", s.sid, "--width", "120", "--lanes", "0", "--idle"],

@@ -128,10 +128,9 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
         try insert((5..<9).map { line("C", $0) }, into: store)
         let source: any SessionSource = try SQLiteSessionSource(db: database)
         let metadata = try source.sessionMetadata(session)
-        let fromCapture = try Analyzer.buildModel(session: session, sid: "C", metadata: metadata, source: source,
-                                                  captured: rows, settings: RuleSettings())
-        let fromTable = try Analyzer.buildModel(session: session, sid: "C", metadata: metadata, source: source,
-                                                settings: RuleSettings())
+        let fromCapture = try SessionAnalysis().build(session: session, sid: "C", metadata: metadata, source: source,
+                                                    captured: rows)
+        let fromTable = try SessionAnalysis().build(session: session, sid: "C", metadata: metadata, source: source)
         XCTAssertEqual(fromCapture.stats.events, 5)
         XCTAssertEqual(fromTable.stats.events, 9)
     }
@@ -205,8 +204,8 @@ final class CapturedRowsTests: TemporaryDirectoryTestCase {
             let metadata = try source.sessionMetadata(session)
             let rows = try XCTUnwrap(captured[session])
             for rows in [rows, nil] {
-                let model = try Analyzer.buildModel(session: session, sid: sid, metadata: metadata, source: source,
-                                                    captured: rows, settings: RuleSettings())
+                let model = try SessionAnalysis().build(session: session, sid: sid, metadata: metadata, source: source,
+                                                            captured: rows)
                 for x in model.instances {
                     try check(x.key.vc, x.vcID, "vc"); try check(x.cls, x.clsID, "cls")
                     try check(x.lastParent, x.lastParentID, "parent"); try check(x.presenter, x.presenterID, "presenter")

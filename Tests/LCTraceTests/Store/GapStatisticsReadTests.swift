@@ -27,7 +27,7 @@ final class GapStatisticsReadTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, samples]).status, 0)
 
         let sqlite = try SQLiteDatabase(path: db, mode: .readOnly)
-        let read = try ModelReader(db: sqlite).gaps(SessionFilter())
+        let read = try DatabaseReader(db: sqlite).gaps(SessionFilter())
         var expected: [GapSeries: [Int64]] = [:]
         let q = try sqlite.prepare("""
             SELECT coalesce(class, '?'), animated, did_t - is_t FROM appearances_v

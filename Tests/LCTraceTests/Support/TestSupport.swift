@@ -200,7 +200,7 @@ struct TraceBuilder {
             if let r = e.session, meta.recordSeq == nil {
                 meta.osVersion = r.osVersion; meta.sdk = r.sdk; meta.osName = r.os; meta.recordSeq = e.seq
                 meta.app = r.app; meta.appVersion = r.appVersion; meta.build = r.build; meta.device = r.device
-                // The store reads `extension` from the kept record's attrs (ModelReader.sessionMetadata).
+                // The store reads `extension` from the kept record's attrs (DatabaseReader.sessionMetadata).
                 if let attrs = e.attrs, let object = try? JSONSerialization.jsonObject(with: Data(attrs.utf8)) as? [String: Any] {
                     meta.extensionPoint = object["extension"] as? String
                 }
@@ -214,8 +214,9 @@ struct TraceBuilder {
         model.findings = RuleCatalog.check(model, settings)
         // Every scenario is also built with a batch after every event, which must change nothing.
         var batches: [SessionModel] = []
-        let batched = try! Analyzer.buildModel(sid: sid, metadata: meta, settings: settings, factsPerBatch: 0,
-                                               batches: { batches.append($0) }) { consume in
+        var everyEvent = SessionAnalysis(settings: settings)
+        everyEvent.factsPerBatch = 0
+        let batched = try! everyEvent.build(sid: sid, metadata: meta, batches: { batches.append($0) }) { consume in
             for e in ordered { try consume(e) }
         }
         XCTAssertEqual(ModelFacts.of([batched] + batches), ModelFacts.of([model]), "facts differ when built in batches")

@@ -137,7 +137,7 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
                 try store.clear(session: id)
                 meanwhile()
                 let meta = try store.sessionMetadata(id)
-                let model = try Analyzer.buildModel(session: id, sid: meta.sid, metadata: meta, source: store, settings: RuleSettings())
+                let model = try SessionAnalysis().build(session: id, sid: meta.sid, metadata: meta, source: store)
                 try store.writeRows(session: id, model)
                 try store.finish(session: id, model)
             }

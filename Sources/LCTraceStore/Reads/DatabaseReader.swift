@@ -39,7 +39,7 @@ package struct SessionFilter: Sendable {
 }
 
 /// Reads sessions, findings and file problems back (read-only SQL, usable on a read-only connection).
-package final class ModelReader {
+package final class DatabaseReader {
     private let db: any SQLReadConnection
 
     package init(db: any SQLReadConnection) { self.db = db }
@@ -113,11 +113,6 @@ package final class ModelReader {
         m.osVersion = q.text(5); m.sdk = q.text(6); m.device = q.text(7); m.recordSeq = q.optionalInt(8)
         m.extensionPoint = q.text(9)
         return m
-    }
-
-    /// Stored findings of one session.
-    package func findings(session: Int64) throws -> [Finding] {
-        try findings(where: "session_id = ?", [.int(session)])
     }
 
     /// Stored findings of every analysed (not dirty) session the filter selects, in one query.
@@ -225,7 +220,7 @@ package final class ModelReader {
     }
 
     /// The settings the stored findings were built with.
-    package func storedSettingsFingerprint() throws -> String? {
+    package func storedSettingsText() throws -> String? {
         try db.scalarText("SELECT value FROM meta WHERE key = 'rule_settings'")
     }
 
