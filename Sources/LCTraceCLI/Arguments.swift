@@ -78,10 +78,17 @@ package struct ParsedArguments {
     package var flags: Set<String> = []
     package var positionals: [String] = []
     package var wantsHelp = false
+    /// The options the command declares (set by the parser): reading any other name is a
+    /// typo in lctrace, caught in debug builds (the tests) instead of reading as "not given".
+    package var declared: Set<String>?
 
-    package func value(_ name: String) -> String? { values[name]?.last }
-    package func all(_ name: String) -> [String] { values[name] ?? [] }
-    package func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
+    package func value(_ name: String) -> String? { checked(name); return values[name]?.last }
+    package func all(_ name: String) -> [String] { checked(name); return values[name] ?? [] }
+    package func has(_ name: String) -> Bool { checked(name); return flags.contains(name) || values[name] != nil }
+
+    @inline(__always) private func checked(_ name: String) {
+        assert(declared?.contains(name) ?? true, "lctrace reads option --\(name), which the command does not declare")
+    }
 }
 
 package enum ArgumentParser {
@@ -89,6 +96,7 @@ package enum ArgumentParser {
     /// `--name=value`, `-x value`, `--` to end options; a lone `-` is a positional (stdin).
     package static func parse(_ arguments: [String], spec: CommandSpec) throws -> ParsedArguments {
         var result = ParsedArguments()
+        result.declared = Set(spec.options.map(\.name))
         var i = 0
         var onlyPositionals = false
         while i < arguments.count {

@@ -15,6 +15,8 @@ package enum ExitStatus {
     /// An input path does not exist or cannot be opened (the others still loaded); `report`,
     /// `baseline`, `compare`: the selection holds no session (without `--allow-empty`).
     package static let noInput: Int32 = 66
+    /// An error lctrace has no words for: a bug in lctrace (EX_SOFTWARE).
+    package static let internalError: Int32 = 70
     /// The database could not be read or written: read-only, full disk, not a database.
     package static let ioError: Int32 = 74
     /// Ended by a signal, cleanly (SIGINT, SIGTERM): 128 + its number, as shells report it.
@@ -27,6 +29,7 @@ package enum ExitStatus {
         (usage, "usage", "usage: unknown command or option, bad value (a duration without a unit, a number outside its range), refused query"),
         (dataError, "damaged input", "ingest: damaged input (truncated or corrupt file, or a file without one valid line); everything else loaded"),
         (noInput, "missing input or no session selected", "ingest: a path does not exist or cannot be read (permissions, a broken link, a FIFO, an unreadable directory), or no trace file was found; report, baseline, compare: the selection holds no session (unless --allow-empty)"),
+        (internalError, "internal error", "an error lctrace cannot explain: a bug in lctrace; the message asks you to report it"),
         (ioError, "database or I/O failure", "the database cannot be opened, read or written (permissions, a missing folder), is missing, is a directory or not SQLite, is not a regular file, has a schema that is not lctrace's or a corrupt page; query: stopped by --timeout"),
         (interrupted(by: SIGINT), "interrupted (SIGINT)", "ingest, analyze: ended by SIGINT (Ctrl-C) after rolling back the batch in flight; the same command finishes the work"),
         (interrupted(by: SIGTERM), "interrupted (SIGTERM)", "ingest, analyze: the same, ended by SIGTERM"),
@@ -60,12 +63,6 @@ package struct CommandContext {
     /// Opens (with `create`, makes) `path` for a command that writes.
     func openForWriting(_ path: String, create: Bool = true) throws -> Storage {
         try databases.openForWriting(path, create: create)
-    }
-
-    /// `--db`, else `$LCTRACE_DB`, else `./lctrace.db`.
-    package func databasePath(_ args: ParsedArguments) -> String {
-        // An empty $LCTRACE_DB is unset, as an empty NO_COLOR is (https://no-color.org).
-        args.value("db") ?? environment["LCTRACE_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "lctrace.db"
     }
 }
 
@@ -236,7 +233,8 @@ package enum CLI {
             return ExitStatus.ioError
         default:
             console.writeError("Error: \(shown(String(describing: error)))\n")
-            return ExitStatus.ioError
+            console.writeError("This is a bug in lctrace \(version), please report it with the command that failed.\n")
+            return ExitStatus.internalError
         }
     }
 }
@@ -266,24 +264,13 @@ extension BaselineError: OneLineError {
     package var status: Int32 { ExitStatus.usage }
 }
 
+/// A table too large for memory could not be spilled to a temporary file.
+extension TableSpillError: OneLineError {
+    package var line: String { description }
+    package var status: Int32 { ExitStatus.ioError }
+}
+
 extension EmptySelection: OneLineError {
     package var line: String { message }
     package var status: Int32 { ExitStatus.noInput }
-}
-
-/// Output formats shared by query, sessions and report.
-package enum OutputFormat: String, CaseIterable {
-    case table, text, csv, json, svg
-    case chromeTrace = "chrome-trace"
-
-    static func parse(_ value: String?, allowed: [OutputFormat], default def: OutputFormat) throws -> OutputFormat {
-        guard let value else { return def }
-        guard let format = OutputFormat(rawValue: value), allowed.contains(format) else {
-            let names = allowed.map(\.rawValue)
-            let near = ArgumentParser.closest(value, in: names)
-            throw UsageError("unknown format '\(value)' (expected \(names.joined(separator: ", ")))",
-                             hint: near.map { "did you mean '\($0)'?" })
-        }
-        return format
-    }
 }

@@ -11,11 +11,6 @@ package struct EmptySelection: Error {
 /// The sessions a report, baseline or comparison covers: `--session` (a prefix, any case),
 /// `--app`, `--build`; and the rule that an empty selection fails unless `--allow-empty`.
 package enum Selection {
-    static let sessionOptions: [OptionSpec] = [
-        OptionSpec("session", value: "SID", help: "Only this session (a unique prefix is enough, any case)."),
-        OptionSpec("app", value: "BUNDLE", help: "Only sessions of this app."),
-        OptionSpec("build", value: "BUILD", help: "Only sessions of this build."),
-    ]
     static let allowEmpty = OptionSpec("allow-empty", help: "Exit 0 when no session is selected (default: exit 66).")
 
     /// Candidates listed when a `--session` prefix is ambiguous.

@@ -34,12 +34,12 @@ package final class PGBackend: StorageBackend {
     package func readSessionSource() throws -> any SessionSource { try PGSessionSource(connection: read) }
 
     package func analysisStore() throws -> any AnalysisStore {
-        guard writing else { throw StoreMisuse("\(name) was opened read-only") }
+        precondition(writing, "an analysis asked of a database opened read-only")
         return try PGAnalysisStore(connection: PGReadConnection(pg: main, snapshot: false), strings: strings)
     }
 
     package func ingestSink() throws -> any IngestSink {
-        guard writing else { throw StoreMisuse("\(name) was opened read-only") }
+        precondition(writing, "an ingest asked of a database opened read-only")
         return try PGIngestSink(pg: main, url: url)
     }
 

@@ -329,7 +329,9 @@ package final class PGIngestSink: IngestSink {
             RETURNING id
             """, [path, String(size ?? 0), hashTaken ? nil : hash, utcNow()])
         let id = row.int(0, 0) ?? 0
-        guard try take(id) else { throw StoreMisuse("another ingest holds the lock of new file row \(id)") }
+        // The row was made just now: nobody else can hold its lock.
+        let locked = try take(id)
+        precondition(locked, "another ingest holds the lock of new file row \(id)")
         loadingHere[id] = size ?? -1
         return .load(fileID: id)
     }

@@ -16,7 +16,7 @@ import LCTraceStore
 /// with `…`; `cutColumns` says which columns were cut, for the caller's note. CSV cells can have
 /// spreadsheet formulas neutralised.
 package final class RowFormatter: RowSink {
-    package enum Style { case table, csv, json }
+    package typealias Style = RowStyle
 
     /// A table reads at most this many bytes of a text or blob; a larger one is shown cut
     /// whatever `maxWidth` says (`sizeCutColumns`). CSV and JSON write every value whole.

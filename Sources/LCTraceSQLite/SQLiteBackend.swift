@@ -37,14 +37,14 @@ package final class SQLiteBackend: StorageBackend {
     package func analysisStore() throws -> any AnalysisStore { try SQLiteAnalysisStore(db: db) }
 
     package func ingestSink() throws -> any IngestSink {
-        guard writing else { throw StoreMisuse("\(db.path) was opened read-only") }
+        precondition(writing, "an ingest asked of a database opened read-only")
         return try IngestStore(db: db)
     }
 
     /// The connection is restricted for users' SQL from here on (`ReadOnlyQuery`): the
     /// command that asks runs nothing else on it.
     package func readOnlyQuery(_ sql: String) throws -> any QueryRows {
-        guard !writing else { throw StoreMisuse("\(db.path) was opened for writing: a user's query reads") }
+        precondition(!writing, "a user's query asked of a database opened for writing")
         return try SQLiteUserQuery(db: db, sql: sql, deadline: queryDeadline)
     }
 

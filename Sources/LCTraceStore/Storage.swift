@@ -41,16 +41,6 @@ package enum StorageFailureKind: Sendable {
     case stopped
 }
 
-/// A misuse of the storage layer that is lctrace's own fault, told plainly.
-package struct StoreMisuse: StorageFailure, CustomStringConvertible {
-    package var message: String
-    package init(_ message: String) { self.message = message }
-    package var kind: StorageFailureKind { .unavailable }
-    package var line: String { message }
-    package var hint: String? { nil }
-    package var description: String { message }
-}
-
 /// An open lctrace database, whichever backend holds it. The command line, the reports and
 /// the analysis work through it; only the backend targets know their SQL.
 package final class Storage {
@@ -74,8 +64,9 @@ package final class Storage {
 
     /// The kind among `kinds` that claims `location` (the first that does).
     package static func kind(of location: String, among kinds: [any StorageBackendKind]) throws -> any StorageBackendKind {
+        // The embedded backend claims every location the others do not.
         guard let kind = kinds.first(where: { $0.claims(location) }) else {
-            throw StoreMisuse("no storage backend understands the database location \(location)")
+            preconditionFailure("no storage backend claims \(location): the last of Backends.all must claim all")
         }
         return kind
     }

@@ -9,9 +9,10 @@ package enum BaselineCommand: Command {
         name: "baseline",
         summary: "Write the current findings' identities as a baseline file for report --baseline.",
         options: [
-            OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
+            DatabaseOption.spec(),
             OptionSpec("output", short: "o", value: "FILE", help: "The baseline file to write ('-' for standard output)."),
-        ] + ReportCommand.findingOptions + ReportCommand.filterOptions + AnalyzeCommand.tuningOptions + [Selection.allowEmpty],
+        ] + FamilyOptions.options + SessionOptions.options + FindingFilterOptions.options + TuningOptions.options
+            + [Selection.allowEmpty],
         discussion: """
         One entry per identity, sorted by identity_key, with rule, severity, class, occurrences,
         sessions, first and last build and a `note` for people; no timestamps, so the same
@@ -27,10 +28,10 @@ package enum BaselineCommand: Command {
         }
         // An existing file must be a baseline: its notes are kept, and nothing else is overwritten.
         let previous = output != "-" && FileManager.default.fileExists(atPath: output) ? try Baseline.read(output) : nil
-        let path = context.databasePath(args)
-        let (data, _, _) = try ReportCommand.collect(args, context, path: path, families: ReportCommand.families(args), gapStatistics: false)
+        let path = DatabaseOption.location(args, context)
+        let (data, _, _) = try ReportCommand.collect(args, context, path: path, families: FamilyOptions.families(args), gapStatistics: false)
         var options = ReportOptions()
-        options.families = ReportCommand.families(args)
+        options.families = FamilyOptions.families(args)
         let view = ReportView(data: data, options: options)
         let entries = Baseline.entries(of: view, keepingNotesOf: previous)
         // Written beside its name and renamed into place, as every -o of lctrace.

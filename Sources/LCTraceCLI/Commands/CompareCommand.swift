@@ -11,14 +11,14 @@ package enum CompareCommand: Command {
         name: "compare",
         summary: "Compare two builds: new, fixed and persisting findings, and timing regressions.",
         options: [
-            OptionSpec("db", value: "PATH", help: "Database of the head build, and of the base unless --base-db (default: $LCTRACE_DB, else ./lctrace.db)."),
+            DatabaseOption.spec(help: "Database of the head build, and of the base unless --base-db (default: $LCTRACE_DB, else ./lctrace.db)."),
             OptionSpec("base-db", value: "PATH", help: "Database of the base build, when it is another one."),
             OptionSpec("base-build", value: "BUILD", help: "The build compared against (e.g. the last release)."),
             OptionSpec("head-build", value: "BUILD", help: "The candidate build."),
             OptionSpec("app", value: "BUNDLE", help: "Only sessions of this app (on both sides)."),
-            OptionSpec("format", short: "f", value: "FORMAT", help: "\(ComparisonReporters.help)."),
-            OptionSpec("fail-on", value: "LEVEL", help: "Exit 1 on a new finding at or above it, or a timing regression: error (default), warning, info, never."),
-        ] + AnalyzeCommand.tuningOptions + [Selection.allowEmpty],
+            FormatOption.spec(OutputFormats.compare),
+            FailOnOption.spec(help: "Exit 1 on a new finding at or above it, or a timing regression: error (default), warning, info, never."),
+        ] + TuningOptions.options + [Selection.allowEmpty],
         discussion: """
         Findings are counted per identity and per 100 sessions of each build (builds differ in
         session count). A timing regression is a class whose viewIsAppearing → viewDidAppear is
@@ -30,13 +30,13 @@ package enum CompareCommand: Command {
         """)
 
     package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let reporter = try format(args)
+        let reporter = try FormatOption.value(args, OutputFormats.compare)
         guard let baseBuild = args.value("base-build"), let headBuild = args.value("head-build") else {
             throw UsageError("compare needs --base-build and --head-build",
                              hint: "lctrace compare --base-build 812 --head-build 816")
         }
-        let failOn = try ReportCommand.failOn(args)
-        let headPath = context.databasePath(args)
+        let failOn = try FailOnOption.value(args)
+        let headPath = DatabaseOption.location(args, context)
         let basePath = args.value("base-db") ?? headPath
         let base = try side(baseBuild, option: "base-build", path: basePath, args, context)
         let head = try side(headBuild, option: "head-build", path: headPath, args, context)
@@ -48,7 +48,7 @@ package enum CompareCommand: Command {
     /// One build's findings and appearances, after the empty-selection check.
     static func side(_ build: String, option: String, path: String, _ args: ParsedArguments, _ context: CommandContext) throws -> ComparisonSide {
         var request = ReportRequest()
-        request.settings = try AnalyzeCommand.settings(args)
+        request.settings = try TuningOptions.settings(args)
         request.sessions = SessionFilter(app: args.value("app"), build: build)
         let db = try context.openForReading(path)
         let data = try ReportCollector.collect(request, db: db)
@@ -57,12 +57,5 @@ package enum CompareCommand: Command {
             throw EmptySelection(message: "--\(option) \(build): \(what)")
         }
         return ComparisonSide(build: build, data: data)
-    }
-
-    static func format(_ args: ParsedArguments) throws -> any ComparisonReporter.Type {
-        guard let value = args.value("format") else { return CompareTextReporter.self }
-        if let reporter = ComparisonReporters.named(value) { return reporter }
-        throw UsageError("unknown format '\(value)' (expected \(ComparisonReporters.ids.joined(separator: ", ")))",
-                         hint: ArgumentParser.closest(value, in: ComparisonReporters.ids).map { "did you mean '\($0)'?" })
     }
 }

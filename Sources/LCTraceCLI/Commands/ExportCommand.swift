@@ -7,13 +7,13 @@ package enum ExportCommand: Command {
         name: "export",
         summary: "Write sessions as a Chrome trace that Perfetto UI and chrome://tracing open.",
         options: [
-            OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
+            DatabaseOption.spec(),
             OptionSpec("session", value: "SID", help: "A session to export (a unique prefix is enough; repeatable).", repeatable: true),
             OptionSpec("app", value: "BUNDLE", help: "Every session of this app."),
             OptionSpec("build", value: "BUILD", help: "Every session of this build."),
         ]
-            + ReportCommand.findingOptions + ReportCommand.classOptions + AnalyzeCommand.tuningOptions
-            + [OptionSpec("format", short: "f", value: "FORMAT", help: "chrome-trace (the default and only one).", choices: ["chrome-trace"]), OutputFile.option],
+            + FindingOptions.options
+            + [FormatOption.spec(OutputFormats.export), OutputFile.option],
         discussion: """
         A process per session, a thread per controller instance (its lifetime, its events as
         instants, flows from presenter and container), and async slices for its appearances.
@@ -22,14 +22,14 @@ package enum ExportCommand: Command {
         """)
 
     package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        _ = try OutputFormat.parse(args.value("format"), allowed: [.chromeTrace], default: .chromeTrace)
+        _ = try FormatOption.value(args, OutputFormats.export)
         let named = args.all("session")
         guard !named.isEmpty || args.value("app") != nil || args.value("build") != nil else {
             throw UsageError("name what to export: --session SID, --build BUILD or --app BUNDLE",
-                             hint: "list the sessions with 'lctrace sessions --db \(Selection.shell(context.databasePath(args)))'")
+                             hint: "list the sessions with 'lctrace sessions --db \(Selection.shell(DatabaseOption.location(args, context)))'")
         }
-        let findings = try ReportCommand.findingsRequest(args)
-        let db = try context.openForReading(context.databasePath(args))
+        let findings = try FindingOptions.request(args)
+        let db = try context.openForReading(DatabaseOption.location(args, context))
         let sessions = try SessionChoice.many(named, app: args.value("app"), build: args.value("build"), db: db)
         let output = try OutputFile(path: args.value("output"), console: context.console)
         let writer = ChromeTraceWriter { try output.write($0) }

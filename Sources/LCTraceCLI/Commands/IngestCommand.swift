@@ -17,12 +17,12 @@ package enum IngestCommand: Command {
         positionalHelp: "Files, directories (searched for *.gz, *.jsonl, *.jsonl.gz) or - for standard input.",
         minPositionals: 1, maxPositionals: nil,
         options: [
-            OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
+            DatabaseOption.spec(),
             OptionSpec("no-analyze", help: "Load only; the model and findings are built by the next analyze or report."),
-            OptionSpec("format", short: "f", value: "FORMAT", help: "Summary as text (default) or json.", choices: ["text", "json"]),
+            FormatOption.spec(OutputFormats.ingestSummary, help: "The summary: \(OutputFormats.ingestSummary.help)."),
             OptionSpec("quiet", short: "q", help: "Print no summary (problems still go to stderr)."),
             OptionSpec("verbose", short: "v", help: "List every file skipped as already loaded (default: the first \(IngestSummaryReporter.skippedShown))."),
-        ] + AnalyzeCommand.tuningOptions,
+        ] + TuningOptions.options,
         discussion: """
         Idempotent: loading the same file again (under any name) adds nothing; overlapping files
         de-duplicate on (sid, seq). Bad lines are stored in `rejects` and never stop a file.
@@ -32,12 +32,13 @@ package enum IngestCommand: Command {
         """)
 
     package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let format = try OutputFormat.parse(args.value("format"), allowed: [.text, .json], default: .text)
+        let format = try FormatOption.value(args, OutputFormats.ingestSummary)
+        let settings = try TuningOptions.settings(args)
         let console = context.console
         let signals = SignalWatch()
         defer { signals.end() }
-        let db = try context.openForWriting(context.databasePath(args))
-        let job = IngestRun(db: db, analyze: !args.has("no-analyze"), settings: try AnalyzeCommand.settings(args))
+        let db = try context.openForWriting(DatabaseOption.location(args, context))
+        let job = IngestRun(db: db, analyze: !args.has("no-analyze"), settings: settings)
         job.stop = signals.stop
         let progress = ProgressLine(console: console)
         let started = Date()
@@ -54,7 +55,7 @@ package enum IngestCommand: Command {
         }
         progress.clear()
         let summary = outcome.ingest
-        reportProblems(summary, console, database: context.databasePath(args))
+        reportProblems(summary, console, database: DatabaseOption.location(args, context))
         for path in outcome.emptyDirectories {
             console.writeError("Error: \(shown(path)): no trace files in it (*.gz, *.jsonl, *.jsonl.gz)\n")
         }

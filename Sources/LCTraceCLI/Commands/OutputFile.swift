@@ -15,10 +15,12 @@ package final class OutputFile {
     static let option = OptionSpec("output", short: "o", value: "FILE", help: "Write to FILE instead of standard output.")
 
     /// A file that could not be written: exit status 74, naming the file and why.
-    struct WriteError: Error, CustomStringConvertible {
+    struct WriteError: OneLineError, CustomStringConvertible {
         var path: String
         var reason: String
         var description: String { "cannot write '\(path)': \(reason)" }
+        var line: String { description }
+        var status: Int32 { ExitStatus.ioError }
     }
 
     private let console: Console

@@ -12,9 +12,9 @@ package enum QueryCommand: Command {
         positionalHelp: "One SQL statement, comments included (a README query pasted whole), or - to read it from standard input; start from the *_v views (see 'lctrace schema').",
         minPositionals: 0, maxPositionals: 1,
         options: [
-            OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
+            DatabaseOption.spec(),
             OptionSpec("file", value: "PATH", help: "Read the SQL from this file ('-': standard input)."),
-            OptionSpec("format", short: "f", value: "FORMAT", help: "table (default), csv or json.", choices: ["table", "csv", "json"]),
+            FormatOption.spec(OutputFormats.rows),
             OptionSpec("timeout", value: "DURATION", help: "Stop the query after this long, e.g. 30s (default: no limit)."),
             .safeCSV,
         ] + TableOptions.options,
@@ -30,12 +30,11 @@ package enum QueryCommand: Command {
     static let timeoutRange: ClosedRange<Int64> = 1_000_000...86_400_000_000_000
 
     package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let format = try OutputFormat.parse(args.value("format"), allowed: [.table, .csv, .json], default: .table)
+        let style = try FormatOption.value(args, OutputFormats.rows)
         let timeout = try args.value("timeout").map { try OptionValues.duration($0, option: "--timeout", range: timeoutRange) }
         let maxWidth = try TableOptions.maxWidth(args)
         let sql = try sqlText(args, context)
-        let location = context.databasePath(args)
-        let style: RowFormatter.Style = format == .csv ? .csv : format == .json ? .json : .table
+        let location = DatabaseOption.location(args, context)
         let rows: any QueryRows
         do {
             // The deadline starts before connecting: opening a server's database checks the

@@ -10,10 +10,10 @@ package enum SessionsCommand: Command {
         name: "sessions",
         summary: "List sessions: app, version, device, OS, SDK, start, duration, events, lost events.",
         options: [
-            OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
+            DatabaseOption.spec(),
             OptionSpec("app", value: "BUNDLE", help: "Only sessions of this app."),
             OptionSpec("build", value: "BUILD", help: "Only sessions of this build."),
-            OptionSpec("format", short: "f", value: "FORMAT", help: "table (default), csv or json.", choices: ["table", "csv", "json"]),
+            FormatOption.spec(OutputFormats.rows),
             .safeCSV,
         ] + TableOptions.options)
 
@@ -21,10 +21,9 @@ package enum SessionsCommand: Command {
                           "events", "lost", "end"]
 
     package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let format = try OutputFormat.parse(args.value("format"), allowed: [.table, .csv, .json], default: .table)
-        let db = try context.openForReading(context.databasePath(args))
+        let style = try FormatOption.value(args, OutputFormats.rows)
+        let db = try context.openForReading(DatabaseOption.location(args, context))
         let maxWidth = try TableOptions.maxWidth(args)
-        let style: RowFormatter.Style = format == .csv ? .csv : format == .json ? .json : .table
         let out = RowFormatter(style: style, columns: columns, neutralizesFormulas: args.has("safe-csv"),
                                maxWidth: maxWidth, bytes: { context.console.write(bytes: $0) })
         // Streamed: one session at a time, each as it is now (a dirty one is counted from its events).

@@ -9,7 +9,7 @@ package enum TimelineCommand: Command {
         name: "timeline",
         summary: "Draw one session: a lane per controller, appearances, containment, presentations, findings.",
         options: [
-            OptionSpec("db", value: "PATH", help: "Database (default: $LCTRACE_DB, else ./lctrace.db)."),
+            DatabaseOption.spec(),
             OptionSpec("session", value: "SID", help: "The session (required; a unique prefix is enough)."),
             OptionSpec("vc", value: "ID[#SINCE]", help: "Centre on this controller and draw what relates to it."),
             OptionSpec("around", value: "SEQ", help: "Centre on this event."),
@@ -18,8 +18,8 @@ package enum TimelineCommand: Command {
             OptionSpec("idle", help: "Also draw controllers alive but hidden throughout the window."),
             OptionSpec("width", value: "COLUMNS", help: "Text width, 20 to 10000 (default: the terminal's, else 100)."),
         ]
-            + ReportCommand.findingOptions + ReportCommand.classOptions + AnalyzeCommand.tuningOptions
-            + [OptionSpec("format", short: "f", value: "FORMAT", help: "text (default) or svg.", choices: ["text", "svg"]), OutputFile.option,
+            + FindingOptions.options
+            + [FormatOption.spec(OutputFormats.timeline), OutputFile.option,
                ColorOption.option],
         discussion: """
         The window: --window wide around --around SEQ, the --vc controller's worst finding (or
@@ -30,13 +30,13 @@ package enum TimelineCommand: Command {
         """)
 
     package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
-        let format = try OutputFormat.parse(args.value("format"), allowed: [.text, .svg], default: .text)
+        let format = try FormatOption.value(args, OutputFormats.timeline)
         guard let sid = args.value("session") else {
             throw UsageError("missing --session SID for 'lctrace timeline'",
-                             hint: "list the sessions with 'lctrace sessions --db \(Selection.shell(context.databasePath(args)))'")
+                             hint: "list the sessions with 'lctrace sessions --db \(Selection.shell(DatabaseOption.location(args, context)))'")
         }
         var request = TimelineRequest()
-        request.findings = try ReportCommand.findingsRequest(args)
+        request.findings = try FindingOptions.request(args)
         request.vc = args.value("vc")
         request.around = try args.value("around").map { Int64(try OptionValues.count($0, option: "--around", range: 0...Int.max)) }
         if let text = args.value("window") {
@@ -49,7 +49,7 @@ package enum TimelineCommand: Command {
         let width = try args.value("width").map { try OptionValues.count($0, option: "--width", range: widthRange) }
         _ = try ColorOption.enabled(args, context, terminal: false)  // a bad value is refused before any work
 
-        let db = try context.openForReading(context.databasePath(args))
+        let db = try context.openForReading(DatabaseOption.location(args, context))
         let session = try SessionChoice.one(sid, db: db)
         let timeline: Timeline
         let progress = ProgressLine(console: context.console)
@@ -59,7 +59,7 @@ package enum TimelineCommand: Command {
             }
         } catch let e as TimelineError {
             progress.clear()
-            throw usage(e, database: context.databasePath(args))
+            throw usage(e, database: DatabaseOption.location(args, context))
         }
         progress.clear()
         let output = try OutputFile(path: args.value("output"), console: context.console)

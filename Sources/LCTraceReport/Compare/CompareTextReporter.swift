@@ -4,7 +4,7 @@ import LCTraceModel
 /// sessions, then the timing comparison, regressions first.
 package enum CompareTextReporter: ComparisonReporter {
     package static let id = "text"
-    package static let summary = "for people (the default)"
+    package static let summary = "for people"
 
     package static func render(_ c: BuildComparison) -> String {
         var out = "lctrace compare · base \(c.base.build) (\(NumberFormat.thousands(c.base.sessions)) sessions) → head \(c.head.build) (\(NumberFormat.thousands(c.head.sessions)) sessions)\n"

@@ -6,7 +6,7 @@ import LCTraceModel
 /// and the baseline's entries no longer seen are listed last. Colour only on a terminal.
 package enum TextReporter: Reporter {
     package static let id = "text"
-    package static let summary = "grouped for people (the default)"
+    package static let summary = "grouped for people"
 
     /// Every text from traces and files is escaped for terminals (`TerminalText`).
     package static func render(_ view: ReportView) -> String { TextReport(view: view.escapedForTerminal()).render() }

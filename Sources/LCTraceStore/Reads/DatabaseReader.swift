@@ -93,16 +93,22 @@ package final class DatabaseReader {
 
     /// The extension point is the kept session record's `extension` key, which the events
     /// table keeps in that record's `attrs` (one primary-key look-up).
-    private lazy var selectMetadata = try? db.query("""
+    private var selectMetadataStatement: (any SQLQuery)?
+    private func selectMetadata() throws -> any SQLQuery {
+        if let selectMetadataStatement { return selectMetadataStatement }
+        let q = try db.query("""
         SELECT s.sid, s.app, s.app_version, s.build, s.os, s.os_version, s.sdk, s.device, s.record_seq,
                (SELECT \(db.jsonText("e.attrs", key: "extension")) FROM \(db.relation(.events)) e
                 WHERE e.session = s.id AND e.seq = s.record_seq AND e.attrs IS NOT NULL)
         FROM sessions s WHERE s.id = ?
         """)
+        selectMetadataStatement = q
+        return q
+    }
 
     /// What the session record of session `id` said (the rules need the SDK and OS versions).
     package func sessionMetadata(_ id: Int64) throws -> SessionMetadata {
-        guard let q = selectMetadata else { throw StoreMisuse("the sessions table cannot be read") }
+        let q = try selectMetadata()
         q.reset()
         // Reset after reading: a statement left on a row keeps its read transaction open.
         defer { q.reset() }

@@ -15,6 +15,26 @@ import XCTest
 /// the read-only query command, and the README's promises.
 final class CLITests: TemporaryDirectoryTestCase {
 
+    /// An error lctrace has no words for is a bug: exit 70 (EX_SOFTWARE), the error, and a
+    /// request to report it; never 74, which tells the user their database is at fault.
+    func testAnErrorWithoutWordsIsAnInternalError() {
+        struct Unexpected: Error {}
+        let console = CapturingConsole()
+        XCTAssertEqual(CLI.report(Unexpected(), console), 70)
+        XCTAssertTrue(console.errors.contains("Error: Unexpected()"), console.errors)
+        XCTAssertTrue(console.errors.contains("This is a bug in lctrace"), console.errors)
+        XCTAssertTrue(ExitStatus.meanings.contains { $0.status == 70 }, "the overview and the manual page list it")
+    }
+
+    /// The parser records what the command declares, so that reading any other option name
+    /// traps in debug builds (every test runs in one).
+    func testParsedArgumentsKnowTheDeclaredOptions() throws {
+        for command in CLI.commands {
+            let args = try ArgumentParser.parse(["--help"], spec: command.spec)
+            XCTAssertEqual(args.declared, Set(command.spec.options.map(\.name)), command.spec.name)
+        }
+    }
+
     func loadSample() {
         var b = TraceBuilder()
         b.vc(2, "init", "0xa", #""cls":"RootVC""#)
@@ -165,7 +185,7 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(OptionValues.describe(1_500_000), "1500us")
         let args = try ArgumentParser.parse(["--gap-threshold", "animated=2s,plain=100ms", "--max-live", "A=3", "--max-live", "B=4"],
                                             spec: ReportCommand.spec)
-        let settings = try AnalyzeCommand.settings(args)
+        let settings = try TuningOptions.settings(args)
         XCTAssertEqual(settings.gapAnimated, 2_000_000_000)
         XCTAssertEqual(settings.gapPlain, 100_000_000)
         XCTAssertEqual(settings.maxLive, ["A": 3, "B": 4])

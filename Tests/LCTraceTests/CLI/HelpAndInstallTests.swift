@@ -186,7 +186,7 @@ final class HelpAndInstallTests: TemporaryDirectoryTestCase {
         ("lctrace rep", ["report"]),
         ("lctrace --db x rep", ["report"]),
         ("lctrace report --fo", ["--format"]),
-        ("lctrace report --format ", Reporters.ids.sorted()),
+        ("lctrace report --format ", OutputFormats.report.ids.sorted()),
         ("lctrace report --fail-on ", ["error", "info", "never", "warning"]),
         ("lctrace help re", ["report"]),
         ("lctrace completions ", ["bash", "fish", "zsh"]),

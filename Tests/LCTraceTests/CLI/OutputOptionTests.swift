@@ -22,8 +22,8 @@ final class OutputOptionTests: TemporaryDirectoryTestCase {
     }
 
     func testEveryFormatOfReportGoesToTheFileAsItWouldToStandardOutput() throws {
-        XCTAssertTrue(Reporters.ids.contains("html"))
-        for format in Reporters.ids {
+        XCTAssertTrue(OutputFormats.report.ids.contains("html"))
+        for format in OutputFormats.report.ids {
             let file = dir + "/report.\(format)"
             let stdout = TestSupport.run(["report", "--db", db, "-f", format])
             let written = TestSupport.run(["report", "--db", db, "-f", format, "-o", file])
