@@ -58,6 +58,8 @@ let package = Package(
         .target(name: "LCTraceGen", dependencies: ["CZlib", "LCTrace", "LCTraceCLI"]),
         .executableTarget(name: "lctrace-gen", dependencies: ["LCTraceGen"]),
         .executableTarget(name: "lctrace-fuzz", dependencies: ["LCTraceGen", "LCTrace", "LCTraceCLI"]),
+        // The example of docs/library.md, compiled with the package and run by the tests.
+        .executableTarget(name: "lctrace-library-example", dependencies: ["LCTrace"], path: "Examples/LibraryExample"),
         .testTarget(name: "LCTraceTests", dependencies: ["LCTrace", "LCTraceCLI", "LCTraceGen"],
                     exclude: ["Fuzz/regressions", "Report/Golden", "Fixtures"]),
     ],

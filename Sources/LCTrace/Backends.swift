@@ -16,22 +16,22 @@ package extension Storage {
     /// Opens `location` (a file path or a `postgresql://` URL) read-only, refusing anything
     /// that is not an lctrace database of this version. `timeout`: seconds for everything
     /// done from now on, opening included (`lctrace query --timeout`).
-    package static func openForReading(_ location: String, timeout: Double? = nil) throws -> Storage {
+    static func openForReading(_ location: String, timeout: Double? = nil) throws -> Storage {
         try openForReading(location, among: Backends.all, timeout: timeout)
     }
 
     /// Opens `location` for writing: creates the database and its schema when `create` is
     /// set and nothing is there (`ingest`); otherwise a missing database is refused
     /// (`analyze`). An older schema is migrated in place.
-    package static func openForWriting(_ location: String, create: Bool = true) throws -> Storage {
+    static func openForWriting(_ location: String, create: Bool = true) throws -> Storage {
         try openForWriting(location, among: Backends.all, create: create)
     }
 
     /// The schema of the embedded backend (`lctrace schema` without a database).
-    package static var defaultDDL: String { Backends.embedded.ddl }
+    static var defaultDDL: String { Backends.embedded.ddl }
 
     /// The kind of database `location` names, without opening it.
-    package static func kind(of location: String) throws -> any StorageBackendKind {
+    static func kind(of location: String) throws -> any StorageBackendKind {
         try kind(of: location, among: Backends.all)
     }
 }

@@ -1,4 +1,4 @@
-import CZlib
+internal import CZlib
 import Foundation
 
 /// Writes a file as one or more gzip members (recorders append a member per flush), or as

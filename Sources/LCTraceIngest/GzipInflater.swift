@@ -1,5 +1,5 @@
-import CFastInflate
-import CZlib
+internal import CFastInflate
+internal import CZlib
 
 /// What one call of `GzipInflater.inflate` did.
 package struct InflateStep: Equatable {

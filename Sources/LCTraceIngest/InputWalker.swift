@@ -121,7 +121,7 @@ package enum InputWalker {
 
 package extension Array where Element == UInt8 {
     /// Calls `body` with these bytes as a NUL-terminated C path.
-    package func withCPath<R>(_ body: (UnsafePointer<CChar>) -> R) -> R {
+    func withCPath<R>(_ body: (UnsafePointer<CChar>) -> R) -> R {
         (self + [0]).withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
         }

@@ -1,39 +1,42 @@
 import LCTraceFormat
 
 /// How bad a finding is. Ordered: info < warning < error.
-package enum Severity: String, Comparable, CaseIterable, Sendable {
+public enum Severity: String, Comparable, CaseIterable, Sendable {
     case info, warning, error
 
     package var rank: Int { self == .info ? 0 : self == .warning ? 1 : 2 }
-    package static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+    public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
 }
 
-/// One finding, in the shape of rules.md's machine-readable output.
-package struct Finding: Sendable, Equatable {
-    package var rule: String
-    package var name: String
-    package var severity: Severity
-    package var session: String?
-    package var vc: String?
-    package var since: Int64?
-    package var cls: String?
-    package var t: Int64?
-    package var message: String
-    package var evidence: [Int64]
+/// One finding: a rule's verdict on one instance (or session, or file), in the shape of the
+/// JSON report (docs/rule-reference.md). `session`, `vc` and `since` name the instance; the
+/// `evidence` seqs lead to the raw events (`events_v`); `identity` names the defect across
+/// sessions, devices and builds (baselines and comparisons count it).
+public struct Finding: Sendable, Equatable {
+    public var rule: String
+    public var name: String
+    public var severity: Severity
+    public var session: String?
+    public var vc: String?
+    public var since: Int64?
+    public var cls: String?
+    public var t: Int64?
+    public var message: String
+    public var evidence: [Int64]
     /// "low" in sessions with lost events: the missing events might have explained it.
-    package var confidence: String
+    public var confidence: String
     /// For file-level findings (LC904): the file's path.
-    package var file: String?
+    public var file: String?
     /// Rule-specific values, e.g. how a leaked controller left ("how": "pop"), typed.
-    package var detail: [String: DetailValue]
+    public var detail: [String: DetailValue]
     /// (1.1) The defect's readable key (`FindingIdentity`) and its hash: equal for every
     /// occurrence of the same defect, whatever the session, device or build.
-    package var identityKey: String
-    package var identity: String
+    public var identityKey: String
+    public var identity: String
     /// The session's app (bundle id), build and device; nil for file-level findings.
-    package var app: String?
-    package var build: String?
-    package var device: String?
+    public var app: String?
+    public var build: String?
+    public var device: String?
 
     /// A finding with every field given (the rules' own initializers, in LCTraceRules, derive
     /// the name, severity and identity from the rule).
@@ -52,7 +55,7 @@ package struct Finding: Sendable, Equatable {
 
 /// A value of a finding's `detail`, with its JSON type kept: numbers stay numbers in the JSON
 /// report and in `findings.detail` (so `json_extract(detail, '$.retained_ms') > 5000` works).
-package enum DetailValue: Sendable, Equatable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+public enum DetailValue: Sendable, Equatable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
     case text(String)
     case int(Int64)
     case double(Double)
@@ -60,7 +63,7 @@ package enum DetailValue: Sendable, Equatable, Hashable, ExpressibleByStringLite
     /// A list of integers (seqs, line numbers).
     case ints([Int64])
 
-    package init(stringLiteral value: String) { self = .text(value) }
+    public init(stringLiteral value: String) { self = .text(value) }
 
     /// Milliseconds from nanoseconds, to a tenth of a millisecond.
     package static func ms(_ ns: Int64) -> DetailValue { .double((Double(ns) / 100_000).rounded() / 10) }
@@ -77,7 +80,7 @@ package enum DetailValue: Sendable, Equatable, Hashable, ExpressibleByStringLite
     }
 
     /// The value as plain text (CSV, text reports).
-    package var description: String {
+    public var description: String {
         switch self {
         case .text(let s): return s
         case .ints(let list): return list.map(String.init).joined(separator: ",")
@@ -86,7 +89,7 @@ package enum DetailValue: Sendable, Equatable, Hashable, ExpressibleByStringLite
     }
 
     /// The value as a number, for ordering (`nil` for text and lists).
-    package var number: Double? {
+    public var number: Double? {
         switch self {
         case .int(let n): return Double(n)
         case .double(let d): return d

@@ -1,4 +1,4 @@
-import CPostgreSQL
+internal import CPostgreSQL
 import Foundation
 import LCTraceModel
 import LCTraceStore
@@ -361,7 +361,7 @@ extension PGError: StorageFailure {
 package extension Array where Element == String {
     /// The strings as a NULL-terminated array of C strings, valid during `body` (libpq's
     /// keyword and value lists).
-    package func withCStrings<R>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) throws -> R) rethrows -> R {
+    func withCStrings<R>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) throws -> R) rethrows -> R {
         let copies = map { strdup($0) }
         defer { copies.forEach { free($0) } }
         let pointers = copies.map { UnsafePointer($0) } + [nil]

@@ -1,4 +1,4 @@
-import CPostgreSQL
+internal import CPostgreSQL
 import LCTraceModel
 import LCTraceStore
 

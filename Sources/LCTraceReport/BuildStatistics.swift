@@ -82,7 +82,7 @@ package enum GapDistribution {
 
 package extension ReportView {
     /// Per build (in build order) its sessions, devices, events and findings by severity.
-    package static func buildSummaries(_ data: ReportData, rank: [Int], names: [String], values: [String?],
+    static func buildSummaries(_ data: ReportData, rank: [Int], names: [String], values: [String?],
                                sessionIndex: [String: Int]) -> [BuildSummary] {
         var out = names.indices.map { BuildSummary(name: names[$0], build: values[$0]) }
         var devices = Array(repeating: Set<String>(), count: names.count)
@@ -104,7 +104,7 @@ package extension ReportView {
     }
 
     /// The gap rows (when the report gathered them) by class and build, classes as `gapStats`.
-    package static func gapsByBuild(_ rows: GapRows?, gapStats: [GapStats], rank: [Int], builds: Int) -> [ClassGapsByBuild] {
+    static func gapsByBuild(_ rows: GapRows?, gapStats: [GapStats], rank: [Int], builds: Int) -> [ClassGapsByBuild] {
         guard let rows, !rows.gap.isEmpty, builds > 0 else { return [] }
         var values: [Int: [Int64]] = [:]
         for i in rows.gap.indices {

@@ -52,7 +52,7 @@ import Foundation
 package extension FollowUp {
     /// `lctrace query …` of sessions, findings and findings per 100 sessions of every build;
     /// `rules`: those reported, when not every family is.
-    package func findingsPerBuildQuery(rules: [String]?) -> String {
+    func findingsPerBuildQuery(rules: [String]?) -> String {
         command(HintQueries.findingsPerBuild(conditions: conditions, minSeverity: minSeverity, rules: rules))
     }
 }

@@ -131,7 +131,7 @@ package extension ReportCollector {
     /// dirty session (events changed since its model was built: `ingest --no-analyze`, a killed
     /// ingest or analyze) has its counts, times and end computed from its events, so no stale
     /// number is shown. One session is held at a time.
-    package static func forEachCurrentSession(_ filter: SessionFilter, db: Storage, _ body: (SessionInfo) throws -> Void) throws {
+    static func forEachCurrentSession(_ filter: SessionFilter, db: Storage, _ body: (SessionInfo) throws -> Void) throws {
         let events = try db.backend.readSessionSource()
         try db.model.forEachSession(filter) { info in
             var info = info
@@ -147,7 +147,7 @@ package extension ReportCollector {
 
 package extension SessionInfo {
     /// The counts, times and end of `stats` (computed from the session's events).
-    package mutating func update(from stats: SessionStats) {
+    mutating func update(from stats: SessionStats) {
         events = stats.events
         lostEvents = Int(stats.lostEvents)
         firstT = stats.firstT

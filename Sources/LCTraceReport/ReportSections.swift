@@ -67,7 +67,7 @@ package struct HeldCount: Sendable, Equatable {
 
 /// Family titles, as every report for people prints them.
 package extension RuleFamily {
-    package var title: String {
+    var title: String {
         switch self {
         case .orphans: return "Orphaned children"
         case .unbalanced: return "Appear with no matching disappear"

@@ -252,7 +252,7 @@ package extension ReportData {
     /// Whether the selection could have shown a baseline entry: its rule's family is
     /// reported and its app is among the sessions selected (an entry of another app, or of a
     /// family not asked for, is not "fixed", only out of view).
-    package func couldShow(_ entry: BaselineEntry, _ families: Set<RuleFamily>) -> Bool {
+    func couldShow(_ entry: BaselineEntry, _ families: Set<RuleFamily>) -> Bool {
         guard let rule = RuleCatalog.info(entry.rule), families.contains(rule.family) else { return false }
         if rule.severity < minSeverity { return false }
         if let cls = className, entry.cls != cls { return false }

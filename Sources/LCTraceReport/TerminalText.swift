@@ -48,7 +48,7 @@ package extension ReportData {
     /// kept as they are, so grouping and baseline verdicts do not change. `changed`: whether
     /// any text needed escaping (mostly none does: then the caller keeps what it built from
     /// the data as it is).
-    package func escapingForTerminal() -> (data: ReportData, changed: Bool) {
+    func escapingForTerminal() -> (data: ReportData, changed: Bool) {
         var changed = false
         func x(_ s: String) -> String { TerminalText.escaped(s, noting: &changed) }
         func e(_ s: String?) -> String? { s.map(x) }
@@ -82,7 +82,7 @@ package extension ReportData {
 package extension ReportView {
     /// The same view over `ReportData.escapingForTerminal()`, with the baseline's entries (they
     /// come from a file) escaped too: what the text report shows.
-    package func escapedForTerminal() -> ReportView {
+    func escapedForTerminal() -> ReportView {
         var escapedOptions = options
         escapedOptions.sourceRoot = nil   // the text report names no source files
         var changed = options.sourceRoot != nil

@@ -78,7 +78,7 @@ package struct RuleSettings: Equatable, Sendable {
 
 package extension Finding {
     /// `key`: the parts of the identity key after `rule|app|` (rules.md 1.1), nil parts unknown.
-    package init(rule: RuleInfo, session: String?, vc: String? = nil, since: Int64? = nil, cls: String? = nil,
+    init(rule: RuleInfo, session: String?, vc: String? = nil, since: Int64? = nil, cls: String? = nil,
                 t: Int64?, message: String, evidence: [Int64], lowConfidence: Bool = false,
                 file: String? = nil, key: [String?], app: String? = nil, build: String? = nil, device: String? = nil,
                 detail: [String: DetailValue] = [:]) {
@@ -90,7 +90,7 @@ package extension Finding {
     }
 
     /// A finding read back from the database, with its stored identity.
-    package init(stored rule: RuleInfo, session: String?, vc: String?, since: Int64?, cls: String?, t: Int64?,
+    init(stored rule: RuleInfo, session: String?, vc: String?, since: Int64?, cls: String?, t: Int64?,
                 message: String, evidence: [Int64], confidence: String, file: String?, detail: [String: DetailValue],
                 identityKey: String, identity: String, app: String?, build: String?, device: String?) {
         self.init(rule: rule.id, name: rule.name, severity: rule.severity, session: session, vc: vc, since: since,
@@ -99,7 +99,7 @@ package extension Finding {
     }
 
     /// A finding about one instance of `model`; `key` after `rule|app|class|`.
-    package init(_ rule: RuleInfo, _ model: SessionModel, _ instance: InstanceKey, t: Int64?, _ message: String,
+    init(_ rule: RuleInfo, _ model: SessionModel, _ instance: InstanceKey, t: Int64?, _ message: String,
          evidence: [Int64], key: [String?] = [], detail: [String: DetailValue] = [:]) {
         let cls = model.cls(of: instance)
         let m = model.metadata
@@ -109,7 +109,7 @@ package extension Finding {
     }
 
     /// A finding about the whole session; `key` after `rule|app|`.
-    package init(_ rule: RuleInfo, _ model: SessionModel, t: Int64?, _ message: String, evidence: [Int64],
+    init(_ rule: RuleInfo, _ model: SessionModel, t: Int64?, _ message: String, evidence: [Int64],
          key: [String?] = [], detail: [String: DetailValue] = [:]) {
         let m = model.metadata
         self.init(rule: rule, session: model.sid, t: t, message: message, evidence: evidence,
@@ -135,7 +135,7 @@ package protocol Rule {
 }
 
 package extension Rule {
-    package static var scope: RuleScope { .facts }
+    static var scope: RuleScope { .facts }
 }
 
 /// Every session-level rule, in report order. LC904 works on files, see `RejectedLinesRule`.

@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 import Foundation
 
 /// Copies the write-ahead log into the database file on a thread of its own while an ingest

@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 import LCTraceStore
 
 /// The current row of a statement being stepped: valid until the next step.
@@ -36,10 +36,10 @@ package struct QueryRow: RowValues {
 
 package extension SQLiteStatement {
     /// The names of the result's columns.
-    package var columnNames: [String] { (0..<columnCount).map(columnName) }
+    var columnNames: [String] { (0..<columnCount).map(columnName) }
 
     /// Steps to the end, handing each row to `body` where SQLite holds it.
-    package func forEachRow(_ body: (QueryRow) throws -> Void) throws {
+    func forEachRow(_ body: (QueryRow) throws -> Void) throws {
         let row = QueryRow(handle: handle, count: columnCount)
         while try step() { try body(row) }
     }

@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 import Dispatch
 import LCTraceStore
 
@@ -89,7 +89,7 @@ package enum ReadOnlyQuery {
 package extension ReadOnlyQuery {
     /// True when `sql` holds something other than blanks, comments and semicolons: SQLite
     /// prepares no statement from those. Text that does not parse counts as a statement.
-    package static func holdsStatement(_ sql: String, _ db: SQLiteDatabase) -> Bool {
+    static func holdsStatement(_ sql: String, _ db: SQLiteDatabase) -> Bool {
         if sql.isEmpty { return false }
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v2(db.handle, sql, -1, &stmt, nil)
@@ -99,7 +99,7 @@ package extension ReadOnlyQuery {
 
     /// True when an error is the query's own (bad SQL, a value too big, a type mismatch): a
     /// usage error. Anything else (a corrupt page, an I/O error, no memory) is the database's.
-    package static func isQueryFault(_ error: SQLiteError) -> Bool {
+    static func isQueryFault(_ error: SQLiteError) -> Bool {
         [SQLITE_ERROR, SQLITE_AUTH, SQLITE_RANGE, SQLITE_MISMATCH, SQLITE_TOOBIG, SQLITE_CONSTRAINT].contains(error.code & 0xff)
     }
 }
@@ -139,7 +139,7 @@ package extension String {
     /// Drops leading and trailing whitespace and trailing semicolons. Works on Unicode scalars:
     /// taking `Character`s off the end of a string is quadratic in a run of spaces (120,000
     /// trailing spaces took 20 s).
-    package func trimmingTrailing() -> String {
+    func trimmingTrailing() -> String {
         let scalars = unicodeScalars
         var end = scalars.endIndex
         var start = scalars.startIndex

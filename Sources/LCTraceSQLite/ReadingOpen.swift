@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 import Foundation
 
 /// What a command that only reads leaves beside a database: nothing it did not find there.
@@ -16,10 +16,10 @@ import Foundation
 /// the reader, which would read a half-written database.
 package extension SQLiteSchema {
     /// The files SQLite keeps beside a WAL database while it is open.
-    package static func walFiles(of path: String) -> [String] { [path + "-wal", path + "-shm"] }
+    static func walFiles(of path: String) -> [String] { [path + "-wal", path + "-shm"] }
 
     /// True when either of `walFiles(of:)` exists.
-    package static func hasWALFiles(_ path: String) -> Bool {
+    static func hasWALFiles(_ path: String) -> Bool {
         walFiles(of: path).contains { FileManager.default.fileExists(atPath: $0) }
     }
 
@@ -30,7 +30,7 @@ package extension SQLiteSchema {
     /// meanwhile and closed before the reader: then its committed pages, as the next writer
     /// would) and deletes both. A database the process may not write keeps
     /// them (SQLite opens it read-only then), as before.
-    package static func releaseWALFiles(path: String) {
+    static func releaseWALFiles(path: String) {
         guard hasWALFiles(path), let db = try? SQLiteDatabase(path: path, mode: .readWriteExisting) else { return }
         _ = try? db.scalarInt("SELECT count(*) FROM sqlite_master")
         db.close()

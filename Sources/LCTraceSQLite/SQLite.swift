@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -33,7 +33,7 @@ package struct SQLiteError: Error, CustomStringConvertible, Equatable {
 }
 
 /// `SQLITE_TRANSIENT` is a C macro Swift cannot import: it tells SQLite to copy bound text.
-package let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// One SQLite connection. Owns its handle; closes it in `deinit`.
 package final class SQLiteDatabase {

@@ -183,7 +183,7 @@ extension IngestStore: LoadingAnalysisHost {
 
 package extension Storage {
     /// An open SQLite connection as storage (tests and tools that hold one already).
-    package convenience init(_ db: SQLiteDatabase) {
+    convenience init(_ db: SQLiteDatabase) {
         self.init(location: db.path, kind: SQLiteBackendKind(), backend: SQLiteBackend(db: db))
     }
 }

@@ -1,13 +1,13 @@
-import CSQLite
+internal import CSQLite
 
 package extension SQLiteError {
     /// What kind of failure an error is, for a message that says the real reason.
-    package enum Reason: Sendable {
+    enum Reason: Sendable {
         case corrupt, notADatabase, readOnly, diskFull, ioFailure, cannotOpen, permission, busy, other
     }
 
     /// The kind of failure, from SQLite's primary result code (https://sqlite.org/rescode.html).
-    package var reason: Reason {
+    var reason: Reason {
         switch code & 0xff {
         case SQLITE_CORRUPT: return .corrupt
         case SQLITE_NOTADB: return .notADatabase

@@ -6,7 +6,7 @@ import LCTraceModel
 /// say how to migrate it.
 package extension SQLiteSchema {
     /// Brings a database of schema version `from` to `version` in place, one version at a time.
-    package static func migrate(_ db: SQLiteDatabase, from: Int64, path: String) throws {
+    static func migrate(_ db: SQLiteDatabase, from: Int64, path: String) throws {
         guard from == 1 || from == 2 else {
             throw VersionError(description: "\(path) has schema version \(from) and no migration to \(version) exists: re-ingest into a new database")
         }
@@ -95,7 +95,7 @@ package extension SQLiteSchema {
     }
 
     /// The statements of `ddl` that create the named tables, indexes and views, in DDL order.
-    package static func statements(creating names: Set<String>) -> [String] {
+    static func statements(creating names: Set<String>) -> [String] {
         var out: [String] = []
         var current: [Substring] = []
         for line in ddl.split(separator: "\n", omittingEmptySubsequences: false) {

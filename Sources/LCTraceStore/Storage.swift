@@ -100,20 +100,20 @@ package final class Storage {
 
 package extension Storage {
     /// The number of sessions in the database.
-    package func sessionCount() throws -> Int { try model.sessionCount() }
+    func sessionCount() throws -> Int { try model.sessionCount() }
 
     /// Session ids that start with `prefix`, ignoring case, in order; at most `limit`.
-    package func sessionIDs(matching prefix: String, limit: Int) throws -> [String] {
+    func sessionIDs(matching prefix: String, limit: Int) throws -> [String] {
         try model.sessions(matching: prefix, limit: limit)
     }
 
     /// The sessions the filter selects, in listing order, as stored (see `forEachCurrentSession`).
-    package func sessions(_ filter: SessionFilter = SessionFilter()) throws -> [SessionInfo] {
+    func sessions(_ filter: SessionFilter = SessionFilter()) throws -> [SessionInfo] {
         try model.sessions(filter)
     }
 
     /// The canonical text of the rule settings the stored findings were built with, if any.
-    package func storedSettingsText() throws -> String? { try model.storedSettingsText() }
+    func storedSettingsText() throws -> String? { try model.storedSettingsText() }
 }
 
 // MARK: A user's query
@@ -122,7 +122,7 @@ package extension Storage {
     /// Runs one read-only statement of a user's (`lctrace query`), within the `timeout` the
     /// storage was opened with (`openForReading(_:among:timeout:)`), which counts from the
     /// opening. What each backend refuses, and how, is its own (`ReadOnlyQuery`, `PGUserQuery`).
-    package func userQuery(_ sql: String) throws -> any QueryRows {
+    func userQuery(_ sql: String) throws -> any QueryRows {
         try backend.readOnlyQuery(sql)
     }
 }

@@ -1,4 +1,4 @@
-import CFastHash
+internal import CFastHash
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

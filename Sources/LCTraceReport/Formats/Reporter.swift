@@ -14,7 +14,7 @@ package protocol Reporter {
 }
 
 package extension Reporter {
-    package static var inputs: ReportInputs { [] }
+    static var inputs: ReportInputs { [] }
 }
 
 /// What a reporter can ask the command to gather into the view model.

@@ -390,7 +390,7 @@ package struct TextTimeline {
 extension TextTimeline.Cell.Style: Hashable {}
 
 package extension String {
-    package func trimmingTrailingSpaces() -> String {
+    func trimmingTrailingSpaces() -> String {
         var s = Substring(self)
         while s.last == " " { s = s.dropLast() }
         return String(s)

@@ -60,7 +60,7 @@ package final class TimelineSource {
 package extension TimelineRows {
     /// Adds the facts of a model built in memory (or of one of its batches): the same rows the
     /// analysis would store for them.
-    package mutating func append(_ model: SessionModel) {
+    mutating func append(_ model: SessionModel) {
         for x in model.instances {
             instances.append(Instance(
                 key: x.key, cls: x.cls, firstT: x.firstT, endSeq: x.endSeq, endT: x.endT, endHow: x.end?.rawValue,
@@ -79,7 +79,7 @@ package extension TimelineRows {
     }
 
     /// The order the stored rows come in (batches hand facts out as they end, not in order).
-    package mutating func sortByKey() {
+    mutating func sortByKey() {
         instances.sort { ($0.key.since, $0.key.vc) < ($1.key.since, $1.key.vc) }
         cycles.sort { $0.willSeq < $1.willSeq }
         edges.sort { $0.addSeq < $1.addSeq }

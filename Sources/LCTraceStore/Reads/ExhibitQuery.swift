@@ -81,7 +81,7 @@ package final class ExhibitQuery {
 package extension HintQueries {
     /// Everything that happened to one instance: its events and those naming it, in order
     /// (README query 5).
-    package static func instanceEvents(sid: String, vc: String, since: Int64, end: Int64?) -> String {
+    static func instanceEvents(sid: String, vc: String, since: Int64, end: Int64?) -> String {
         var sql = "SELECT seq, ms, event, vc, class, parent, host, presented, child FROM events_v WHERE sid = \(literal(sid))"
         sql += " AND \(literal(vc)) IN (vc, parent, host, presented, child) AND seq >= \(since)"
         if let end { sql += " AND seq <= \(end)" }
@@ -89,7 +89,7 @@ package extension HintQueries {
     }
 
     /// The findings of these identities under the filters (findings_v column, value) and lowest severity.
-    package static func findings(identities: [String], conditions: [(String, String)], minSeverity: Severity?) -> String {
+    static func findings(identities: [String], conditions: [(String, String)], minSeverity: Severity?) -> String {
         let terms = ["identity IN (\(identities.map(literal).joined(separator: ", ")))"] + filterTerms(conditions, minSeverity)
         return "SELECT session, vc, since, t, message FROM findings_v WHERE " + terms.joined(separator: " AND ") + " ORDER BY session, t"
     }
@@ -99,7 +99,7 @@ package extension HintQueries {
     /// Sessions, findings and findings per 100 sessions of every build (app version and
     /// build number), busiest first, under the filters (findings_v column, value), lowest
     /// severity and, when not every family is reported, these rules.
-    package static func findingsPerBuild(conditions: [(String, String)], minSeverity: Severity?, rules: [String]?) -> String {
+    static func findingsPerBuild(conditions: [(String, String)], minSeverity: Severity?, rules: [String]?) -> String {
         var sessionTerms: [String] = [], findingTerms = ["f.session_id = s.id"]
         for (column, value) in conditions {
             switch column {

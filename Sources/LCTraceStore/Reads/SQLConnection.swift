@@ -53,9 +53,9 @@ package protocol SQLReadConnection: AnyObject {
 
 package extension SQLReadConnection {
     /// The table itself: the backend stores the shared layout.
-    package func relation(_ table: SharedTable) -> String { table.rawValue }
+    func relation(_ table: SharedTable) -> String { table.rawValue }
 
-    package func countedGapsSQL(sessions: String) -> String {
+    func countedGapsSQL(sessions: String) -> String {
         """
         SELECT session, vc, since, animated, did_t - is_t FROM \(relation(.appearances))
         WHERE session IN (\(sessions)) AND outcome = 'completed' AND is_t IS NOT NULL AND did_t IS NOT NULL
@@ -65,14 +65,14 @@ package extension SQLReadConnection {
     }
 
     /// The first column of the first row, or nil.
-    package func scalarInt(_ sql: String, _ bindings: [SQLValue] = []) throws -> Int64? {
+    func scalarInt(_ sql: String, _ bindings: [SQLValue] = []) throws -> Int64? {
         let q = try query(sql)
         try q.bind(bindings)
         defer { q.reset() }
         return try q.step() ? q.optionalInt(0) : nil
     }
 
-    package func scalarText(_ sql: String, _ bindings: [SQLValue] = []) throws -> String? {
+    func scalarText(_ sql: String, _ bindings: [SQLValue] = []) throws -> String? {
         let q = try query(sql)
         try q.bind(bindings)
         defer { q.reset() }
