@@ -69,34 +69,8 @@ class PostgreSQLTestCase: TemporaryDirectoryTestCase {
 
 final class PostgreSQLBackendTests: PostgreSQLTestCase {
 
-    /// The same corpus into SQLite and into PostgreSQL gives the same sessions, events,
-    /// rejects, model rows and findings (the logical dumps compared line by line).
-    func testTheSameCorpusGivesTheSameDatabaseOnBothBackends() throws {
-        let input = try corpus("c", seed: 31, sessions: 16)
-        let sqlite = dir + "/s.db"
-        let pg = try freshDatabase()
-        let a = TestSupport.run(["ingest", "-q", "--db", sqlite, input])
-        let b = TestSupport.run(["ingest", "-q", "--db", pg, input])
-        XCTAssertEqual(a.status, 65, "the cut file is damaged: \(a.err)")
-        XCTAssertEqual(b.status, a.status, b.err)
-        let left = try TestSupport.logicalDump(sqlite), right = try TestSupport.logicalDump(location: pg)
-        XCTAssertGreaterThan(left.count, 100_000)
-        XCTAssertTrue(left.contains("conflict") || left.contains("damage"), "the corpus exercises rejects")
-        if left != right {
-            let l = left.split(separator: "\n"), r = right.split(separator: "\n")
-            let first = zip(l, r).enumerated().first { $0.element.0 != $0.element.1 }
-            XCTFail("dumps differ (\(l.count) vs \(r.count) lines), first at \(first?.offset ?? -1):\n\(first?.element.0 ?? "")\n\(first?.element.1 ?? "")")
-        }
-        // Loading it again adds nothing on either (every file is known: none is read).
-        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", pg, input]).status, TestSupport.run(["ingest", "-q", "--db", sqlite, input]).status)
-        XCTAssertEqual(try TestSupport.logicalDump(location: pg), right)
-        // And the reports agree, format by format.
-        for format in ["json", "csv", "sarif", "junit"] {
-            let x = TestSupport.run(["report", "--db", sqlite, "--format", format, "--fail-on", "never"])
-            let y = TestSupport.run(["report", "--db", pg, "--format", format, "--fail-on", "never"])
-            XCTAssertEqual(x.out, y.out, "report --format \(format)")
-        }
-    }
+    // The same corpus into SQLite and into PostgreSQL giving the same content is a case of
+    // the backend contract (BackendContractTests), which every backend runs.
 
     /// Four ingesters on overlapping file sets at once, one of them killed twice and started
     /// again: the database ends with exactly the content of one clean ingest.

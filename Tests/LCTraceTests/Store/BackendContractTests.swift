@@ -1,0 +1,151 @@
+import XCTest
+@testable import LCTraceStore
+@testable import LCTracePostgreSQL
+@testable import LCTrace
+@testable import LCTraceCLI
+
+/// The contract every storage backend keeps, run against each of them: what a user sees
+/// through the commands and the documented views must not depend on where the data lives. A
+/// new backend (docs/architecture.md, "Add a storage backend") adds one subclass with one
+/// test method that runs `cases`; a case it fails is named in the failure.
+///
+/// (XCTest on Linux discovers only the test methods a class declares itself, so the cases
+/// are a list each backend runs, not inherited test methods.)
+class BackendContractTestCase: PostgreSQLTestCase {
+    /// A new, empty database of the backend under test.
+    func freshLocation(_ name: String) throws -> String { preconditionFailure("a backend's suite names its databases") }
+
+    override func setUpWithError() throws {}   // the PostgreSQL suite asks for its server itself
+
+    /// Every case of the contract, by name.
+    static let cases: [(name: String, run: @Sendable (BackendContractTestCase) throws -> Void)] = [
+        ("the same corpus gives the reference's content", { try $0.sameContentAsTheReference() }),
+        ("loading the same files again adds nothing", { try $0.ingestIsIdempotent() }),
+        ("every report format prints its golden file", { try $0.reportsPrintTheGoldenFiles() }),
+        ("query reads and never writes", { try $0.queryOnlyReads() }),
+        ("a database that is not there is refused", { try $0.aMissingDatabaseIsRefused() }),
+        ("rejected lines become LC904 findings once", { try $0.rejectsBecomeFileFindingsOnce() }),
+    ]
+
+    /// Runs every case on fresh databases, and says which failed.
+    func runContract(file: StaticString = #filePath, line: UInt = #line) {
+        for c in Self.cases {
+            let before = testRun?.failureCount ?? 0
+            do { try c.run(self) } catch { XCTFail("\(c.name): \(error)", file: file, line: line) }
+            if let failures = testRun?.failureCount, failures > before {
+                XCTFail("the backend breaks the contract: \(c.name)", file: file, line: line)
+            }
+        }
+    }
+
+    private var samples: String { TestSupport.root.appendingPathComponent("SampleTraces").path }
+
+    // MARK: The cases
+
+    /// A corpus with rotations, gzip members, a copy, a cut file, overlapping lines and bad
+    /// lines gives the same sessions, events, rejects, model rows and findings as SQLite does.
+    func sameContentAsTheReference() throws {
+        let input = try corpus("contract", seed: 31, sessions: 16)
+        let reference = dir + "/reference.db", tested = try freshLocation("content")
+        let a = TestSupport.run(["ingest", "-q", "--db", reference, input])
+        let b = TestSupport.run(["ingest", "-q", "--db", tested, input])
+        XCTAssertEqual(a.status, 65, "the cut file is damaged: \(a.err)")
+        XCTAssertEqual(b.status, a.status, b.err)
+        let left = try TestSupport.logicalDump(reference), right = try TestSupport.logicalDump(location: tested)
+        XCTAssertGreaterThan(left.count, 100_000)
+        XCTAssertTrue(left.contains("conflict") || left.contains("damage"), "the corpus exercises rejects")
+        if left != right {
+            let l = left.split(separator: "\n"), r = right.split(separator: "\n")
+            let first = zip(l, r).enumerated().first { $0.element.0 != $0.element.1 }
+            XCTFail("dumps differ (\(l.count) vs \(r.count) lines), first at \(first?.offset ?? -1):\n\(first?.element.0 ?? "")\n\(first?.element.1 ?? "")")
+        }
+        for format in ["json", "csv", "sarif", "junit"] {
+            let x = TestSupport.run(["report", "--db", reference, "--format", format, "--fail-on", "never"])
+            let y = TestSupport.run(["report", "--db", tested, "--format", format, "--fail-on", "never"])
+            XCTAssertEqual(x.out, y.out, "report --format \(format)")
+        }
+    }
+
+    /// Every file is known the second time (none is read), and the content stays.
+    func ingestIsIdempotent() throws {
+        let db = try freshLocation("idempotent")
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, samples]).status, 0)
+        let once = try TestSupport.logicalDump(location: db)
+        let again = TestSupport.run(["ingest", "-f", "json", "--db", db, samples])
+        XCTAssertEqual(again.status, 0, again.err)
+        XCTAssertTrue(again.out.contains(#""events":{"new":0,"#), again.out)
+        XCTAssertEqual(try TestSupport.logicalDump(location: db), once)
+    }
+
+    /// SampleTraces' reports, text and machine formats, are the golden files of
+    /// `ReportGoldenTests`, the database's name aside.
+    func reportsPrintTheGoldenFiles() throws {
+        let db = try freshLocation("goldens")
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, samples]).status, 0)
+        for (args, golden) in [(["report"], "report.txt"), (["report", "-f", "json"], "report.json"),
+                               (["report", "-f", "csv"], "report.csv"), (["report", "-f", "sarif"], "report.sarif"),
+                               (["report", "-f", "junit"], "report.junit")] {
+            let r = TestSupport.run(args + ["--fail-on", "never", "--db", db])
+            XCTAssertEqual(r.status, 0, r.err)
+            let shown = try Storage.kind(of: db).shown(db)
+            let expected = try String(contentsOf: Golden.directory.appendingPathComponent(golden), encoding: .utf8)
+            let actual = r.out.replacingOccurrences(of: Shell.word(shown), with: "$DB").replacingOccurrences(of: shown, with: "$DB")
+            XCTAssertEqual(actual, expected, golden)
+        }
+    }
+
+    /// A query's rows come back; a write is refused (exit 64) and changes nothing.
+    func queryOnlyReads() throws {
+        let db = try freshLocation("query")
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, samples]).status, 0)
+        let count = TestSupport.run(["query", "--db", db, "-f", "csv", "SELECT count(*) AS n FROM events_v"])
+        XCTAssertEqual(count.status, 0, count.err)
+        XCTAssertEqual(count.out, "n\n3579\n")
+        let write = TestSupport.run(["query", "--db", db, "DELETE FROM findings"])
+        XCTAssertEqual(write.status, 64, write.err)
+        XCTAssertEqual(TestSupport.run(["query", "--db", db, "-f", "csv", "SELECT count(*) AS n FROM findings_v"]).out, "n\n36\n")
+    }
+
+    /// Reading commands refuse a database that holds no lctrace schema (exit 74), naming it.
+    func aMissingDatabaseIsRefused() throws {
+        let db = try freshLocation("missing")
+        let r = TestSupport.run(["report", "--db", db])
+        XCTAssertEqual(r.status, 74, r.err)
+        XCTAssertTrue(r.err.hasPrefix("Error: "), r.err)
+    }
+
+    /// A file of bad lines gives one LC904 finding per kind of problem, from the analysis:
+    /// analysing again replaces them rather than adding copies.
+    func rejectsBecomeFileFindingsOnce() throws {
+        let db = try freshLocation("rejects")
+        let file = dir + "/bad-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        TestSupport.writeLines([#"{"v":1,"sid":"S","seq":0,"t":0,"ev":"session","wall":"2026-11-02T10:15:03Z"}"#,
+                                "not json", #"{"v":1,"sid":"S","seq":1}"#, "also not json"], to: file)
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, file]).status, 0)
+        let query = "SELECT rule, count(*) AS n FROM findings_v WHERE rule = 'LC904' GROUP BY rule"
+        XCTAssertEqual(TestSupport.run(["query", "--db", db, "-f", "csv", query]).out, "rule,n\nLC904,2\n")
+        XCTAssertEqual(TestSupport.run(["analyze", "--all", "--db", db]).status, 0)
+        XCTAssertEqual(TestSupport.run(["query", "--db", db, "-f", "csv", query]).out, "rule,n\nLC904,2\n")
+    }
+}
+
+/// The embedded default keeps the contract.
+final class SQLiteBackendContractTests: BackendContractTestCase {
+    override func freshLocation(_ name: String) throws -> String { dir + "/\(name).db" }
+
+    func testTheContract() { runContract() }
+}
+
+/// The team database keeps the contract (a real server: `LCTRACE_TEST_POSTGRES_URL`).
+final class PostgreSQLBackendContractTests: BackendContractTestCase {
+    override func setUpWithError() throws {
+        guard let url = PGConnectionTests.url else {
+            throw XCTSkip("no PostgreSQL server: set LCTRACE_TEST_POSTGRES_URL (.ci/run starts one)")
+        }
+        admin = try PGConnection(url: url)
+    }
+
+    override func freshLocation(_ name: String) throws -> String { try freshDatabase(name) }
+
+    func testTheContract() { runContract() }
+}
