@@ -4,6 +4,7 @@ import LCTraceIngest
 import LCTraceReport
 import LCTraceRules
 import LCTraceStore
+import LCTraceModel
 
 /// An lctrace database, for apps and tools that use lctrace as a library rather than run the
 /// command (docs/library.md): load trace files, read the findings, render a report. The same

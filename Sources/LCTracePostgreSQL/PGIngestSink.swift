@@ -1,6 +1,7 @@
 import Foundation
 import LCTraceModel
 import LCTraceStore
+import LCTraceFormat
 
 /// Loads batches into PostgreSQL with `COPY`: a batch's lines go to a temporary table, then
 /// into `events` with `ON CONFLICT (session, seq) DO NOTHING` (the first copy in the file wins),
@@ -158,9 +159,16 @@ package final class PGIngestSink: IngestSink {
                 """, [part]).changedRows
             // Every other line is a duplicate of the stored row, or a conflict with it (none
             // when every line went in: the common case of a file loaded for the first time).
-            let conflicting = counts.new == lines.count ? nil : try pg.query("""
-                SELECT b.line, b."offset", b.seq FROM (
-                    SELECT *, row_number() OVER (PARTITION BY session, seq ORDER BY ord) AS r FROM lctrace_batch WHERE part = $1) b
+            // (1.2) Rows that differ only in `attrs` are compared as JSON values here, after
+            // the query: another writer's spacing or key order is the same event.
+            let differing = counts.new == lines.count ? nil : try pg.query("""
+                SELECT b.line, b."offset", b.seq,
+                       (e.t IS DISTINCT FROM b.t OR e.ev IS DISTINCT FROM b.ev OR e.vc IS DISTINCT FROM b.vc
+                        OR e.cls IS DISTINCT FROM b.cls OR e.other IS DISTINCT FROM b.other OR e.flags IS DISTINCT FROM b.flags
+                        OR e.detail IS DISTINCT FROM b.detail OR e.thread IS DISTINCT FROM b.thread
+                        OR e.wall IS DISTINCT FROM b.wall)::int AS columns_differ,
+                       e.attrs, b.attrs
+                FROM (SELECT *, row_number() OVER (PARTITION BY session, seq ORDER BY ord) AS r FROM lctrace_batch WHERE part = $1) b
                 JOIN events e ON e.session = b.session AND e.seq = b.seq
                 WHERE NOT (b.r = 1 AND EXISTS (SELECT 1 FROM lctrace_inserted i WHERE i.part = $1 AND i.session = b.session AND i.seq = b.seq))
                   AND (e.t IS DISTINCT FROM b.t OR e.ev IS DISTINCT FROM b.ev OR e.vc IS DISTINCT FROM b.vc
@@ -169,14 +177,17 @@ package final class PGIngestSink: IngestSink {
                        OR e.wall IS DISTINCT FROM b.wall OR e.attrs IS DISTINCT FROM b.attrs)
                 ORDER BY b.ord
                 """, [part])
-            counts.conflicts = conflicting?.rowCount ?? 0
+            let conflictRows = (0..<(differing?.rowCount ?? 0)).filter { r in
+                differing!.int(r, 3) == 1 || !JSONCanonical.equal(differing!.text(r, 4), differing!.text(r, 5))
+            }
+            counts.conflicts = conflictRows.count
             counts.duplicates = counts.events - counts.new - counts.conflicts
-            if let conflicting, conflicting.rowCount > 0 {
+            if let differing, !conflictRows.isEmpty {
                 let sidOfLine = Dictionary(lines.map { ($0.event.line, $0.sid) }, uniquingKeysWith: { a, _ in a })
-                for r in 0..<conflicting.rowCount {
-                let line = Int(conflicting.int(r, 0) ?? 0)
-                    rejects.append((.conflict, line, conflicting.int(r, 1) ?? 0,
-                                    "conflicting duplicate: session \(sidOfLine[line] ?? "?") seq \(conflicting.int(r, 2) ?? 0) is stored with other content (first copy kept)", nil))
+                for r in conflictRows {
+                    let line = Int(differing.int(r, 0) ?? 0)
+                    rejects.append((.conflict, line, differing.int(r, 1) ?? 0,
+                                    "conflicting duplicate: session \(sidOfLine[line] ?? "?") seq \(differing.int(r, 2) ?? 0) is stored with other content (first copy kept)", nil))
                 }
             }
             if counts.new > 0 {

@@ -7,6 +7,7 @@ import Darwin
 #endif
 import LCTraceModel
 import LCTraceStore
+import LCTraceFormat
 
 /// SQLite's ingest sink: the batches (interning, sessions and their records, events and the
 /// captures handed to the analysis), with the file rows kept by `FileLedger` and the rejects
@@ -489,7 +490,10 @@ package final class IngestStore: IngestSink {
         guard try q.step() else { return .conflict }
         let same = q.int(0) == e.t && q.int(1) == ev && q.optionalInt(2) == vc && q.optionalInt(3) == cls
             && q.optionalInt(4) == other && q.int(5) == e.flags && q.optionalInt(6) == detail
-            && q.optionalInt(7) == thread && q.columnEquals(8, slice(e.wall, arena)) && q.columnEquals(9, slice(e.attrs, arena))
+            && q.optionalInt(7) == thread && q.columnEquals(8, slice(e.wall, arena))
+            // (1.2) The other keys compare as JSON values: another writer's spacing, key order
+            // or spelling of a number is the same event.
+            && (q.columnEquals(9, slice(e.attrs, arena)) || JSONCanonical.equal(q.columnBytes(9), slice(e.attrs, arena)))
         return same ? .duplicate : .conflict
     }
 

@@ -303,6 +303,12 @@ package final class SQLiteStatement {
     }
 
     /// True when column `i` is text equal to `bytes`, or NULL and `bytes` is nil.
+    /// The text of column `i` of the current row, valid until the next step or reset; nil for NULL.
+    package func columnBytes(_ i: Int) -> UnsafeRawBufferPointer? {
+        guard let p = sqlite3_column_text(handle, Int32(i)) else { return nil }
+        return UnsafeRawBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, Int32(i))))
+    }
+
     package func columnEquals(_ i: Int, _ bytes: UnsafeRawBufferPointer?) -> Bool {
         guard let p = sqlite3_column_text(handle, Int32(i)) else { return bytes == nil }
         guard let bytes else { return false }

@@ -25,6 +25,7 @@ class BackendContractTestCase: PostgreSQLTestCase {
         ("query reads and never writes", { try $0.queryOnlyReads() }),
         ("a database that is not there is refused", { try $0.aMissingDatabaseIsRefused() }),
         ("rejected lines become LC904 findings once", { try $0.rejectsBecomeFileFindingsOnce() }),
+        ("a duplicate written by another JSON writer is no conflict (1.2)", { try $0.reencodedDuplicatesAreNoConflict() }),
     ]
 
     /// Runs every case on fresh databases, and says which failed.
@@ -126,6 +127,41 @@ class BackendContractTestCase: PostgreSQLTestCase {
         XCTAssertEqual(TestSupport.run(["query", "--db", db, "-f", "csv", query]).out, "rule,n\nLC904,2\n")
         XCTAssertEqual(TestSupport.run(["analyze", "--all", "--db", db]).status, 0)
         XCTAssertEqual(TestSupport.run(["query", "--db", db, "-f", "csv", query]).out, "rule,n\nLC904,2\n")
+    }
+}
+
+extension BackendContractTestCase {
+    /// (1.2) The same lines written again by another JSON writer (spaces after `,` and `:`,
+    /// another key order, `402.0` for `402`, `\u0041` for `A`) are duplicates, not conflicts,
+    /// and make no LC904; a line whose nested value really differs still is a conflict.
+    func reencodedDuplicatesAreNoConflict() throws {
+        let db = try freshLocation("reencoded")
+        let sid = "S-reencoded-\(UInt32.random(in: 0...UInt32.max))"
+        let head = #"{"v":1,"sid":"\#(sid)","#
+        let first = [
+            head + #""seq":0,"t":0,"ev":"session","wall":"2026-11-02T10:15:03Z","app":"com.example.shop","build":"812"}"#,
+            head + #""seq":1,"t":100,"ev":"init","vc":"0xA","cls":"ProductViewController"}"#,
+            head + #""seq":2,"t":200,"ev":"viewIsAppearing","vc":"0xA","animated":true,"bounds":[402,874],"traits":{"h":"compact","v":"regular","style":"dark"},"x-note":"A-1"}"#,
+        ]
+        let again = [
+            #"{ "ev": "session", "seq": 0, "v": 1, "t": 0, "sid": "\#(sid)", "build": "812", "app": "com.example.shop", "wall": "2026-11-02T10:15:03Z" }"#,
+            #"{ "cls": "ProductViewController", "vc": "0xA", "ev": "init", "t": 100, "seq": 1, "sid": "\#(sid)", "v": 1 }"#,
+            #"{ "x-note": "A-1", "traits": { "style": "dark", "v": "regular", "h": "compact" }, "bounds": [ 402.0, 8.74e2 ], "animated": true, "vc": "0xA", "ev": "viewIsAppearing", "t": 200, "seq": 2, "sid": "\#(sid)", "v": 1 }"#,
+        ]
+        let conflicting = head + #""seq":2,"t":200,"ev":"viewIsAppearing","vc":"0xA","animated":true,"bounds":[402,875],"traits":{"h":"compact","v":"regular","style":"dark"},"x-note":"A-1"}"#
+        TestSupport.writeLines(first, to: dir + "/first-\(sid).jsonl")
+        TestSupport.writeLines(again, to: dir + "/again-\(sid).jsonl")
+        TestSupport.writeLines([conflicting], to: dir + "/conflict-\(sid).jsonl")
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, dir + "/first-\(sid).jsonl"]).status, 0)
+        let r = TestSupport.run(["ingest", "-f", "json", "--db", db, dir + "/again-\(sid).jsonl"])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertTrue(r.out.contains(#""events":{"new":0,"duplicate":3,"conflicting":0}"#), r.out)
+        XCTAssertEqual(r.err, "", "no warning about conflicts or session records")
+        let lc904 = "SELECT count(*) AS n FROM findings_v WHERE rule = 'LC904'"
+        XCTAssertEqual(TestSupport.run(["query", "--db", db, "-f", "csv", lc904]).out, "n\n0\n")
+        let c = TestSupport.run(["ingest", "-f", "json", "--db", db, dir + "/conflict-\(sid).jsonl"])
+        XCTAssertTrue(c.out.contains(#""events":{"new":0,"duplicate":0,"conflicting":1}"#), c.out)
+        XCTAssertEqual(TestSupport.run(["query", "--db", db, "-f", "csv", lc904]).out, "n\n1\n")
     }
 }
 
