@@ -1,3 +1,4 @@
+import LCTraceFormat
 import LCTraceModel
 
 /// Builds a `SessionModel` from one session's events, fed in seq order.
@@ -19,13 +20,17 @@ package final class ModelBuilder {
     /// Batches handed out so far.
     package private(set) var batches = 0
     private var backgroundStart: Int64?
-    /// Navigation controller id → the child of its running interactive push/pop.
-    private var interactiveTransition: [String: String] = [:]
-    /// (1.1) Interactive presentations and dismissals still in progress, as the ids of the
-    /// controllers they move: the transition ends when one of them completes or cancels its
-    /// appearance (viewDidAppear or viewDidDisappear) or is deallocated. Appearances that
-    /// begin meanwhile are interactive (the finger sets their length).
-    private var interactivePresentations: [Set<String>] = []
+    /// (1.2) One foreground clock from every scene: scene id → in the foreground. The app is
+    /// in the foreground while any scene is; before the first scene event, the app-delegate
+    /// events decide (`appInForeground`).
+    private var sceneInForeground: [String: Bool] = [:]
+    private var appInForeground = true
+    /// (1.1, 1.2) Interactive transitions still in progress (the finger sets the length of
+    /// the appearances they move; see `InteractiveScope`).
+    private var interactiveScopes: [InteractiveScope] = []
+    /// (1.2) The highest seq lost so far (-1: none): events are consumed in seq order, so a
+    /// hole lies between seq `a` and the current event exactly when `lostUpTo > a`.
+    private var lostUpTo: Int64 = -1
     /// Presenter id → ids it presented (pruned as they are dismissed): the presentation chain
     /// a dismissal takes along.
     private var presentedBy: [String: [String]] = [:]
@@ -69,18 +74,24 @@ package final class ModelBuilder {
     // MARK: Feeding
 
     package func consume(_ e: TraceEvent) {
+        let expected = (model.stats.lastSeq ?? -1) + 1
+        if e.seq > expected { lostUpTo = e.seq - 1 }
         model.stats.add(e)
         switch e.kind {
-        case .sceneDidEnterBackground, .appDidEnterBackground:
-            if backgroundStart == nil {
-                backgroundStart = e.t
-                for index in appearingCycles { model.cycles[index].backgrounded = true }
-            }
-        case .sceneWillEnterForeground, .appWillEnterForeground, .sceneDidBecomeActive, .appDidBecomeActive:
-            if let start = backgroundStart {
-                model.backgroundIntervals.append((start, e.t))
-                backgroundStart = nil
-            }
+        case .sceneWillConnect, .sceneWillEnterForeground, .sceneDidBecomeActive:
+            sceneInForeground[e.detail ?? ""] = true
+            foregroundChanged(e.t)
+        case .sceneDidEnterBackground, .sceneDidDisconnect:
+            sceneInForeground[e.detail ?? ""] = false
+            foregroundChanged(e.t)
+        case .appDidEnterBackground:
+            appInForeground = false
+            foregroundChanged(e.t)
+        case .appWillEnterForeground, .appDidBecomeActive:
+            appInForeground = true
+            foregroundChanged(e.t)
+        case .windowRoot:
+            replaceWindowRoot(e)
         default:
             break
         }
@@ -93,19 +104,23 @@ package final class ModelBuilder {
         }
         guard e.kind.needsVC || (e.kind == .memoryWarning && e.vc != nil), let vc = e.vc,
               let x = instance(for: vc, e) else { return }
+        // (1.2) Lost events between this instance's previous event and this one may have
+        // completed what looks broken now (a transition, a containment step).
+        let afterHole = lostUpTo > (x.lastSeq ?? x.key.since)
+        x.lastSeq = e.seq
         switch e.kind {
         case .viewDidLoad: viewDidLoad(x, e)
-        case .viewWillAppear: viewWillAppear(x, e)
-        case .viewIsAppearing: viewIsAppearing(x, e)
-        case .viewDidAppear: viewDidAppear(x, e)
-        case .viewWillDisappear: viewWillDisappear(x, e)
-        case .viewDidDisappear: viewDidDisappear(x, e)
+        case .viewWillAppear: viewWillAppear(x, e, afterHole: afterHole)
+        case .viewIsAppearing: viewIsAppearing(x, e, afterHole: afterHole)
+        case .viewDidAppear: viewDidAppear(x, e, afterHole: afterHole)
+        case .viewWillDisappear: viewWillDisappear(x, e, afterHole: afterHole)
+        case .viewDidDisappear: viewDidDisappear(x, e, afterHole: afterHole)
         case .deinit: deinitialize(x, e)
         case .addChild: addChild(x, e)
         case .willMoveToParent: willMove(x, e)
         case .didMoveToParent: didMove(x, e)
         case .removeFromParent: removeFromParent(x, e)
-        case .viewAttached: attach(x, e)
+        case .viewAttached: attach(x, e, afterHole: afterHole)
         case .viewDetached: detach(x, e.seq, e.t)
         case .present: present(by: x, e)
         case .dismiss: dismiss(x, e)
@@ -114,7 +129,12 @@ package final class ModelBuilder {
             if let child = e.other, let c = directory.latest[child], c.isAlive {
                 c.lastNavigationCall = (e.kind, e.seq, interactive)
             }
-            interactiveTransition[vc] = interactive ? e.other : nil
+            // (1.2) It moves the navigation controller's children (the pushed or popped one,
+            // the one it covers or reveals) and what they contain.
+            interactiveScopes.removeAll { $0.containers.contains(vc) }
+            if interactive, let child = e.other {
+                interactiveScopes.append(InteractiveScope(moved: [child], containers: [vc], endsWith: [child]))
+            }
         default:
             break
         }
@@ -129,11 +149,39 @@ package final class ModelBuilder {
         for x in model.instances where x.isAlive {
             if let c = x.openCycle {
                 model.cycles[c].ending = x.state == .visible ? .visibleAtEnd : .sessionEnd
+                // (1.2) A stuck appearance whose completion may be lost is not judged.
+                if lostUpTo > model.cycles[c].willSeq { model.cycles[c].acrossHole = true }
                 x.openCycle = nil
             }
+            if let a = x.activeEdge, lostUpTo > model.edges[a].addSeq { model.edges[a].acrossHole = true }
+            if let a = x.activeAttachment, lostUpTo > model.attachments[a].attachSeq { model.attachments[a].acrossHole = true }
+        }
+        for i in model.edges.indices where model.edges[i].attachmentAtRemoval != nil {
+            if let removed = model.edges[i].removeSeq, lostUpTo > removed { model.edges[i].acrossHole = true }
         }
         if batches > 0 && !growthClasses.isEmpty { model.growthCandidates = growthCandidates }
         return model
+    }
+
+    // MARK: The foreground clock
+
+    /// True while the app is in the foreground: while any scene is (Apple:
+    /// `applicationState` is that of the most active scene) and the app-level events (the
+    /// app delegate's, or UIApplication's notifications a recorder may hear beside the
+    /// scenes') last said so; in a session without scene events, as the latter said.
+    private var inForeground: Bool {
+        appInForeground && (sceneInForeground.isEmpty || sceneInForeground.values.contains(true))
+    }
+
+    /// Opens or closes a background interval when the app's state changed at `t`.
+    private func foregroundChanged(_ t: Int64) {
+        if inForeground, let start = backgroundStart {
+            model.backgroundIntervals.append((start, t))
+            backgroundStart = nil
+        } else if !inForeground && backgroundStart == nil {
+            backgroundStart = t
+            for index in appearingCycles { model.cycles[index].backgrounded = true }
+        }
     }
 
     // MARK: Batches
@@ -269,6 +317,7 @@ package final class ModelBuilder {
             x.clsID = e.ids.cls
             x.initSeq = e.seq
             x.initT = e.t
+            if e.attrs != nil { x.uikitClass = AttrsText.strings(e.attrs, ["uikit"])["uikit"] }
             adoptPendingPresentation(x)
             register(x)
             return x
@@ -348,13 +397,43 @@ package final class ModelBuilder {
         if e.flags.contains(EventFlags.present(.animated)) { cycle.animated = e.has(.animated) }
         cycle.resumedFromDisappearing = resumed
         cycle.backgrounded = backgroundStart != nil
-        if let parent = x.parent, interactiveTransition[parent] != nil { cycle.interactive = true }
-        if !interactivePresentations.isEmpty { cycle.interactive = true }
+        // (1.2) Its own viewWillAppear says the finger drives it, or a transition in progress moves it.
+        if e.has(.interactive) || movedByInteractiveTransition(x) { cycle.interactive = true }
         model.cycles.append(cycle)
         let index = model.cycles.count - 1
         x.openCycle = index
         x.cycleCount += 1
         appearingCycles.insert(index)
+    }
+
+    /// True when an interactive transition in progress moves `x`: `x` or a controller that
+    /// contains it is one the transition moves, a child of the navigation controller whose
+    /// push or pop it is, or a controller it reveals or covers that is itself appearing or
+    /// disappearing (`x` is: its viewWillAppear is being handled).
+    private func movedByInteractiveTransition(_ x: Instance) -> Bool {
+        guard !interactiveScopes.isEmpty else { return false }
+        var node: Instance? = x
+        var depth = 0
+        while let n = node, depth < 64 {
+            let changing = n === x || n.state == .appearing || n.state == .disappearing
+            for scope in interactiveScopes {
+                if scope.moved.contains(n.key.vc) { return true }
+                if let p = n.parent, scope.containers.contains(p) { return true }
+                if changing && scope.revealed.contains(n.key.vc) { return true }
+            }
+            node = n.parent.flatMap { directory.latest[$0] }
+            depth += 1
+        }
+        return false
+    }
+
+    /// `id` and the controllers that contain it: what a presentation by `id` may reveal or
+    /// cover (UIKit makes a container the presenter when a child presents).
+    private func withContainers(_ id: String?) -> Set<String> {
+        var out = Set<String>()
+        var node = id
+        while let n = node, out.count < 64, out.insert(n).inserted { node = directory.latest[n]?.parent }
+        return out
     }
 
     private func closeCycle(_ x: Instance, ending: AppearanceCycle.Ending) {
@@ -364,7 +443,7 @@ package final class ModelBuilder {
         x.openCycle = nil
     }
 
-    private func viewWillAppear(_ x: Instance, _ e: TraceEvent) {
+    private func viewWillAppear(_ x: Instance, _ e: TraceEvent, afterHole: Bool) {
         switch x.state {
         case .hidden:
             startCycle(x, e, resumed: false)
@@ -372,18 +451,26 @@ package final class ModelBuilder {
             closeCycle(x, ending: .disappearCancelled)
             startCycle(x, e, resumed: true)
         case .appearing, .visible:
-            anomaly(.transition, x, e, evidence: cycleStart(x) + [e.seq])
-            closeCycle(x, ending: .violation)
+            if !afterHole { anomaly(.transition, x, e, evidence: cycleStart(x) + [e.seq]) }
+            closeCycle(x, ending: afterHole ? .lost : .violation)
             startCycle(x, e, resumed: false)
         }
         x.state = .appearing
         x.removedWithoutCallbacks = false
         cancelRelease(x)
+        // (1.2) The finger drives it: what it contains appears inside the same transition.
+        if e.has(.interactive) {
+            interactiveScopes.append(InteractiveScope(moved: [x.key.vc], endsWith: [x.key.vc]))
+        }
     }
 
-    private func viewIsAppearing(_ x: Instance, _ e: TraceEvent) {
+    private func viewIsAppearing(_ x: Instance, _ e: TraceEvent, afterHole: Bool) {
         guard x.state == .appearing, let c = x.openCycle else {
-            anomaly(.transition, x, e, evidence: cycleStart(x) + [e.seq])
+            if afterHole {
+                x.state = .appearing   // the viewWillAppear was lost: resume from what this implies
+            } else {
+                anomaly(.transition, x, e, evidence: cycleStart(x) + [e.seq])
+            }
             return
         }
         if model.cycles[c].isAppearingCount > 0 {
@@ -395,7 +482,7 @@ package final class ModelBuilder {
         model.cycles[c].isAppearingCount += 1
     }
 
-    private func viewDidAppear(_ x: Instance, _ e: TraceEvent) {
+    private func viewDidAppear(_ x: Instance, _ e: TraceEvent, afterHole: Bool) {
         switch x.state {
         case .appearing:
             if let c = x.openCycle {
@@ -413,9 +500,9 @@ package final class ModelBuilder {
             }
         case .visible:
             let did = x.openCycle.flatMap { model.cycles[$0].didSeq }
-            anomaly(.transition, x, e, evidence: (did.map { [$0] } ?? []) + [e.seq])
+            if !afterHole { anomaly(.transition, x, e, evidence: (did.map { [$0] } ?? []) + [e.seq]) }
         case .hidden, .disappearing:
-            anomaly(.transition, x, e, evidence: cycleStart(x) + [e.seq])
+            if !afterHole { anomaly(.transition, x, e, evidence: cycleStart(x) + [e.seq]) }
         }
         x.state = .visible
         endInteractiveTransition(of: x)
@@ -423,7 +510,7 @@ package final class ModelBuilder {
         pendingDismissals.removeAll { dismissalMembers($0.root).contains { $0 === x } }
     }
 
-    private func viewWillDisappear(_ x: Instance, _ e: TraceEvent) {
+    private func viewWillDisappear(_ x: Instance, _ e: TraceEvent, afterHole: Bool) {
         switch x.state {
         case .appearing, .visible:
             if let c = x.openCycle {
@@ -435,15 +522,22 @@ package final class ModelBuilder {
                 model.cycles[c].willDisappearT = e.t
             }
         case .hidden:
-            anomaly(.transition, x, e, evidence: [e.seq])
+            if !afterHole { anomaly(.transition, x, e, evidence: [e.seq]) }
         case .disappearing:
             let will = x.openCycle.flatMap { model.cycles[$0].willDisappearSeq }
-            anomaly(.transition, x, e, evidence: (will.map { [$0] } ?? []) + [e.seq])
+            if !afterHole { anomaly(.transition, x, e, evidence: (will.map { [$0] } ?? []) + [e.seq]) }
         }
         x.state = .disappearing
+        // (1.2) The finger drives its disappearance: the transition moves it, what it
+        // contains, its siblings in its container (the one a pop reveals) and its presenter.
+        if e.has(.interactive) {
+            interactiveScopes.append(InteractiveScope(moved: [x.key.vc], containers: x.parent.map { [$0] } ?? [],
+                                                      revealed: x.isPresented ? withContainers(x.presenter) : [],
+                                                      endsWith: [x.key.vc]))
+        }
     }
 
-    private func viewDidDisappear(_ x: Instance, _ e: TraceEvent) {
+    private func viewDidDisappear(_ x: Instance, _ e: TraceEvent, afterHole: Bool) {
         switch x.state {
         case .disappearing:
             if let c = x.openCycle {
@@ -452,10 +546,10 @@ package final class ModelBuilder {
             }
             closeCycle(x, ending: .disappeared)
         case .hidden:
-            anomaly(.transition, x, e, evidence: [e.seq])
+            if !afterHole { anomaly(.transition, x, e, evidence: [e.seq]) }
         case .visible, .appearing:
-            anomaly(.transition, x, e, evidence: cycleStart(x) + [e.seq])
-            closeCycle(x, ending: .violation)
+            if !afterHole { anomaly(.transition, x, e, evidence: cycleStart(x) + [e.seq]) }
+            closeCycle(x, ending: afterHole ? .lost : .violation)
         }
         x.state = .hidden
         endInteractiveTransition(of: x)
@@ -469,11 +563,9 @@ package final class ModelBuilder {
         }
     }
 
+    /// `x` completed or cancelled its appearance, or ended: the transitions it ends are over.
     private func endInteractiveTransition(of x: Instance) {
-        if let parent = x.parent, interactiveTransition[parent] == x.key.vc {
-            interactiveTransition[parent] = nil
-        }
-        if !interactivePresentations.isEmpty { interactivePresentations.removeAll { $0.contains(x.key.vc) } }
+        if !interactiveScopes.isEmpty { interactiveScopes.removeAll { $0.endsWith.contains(x.key.vc) } }
     }
 
     private func deinitialize(_ x: Instance, _ e: TraceEvent) {
@@ -489,12 +581,13 @@ package final class ModelBuilder {
     /// Closes an instance's open facts when it ends (deinit, or its id reused).
     private func closeOnEnd(_ x: Instance, _ e: TraceEvent) {
         closeCycle(x, ending: .deinit)
-        if !interactivePresentations.isEmpty { interactivePresentations.removeAll { $0.contains(x.key.vc) } }
+        endInteractiveTransition(of: x)
         if !pendingDismissals.isEmpty { pendingDismissals.removeAll { $0.root === x } }
         x.isPresented = false
         if let a = x.activeEdge {
             model.edges[a].childEndSeq = e.seq
             model.edges[a].childEndT = e.t
+            if lostUpTo > model.edges[a].addSeq { model.edges[a].acrossHole = true }
             x.activeEdge = nil
         }
         if let parent = x.parent, let p = directory.latest[parent] {
@@ -503,6 +596,7 @@ package final class ModelBuilder {
         x.parent = nil
         if let a = x.activeAttachment {
             model.attachments[a].endSeq = e.seq
+            if lostUpTo > model.attachments[a].attachSeq { model.attachments[a].acrossHole = true }
             x.activeAttachment = nil
         }
         // Children still contained by an instance that is gone went with it.
@@ -519,17 +613,37 @@ package final class ModelBuilder {
     private func release(_ x: Instance, _ e: TraceEvent, how: ReleaseHow, ancestor: InstanceKey? = nil, callSeq: Int64?) {
         guard x.release == nil else { return }  // the first release counts
         x.release = Release(seq: e.seq, t: e.t, how: how, ancestor: ancestor, callSeq: callSeq)
+        if keptByUIKit(x) { x.keptByUIKit = true }
         releaseDescendants(of: x, seq: e.seq, t: e.t)
     }
 
-    /// Children still contained by a released controller are released with it, at the same moment.
+    /// Children still contained by a released controller are released with it, at the same
+    /// moment; (1.2) those of a controller UIKit keeps are kept with it.
     private func releaseDescendants(of x: Instance, seq: Int64, t: Int64, depth: Int = 0) {
         guard depth < 64 else { return }
         for child in x.children.values where child.isAlive && child.release == nil {
             child.release = Release(seq: seq, t: t, how: .ancestor, ancestor: x.key, callSeq: nil)
+            if x.keptByUIKit || keptByUIKit(child) { child.keptByUIKit = true }
             releaseDescendants(of: child, seq: seq, t: t, depth: depth + 1)
         }
     }
+
+    /// (1.2) Controllers UIKit keeps by design once dismissed: a search controller stays owned
+    /// by `navigationItem.searchController` (or the view that hosts its bar) and is presented
+    /// again on the next search; so do the controllers it contains (its results controller).
+    private func keptByUIKit(_ x: Instance) -> Bool {
+        var node: Instance? = x
+        var depth = 0
+        while let n = node, depth < 64 {
+            if Self.keptClasses.contains(n.cls ?? "") || Self.keptClasses.contains(n.uikitClass ?? "") { return true }
+            node = n.parent.flatMap { directory.latest[$0] }
+            depth += 1
+        }
+        return false
+    }
+
+    /// The UIKit classes whose instances UIKit keeps after their dismissal.
+    static let keptClasses: Set<String> = ["UISearchController"]
 
     /// Showing an instance again cancels its release, and the releases its release caused.
     private func cancelRelease(_ x: Instance) {
@@ -568,7 +682,10 @@ package final class ModelBuilder {
         }
         listed.append(presented)
         presentedBy[presenter.key.vc] = listed
-        if e.has(.interactive) { interactivePresentations.append([presented]) }
+        if e.has(.interactive) {
+            interactiveScopes.append(InteractiveScope(moved: [presented], revealed: withContainers(presenter.key.vc),
+                                                      endsWith: [presented]))
+        }
     }
 
     /// `dismiss` of X: X (when it was presented) and every controller presented above it go
@@ -578,25 +695,51 @@ package final class ModelBuilder {
         pendingDismissals.removeAll { $0.root === x }
         pendingDismissals.append((x, e.seq))
         if e.has(.interactive) {
-            interactivePresentations.append(Set(dismissalMembers(x).map(\.key.vc) + [x.key.vc]))
+            let moved = Set(dismissalMembers(x).map(\.key.vc) + [x.key.vc])
+            interactiveScopes.append(InteractiveScope(moved: moved, revealed: withContainers(x.presenter), endsWith: moved))
         }
     }
 
-    /// Live controllers presented above `root`, directly or up a chain, in chain order.
+    /// (1.1, 1.2) A dismissal removed `y` (and what it contains) without the callbacks UIKit
+    /// does not send there: from now on they are hidden, so a later deinit is not LC201.
+    private func removedWithoutCallbacks(_ y: Instance, except x: Instance? = nil) {
+        for node in [y] + contained(in: y) where node !== x && node.state != .hidden {
+            node.removedWithoutCallbacks = true
+        }
+    }
+
+    /// Live controllers presented above `root`, directly or up a chain, in chain order. (1.2)
+    /// What a controller inside one of them presented counts too: when a child (the top of a
+    /// navigation stack) calls `present`, UIKit makes a container the presenter.
     private func presentedChain(above root: Instance) -> [Instance] {
         var chain: [Instance] = []
         var seen = Set<ObjectIdentifier>([ObjectIdentifier(root)])
         var frontier = [root]
-        while let node = frontier.popLast(), chain.count < 64 {
-            var ids = presentedBy[node.key.vc] ?? []
-            ids.removeAll { id in
-                guard let y = directory.latest[id], y.isAlive, y.isPresented, y.presenter == node.key.vc else { return true }
-                if seen.insert(ObjectIdentifier(y)).inserted { chain.append(y); frontier.append(y) }
-                return false
+        while let top = frontier.popLast(), chain.count < 64 {
+            for node in [top] + contained(in: top) {
+                var ids = presentedBy[node.key.vc] ?? []
+                ids.removeAll { id in
+                    guard let y = directory.latest[id], y.isAlive, y.isPresented, y.presenter == node.key.vc else { return true }
+                    if seen.insert(ObjectIdentifier(y)).inserted { chain.append(y); frontier.append(y) }
+                    return false
+                }
+                presentedBy[node.key.vc] = ids.isEmpty ? nil : ids
             }
-            presentedBy[node.key.vc] = ids.isEmpty ? nil : ids
         }
         return chain
+    }
+
+    /// The live controllers `x` contains, at any depth (addChild edges in force).
+    private func contained(in x: Instance) -> [Instance] {
+        var out: [Instance] = []
+        var frontier = [x]
+        while let node = frontier.popLast(), out.count < 4096 {
+            for child in node.children.values where child.isAlive {
+                out.append(child)
+                frontier.append(child)
+            }
+        }
+        return out
     }
 
     /// What a dismissal of `root` removes: `root` when it was presented, and its chain.
@@ -615,13 +758,33 @@ package final class ModelBuilder {
         let chain = presentedChain(above: root)
         if root.isAlive && (root.isPresented || root === x) {
             root.isPresented = false
-            if root !== x && root.state != .hidden { root.removedWithoutCallbacks = true }
+            removedWithoutCallbacks(root, except: x)
             release(root, e, how: .dismiss, callSeq: callSeq)
         }
         for y in chain {
             y.isPresented = false
-            if y !== x && y.state != .hidden { y.removedWithoutCallbacks = true }
+            removedWithoutCallbacks(y, except: x)
             release(y, e, how: .chain, ancestor: root.key, callSeq: callSeq)
+        }
+        presentedBy[root.key.vc] = nil
+    }
+
+    // MARK: Window roots
+
+    /// (1.2) `window.rootViewController = new`: the old root is released at this moment, with
+    /// what it contains and every chain it presented (a root kept alive by a sheet left open
+    /// becomes findable); the new one is in use (a release of it is cancelled).
+    private func replaceWindowRoot(_ e: TraceEvent) {
+        if let new = e.vc, let y = directory.latest[new], y.isAlive { cancelRelease(y) }
+        guard let old = AttrsText.strings(e.attrs, ["old"])["old"], old != e.vc,
+              let root = directory.latest[old], root.isAlive else { return }
+        let chain = presentedChain(above: root)
+        removedWithoutCallbacks(root)
+        release(root, e, how: .root, callSeq: e.seq)
+        for y in chain {
+            y.isPresented = false
+            removedWithoutCallbacks(y)
+            release(y, e, how: .chain, ancestor: root.key, callSeq: e.seq)
         }
         presentedBy[root.key.vc] = nil
     }
@@ -709,6 +872,7 @@ package final class ModelBuilder {
         let parent = model.edges[a].parent
         model.edges[a].removeSeq = e.seq
         model.edges[a].removeT = e.t
+        if lostUpTo > model.edges[a].addSeq { model.edges[a].acrossHole = true }
         if let at = x.activeAttachment, let host = model.attachments[at].host, isWithin(host, parent) {
             model.edges[a].attachmentAtRemoval = at
         }
@@ -721,13 +885,19 @@ package final class ModelBuilder {
 
     // MARK: Views
 
-    private func attach(_ x: Instance, _ e: TraceEvent) {
+    private func attach(_ x: Instance, _ e: TraceEvent, afterHole: Bool = false) {
         if x.activeAttachment != nil { detach(x, e.seq, e.t) }  // moved to another superview
         let host = e.other
         let childOf = host.map { isWithin($0, x.parent) } ?? true
-        model.attachments.append(Attachment(
+        var attachment = Attachment(
             instance: x.key, host: host, hostClass: host.flatMap { latestClass($0, at: e.seq) },
-            attachSeq: e.seq, attachT: e.t, childOfHostAtAttach: childOf, presented: x.isPresented))
+            attachSeq: e.seq, attachT: e.t, childOfHostAtAttach: childOf, presented: x.isPresented)
+        if !childOf, let parent = x.parent {
+            attachment.parentAtAttach = parent
+            attachment.parentClassAtAttach = latestClass(parent, at: e.seq)
+        }
+        attachment.acrossHole = afterHole
+        model.attachments.append(attachment)
         x.activeAttachment = model.attachments.count - 1
     }
 
@@ -735,6 +905,55 @@ package final class ModelBuilder {
         guard let a = x.activeAttachment else { return }
         model.attachments[a].detachSeq = seq
         model.attachments[a].detachT = t
+        if lostUpTo > model.attachments[a].attachSeq { model.attachments[a].acrossHole = true }
         x.activeAttachment = nil
+    }
+}
+
+
+/// (1.1, 1.2) An interactive transition in progress: the finger sets the length of the
+/// appearances of the controllers it moves (rules.md, LC401), and of nothing else.
+private struct InteractiveScope {
+    /// Controllers it moves: the pushed or popped, presented or dismissed ones (with their
+    /// chain); their appearances and those of what they contain are inside it.
+    var moved: Set<String> = []
+    /// Navigation controllers whose children it moves (a push or pop covers the one below).
+    var containers: Set<String> = []
+    /// Controllers it may reveal or cover (a presenter and its containers): inside it only
+    /// while they are appearing or disappearing themselves (a form sheet's presenter stays
+    /// visible, and a push under the sheet is not the finger's).
+    var revealed: Set<String> = []
+    /// The transition ends when one of these completes or cancels its appearance, or ends.
+    var endsWith: Set<String> = []
+}
+
+/// String values of keys that have no column, read from an event's `attrs`: `old` and `scene`
+/// of `windowRoot`, `uikit` of `init` (trace format 1.2). A handful per session: read here
+/// rather than given columns.
+enum AttrsText {
+    /// The string values of `keys` in the JSON object `attrs` (other keys and values skipped).
+    static func strings(_ attrs: String?, _ keys: Set<String>) -> [String: String] {
+        guard var attrs, keys.contains(where: { attrs.contains("\"\($0)\"") }) else { return [:] }
+        var found: [String: String] = [:]
+        attrs.withUTF8 { bytes in
+            var s = JSONScanner(UnsafeRawBufferPointer(bytes))
+            guard (try? s.expect(0x7b, "'{'")) != nil else { return }
+            while true {
+                s.skipWhitespace()
+                guard !s.atEnd, s.peek() == 0x22, let (key, escaped) = try? s.scanString(),
+                      (try? s.expect(0x3a, "':'")) != nil else { return }
+                s.skipWhitespace()
+                let name = s.string(key, escaped: escaped)
+                if !s.atEnd && s.peek() == 0x22, let (value, valueEscaped) = try? s.scanString() {
+                    if keys.contains(name) { found[name] = s.string(value, escaped: valueEscaped) }
+                } else if (try? s.scanValue(depth: 1)) == nil {
+                    return
+                }
+                s.skipWhitespace()
+                guard !s.atEnd, s.peek() == 0x2c else { return }
+                s.index += 1
+            }
+        }
+        return found
     }
 }

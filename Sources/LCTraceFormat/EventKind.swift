@@ -8,6 +8,9 @@ package enum EventKind: String, CaseIterable, Sendable {
     case addChild, willMoveToParent, didMoveToParent, removeFromParent
     case viewAttached, viewDetached
     case present, dismiss, push, pop
+    /// (1.2) `window.rootViewController = …`: `vc` the new root (optional), `old` the one it
+    /// replaces and `scene` (kept in `attrs`).
+    case windowRoot
     case sceneWillConnect, sceneDidBecomeActive, sceneWillResignActive
     case sceneWillEnterForeground, sceneDidEnterBackground, sceneDidDisconnect
     case appDidFinishLaunching, appDidBecomeActive, appWillResignActive

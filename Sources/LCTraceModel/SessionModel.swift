@@ -27,6 +27,8 @@ package enum ReleaseHow: String, CaseIterable, Sendable {
     /// (1.1) Presented above a controller whose dismissal took it along: dismissing X removes
     /// everything X presented, directly or up a chain, and the intermediate ones get no callbacks.
     case chain
+    /// (1.2) A window's root replaced by another (`windowRoot`): the old root is let go.
+    case root
 }
 
 /// The moment an instance was let go (rules.md "released"), not cancelled by a later appearance.
@@ -87,6 +89,13 @@ package final class Instance {
     /// visible is not LC201. Cleared when it appears again.
     package var removedWithoutCallbacks = false
     package var release: Release?
+    /// (1.2) The nearest UIKit superclass its `init` named (`uikit`), e.g. `UISearchController`.
+    package var uikitClass: String?
+    /// (1.2) UIKit keeps it by design after its release (a search controller and what it
+    /// contains): never a leak (LC301, LC302 skip it).
+    package var keptByUIKit = false
+    /// The seq of its latest event (1.2: a hole since then may hold what its next event misses).
+    package var lastSeq: Int64?
     package var cycleCount = 0
     /// Index of its open appearance cycle in `SessionModel.cycles`.
     package var openCycle: Int?
@@ -125,6 +134,8 @@ package struct AppearanceCycle: Sendable {
     package enum Ending: String, CaseIterable, Sendable {
         case disappeared, disappearCancelled = "disappear-cancelled", visibleAtEnd = "visible-at-end"
         case `deinit`, sessionEnd = "session-end", violation
+        /// (1.2) Closed by an event after lost events: how it ended is not known.
+        case lost
     }
     package var instance: InstanceKey
     /// The interned id of `instance.vc`, 0 when not known (`Instance.vcID`).
@@ -147,6 +158,9 @@ package struct AppearanceCycle: Sendable {
     package var backgrounded = false
     /// Began from `disappearing`: a cancelled disappearance (interactive pop, sheet swipe).
     package var resumedFromDisappearing = false
+    /// (1.2) Still open at the session's end with lost events after its start: its
+    /// completion may be among them (LC203 does not judge it). Not stored.
+    package var acrossHole = false
     package var outcome: Outcome = .interrupted
     package var ending: Ending = .sessionEnd
 
@@ -177,6 +191,10 @@ package struct ContainmentEdge: Sendable {
     package var attachmentAtRemoval: Int?
     /// seq of a later addChild of the same child to the same parent (re-adding cures a left-behind view).
     package var readdSeq: Int64?
+    /// (1.2) Lost events lie where a missing step of it could be (between the add and the
+    /// removal or the end; after a removal that left the view behind): LC102–LC104 do not
+    /// judge it. Not stored.
+    package var acrossHole = false
 
     package init(child: InstanceKey, parent: String, childID: Int64 = 0, parentID: Int64 = 0, parentSince: Int64? = nil, addSeq: Int64, addT: Int64, willMoveSeq: Int64? = nil, didMoveSeq: Int64? = nil, willRemoveSeq: Int64? = nil, removeSeq: Int64? = nil, removeT: Int64? = nil, didRemoveSeq: Int64? = nil, childEndSeq: Int64? = nil, childEndT: Int64? = nil, attachmentAtRemoval: Int? = nil, readdSeq: Int64? = nil) {
         self.child = child; self.parent = parent; self.childID = childID; self.parentID = parentID; self.parentSince = parentSince; self.addSeq = addSeq; self.addT = addT; self.willMoveSeq = willMoveSeq; self.didMoveSeq = didMoveSeq; self.willRemoveSeq = willRemoveSeq; self.removeSeq = removeSeq; self.removeT = removeT; self.didRemoveSeq = didRemoveSeq; self.childEndSeq = childEndSeq; self.childEndT = childEndT; self.attachmentAtRemoval = attachmentAtRemoval; self.readdSeq = readdSeq
@@ -204,6 +222,13 @@ package struct Attachment: Sendable {
     /// `.overCurrentContext` presentation puts its view inside the context controller's view,
     /// so this is never an orphan whatever `host` says.
     package var presented = false
+    /// The container the instance was a child of at attach time, when not one holding the
+    /// host, and its class.
+    package var parentAtAttach: String?
+    package var parentClassAtAttach: String?
+    /// (1.2) Lost events lie before the attach (since the instance's previous event) or
+    /// during it: the addChild that would make it no orphan may be among them. Not stored.
+    package var acrossHole = false
 
     package init(instance: InstanceKey, host: String? = nil, hostClass: String? = nil, attachSeq: Int64, attachT: Int64, detachSeq: Int64? = nil, detachT: Int64? = nil, childOfHostAtAttach: Bool, becameChildSeq: Int64? = nil, endSeq: Int64? = nil, presented: Bool = false) {
         self.instance = instance; self.host = host; self.hostClass = hostClass; self.attachSeq = attachSeq; self.attachT = attachT; self.detachSeq = detachSeq; self.detachT = detachT; self.childOfHostAtAttach = childOfHostAtAttach; self.becameChildSeq = becameChildSeq; self.endSeq = endSeq; self.presented = presented

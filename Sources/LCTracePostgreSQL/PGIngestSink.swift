@@ -75,6 +75,7 @@ package final class PGIngestSink: IngestSink {
         if inBatch { try? pg.execute("ROLLBACK") }
         inBatch = false
         part = 0
+        sessionsOfFile.removeAll()
         // Session ids and texts were committed on their own connection: still valid.
     }
 
@@ -133,6 +134,7 @@ package final class PGIngestSink: IngestSink {
         var rejects: [(kind: RejectKind, line: Int, offset: Int64, reason: String, sample: [UInt8]?)] = []
         if !lines.isEmpty {
             let sessions = try sessionIDs(Set(lines.map(\.sid)))
+            sessionsOfFile.formUnion(sessions.values)
             let ids = try strings.ids(lines.flatMap { $0.texts.compactMap { $0 } })
             part += 1
             let part = String(self.part)
@@ -358,6 +360,7 @@ package final class PGIngestSink: IngestSink {
             let id = q.int(r, 0) ?? 0
             guard loadingHere[id] == nil, try take(id) else { continue }
             try pg.query("DELETE FROM rejects WHERE file = $1", [String(id)])
+            try pg.query("DELETE FROM file_sessions WHERE file = $1", [String(id)])
             try pg.query("DELETE FROM files WHERE id = $1", [String(id)])
             try pg.execute("SELECT pg_advisory_unlock\(Self.fileLock(id))")
         }
@@ -375,11 +378,16 @@ package final class PGIngestSink: IngestSink {
         for id in ids {
             try pg.query("DELETE FROM rejects WHERE file = $1", [String(id)])
             try pg.query("DELETE FROM findings WHERE file = $1", [String(id)])
+            try pg.query("DELETE FROM file_sessions WHERE file = $1", [String(id)])
             try pg.query("DELETE FROM files WHERE id = $1", [String(id)])
         }
     }
 
+    /// (1.2) The sessions the file being loaded holds events of (`file_sessions`).
+    private var sessionsOfFile = Set<Int64>()
+
     package func finishFile(id: Int64, hash: String, stats: FileStats) throws -> String? {
+        defer { sessionsOfFile.removeAll() }
         // Under the ledger's lock until this batch commits: nobody plans the row before then.
         try pg.execute("SELECT " + PGSchema.ledgerLock)
         loadingHere[id] = nil
@@ -387,6 +395,7 @@ package final class PGIngestSink: IngestSink {
         let other = try pg.query("SELECT path FROM files WHERE sha256 = $1 AND id <> $2", [hash, String(id)])
         if other.rowCount > 0 {
             try pg.query("DELETE FROM rejects WHERE file = $1", [String(id)])
+            try pg.query("DELETE FROM file_sessions WHERE file = $1", [String(id)])
             try pg.query("DELETE FROM files WHERE id = $1", [String(id)])
             return other.text(0, 0) ?? "?"
         }
@@ -395,6 +404,11 @@ package final class PGIngestSink: IngestSink {
               status = $8, damage = $9, ingested_at = $10, loader_pid = NULL WHERE id = $11
             """, [String(stats.size), hash, String(stats.members), String(stats.lines), String(stats.events), String(stats.rejects),
                   String(stats.conflicts), stats.damage == nil ? "complete" : "damaged", stats.damage, utcNow(), String(id)])
+        if !sessionsOfFile.isEmpty {
+            try pg.query("""
+                INSERT INTO file_sessions(file, session) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING
+                """, [String(id), "{" + sessionsOfFile.sorted().map(String.init).joined(separator: ",") + "}"])
+        }
         return nil
     }
 

@@ -5,15 +5,15 @@ import LCTraceStore
 /// 'schema_version'; and checked, every time it is opened, to be exactly what lctrace made
 /// (tables, columns, views, indexes, no triggers), as the SQLite backend checks its own.
 package enum PGSchema {
-    package static let version: Int64 = 2
+    package static let version: Int64 = 3
     /// Advisory lock keys (two int4): the schema's creation, the file ledger, a file row
     /// being loaded, a session being analysed. 0x6c637472 is "lctr".
     package static let lockClass: Int32 = 0x6c63_7472
     package static let schemaLock = "pg_advisory_xact_lock(\(lockClass), 0)"
     package static let ledgerLock = "pg_advisory_xact_lock(\(lockClass), 1)"
     /// Objects the schema makes, for refusing a database that holds some of them but not lctrace's.
-    package static let tables = ["strings", "files", "sessions", "events", "rejects", "instances", "appearances",
-                         "containment", "findings", "meta"]
+    package static let tables = ["strings", "files", "file_sessions", "sessions", "events", "rejects", "instances",
+                                 "appearances", "containment", "findings", "meta"]
 
     /// Why a database cannot be used (exit 74, one line).
     package struct Refused: StorageFailure, CustomStringConvertible {
@@ -52,10 +52,32 @@ package enum PGSchema {
         if current > version {
             throw Refused(description: "\(name) has schema version \(current), newer than this lctrace (\(version)): upgrade lctrace")
         }
-        if current < version {
+        if current == 2 && version == 3 {
+            guard writing else {
+                throw Refused(description: "\(name) has schema version 2, older than this lctrace (3): migrate it with `lctrace analyze --db …` (its findings are rebuilt), then run this again")
+            }
+            try migrateFrom2(pg, name: name)
+        } else if current < version {
             throw Refused(description: "\(name) has schema version \(current), which this lctrace cannot read (it writes version \(version))")
         }
         try verify(pg, name: name)
+    }
+
+    /// Version 3 (rules 1.2) records the sessions of each file (`file_sessions`; empty for the
+    /// files loaded before, whose LC904 findings keep `?` for their app), and marks every
+    /// session for analysis, whose rules changed. Under the schema lock, once.
+    private static func migrateFrom2(_ pg: PGConnection, name: String) throws {
+        try pg.transaction {
+            try pg.execute("SELECT " + schemaLock)
+            guard try pg.query("SELECT value FROM meta WHERE key = 'schema_version'").text(0, 0) == "2" else { return }
+            try verify(pg, name: name)
+            let start = ddl.range(of: "CREATE TABLE file_sessions")!.lowerBound
+            let end = ddl.range(of: "CREATE TABLE rejects")!.lowerBound
+            try pg.execute(String(ddl[start..<end]))
+            try pg.execute("UPDATE sessions SET dirty = 1")
+            try pg.query("UPDATE meta SET value = $1 WHERE key = 'schema_version'", [String(version)])
+            try pg.query("UPDATE meta SET value = $1 WHERE key = 'schema_objects'", [try objects(pg).joined(separator: "\n")])
+        }
     }
 
     private static func hasMeta(_ pg: PGConnection) throws -> Bool {

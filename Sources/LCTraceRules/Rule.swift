@@ -72,7 +72,9 @@ package struct RuleSettings: Equatable, Sendable {
     /// what they were built with (equal settings, equal text).
     package var canonicalText: String {
         let live = maxLive.keys.sorted().map { "\($0)=\(maxLive[$0]!)" }.joined(separator: ",")
-        return "grace=\(leakGrace);animated=\(gapAnimated);plain=\(gapPlain);max-live=\(live)"
+        // The rules' version too: findings stored by older rules are stale as surely as
+        // findings stored with another grace.
+        return "rules=\(RuleCatalog.rulesVersion);grace=\(leakGrace);animated=\(gapAnimated);plain=\(gapPlain);max-live=\(live)"
     }
 }
 
@@ -140,6 +142,9 @@ package extension Rule {
 
 /// Every session-level rule, in report order. LC904 works on files, see `RejectedLinesRule`.
 package enum RuleCatalog {
+    /// The version of docs/rule-reference.md these rules implement.
+    package static let rulesVersion = "1.2"
+
     // Immutable lists of metatypes: `nonisolated(unsafe)` because a protocol's metatype is
     // Sendable only with SendableMetatype (Swift 6.2), and the package builds with 6.0 too.
     nonisolated(unsafe) package static let sessionRules: [any Rule.Type] = [
@@ -215,6 +220,12 @@ package enum MessageText {
         if ms >= 1000 { return String(format: "%.2f s", ms / 1000) }
         return String(format: "%.0f ms", ms)
     }
+    /// A duration the rules count in foreground time, said as such when it differs from the
+    /// time that passed (`elapsed`): "62.0 s", or "3.2 s of foreground time (62.0 s in all)".
+    package static func foreground(_ ns: Int64, elapsed: Int64) -> String {
+        ns == elapsed ? ms(ns) : "\(ms(ns)) of foreground time (\(ms(elapsed)) in all)"
+    }
+
 
     package static func seconds(_ ns: Int64) -> String {
         let s = Double(ns) / 1_000_000_000

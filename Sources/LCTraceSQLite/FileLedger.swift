@@ -95,6 +95,7 @@ package final class FileLedger {
         while try q.step() { if isAbandoned(q.int(0)) { abandoned.append(q.int(0)) } }
         for id in abandoned {
             try statements.statement("DELETE FROM rejects WHERE file = ?").run([.int(id)])
+            try statements.statement("DELETE FROM file_sessions WHERE file = ?").run([.int(id)])
             try statements.statement("DELETE FROM files WHERE id = ?").run([.int(id)])
         }
     }
@@ -133,6 +134,7 @@ package final class FileLedger {
         for id in ids {
             try statements.statement("DELETE FROM rejects WHERE file = ?").run([.int(id)])
             try statements.statement("DELETE FROM findings WHERE file = ?").run([.int(id)])
+            try statements.statement("DELETE FROM file_sessions WHERE file = ?").run([.int(id)])
             try statements.statement("DELETE FROM files WHERE id = ?").run([.int(id)])
         }
     }
@@ -152,6 +154,7 @@ package final class FileLedger {
         loaders.release(id)
         if let other = try statements.scalarText("SELECT path FROM files WHERE sha256 = ? AND id != ?", [.text(hash), .int(id)]) {
             try statements.statement("DELETE FROM rejects WHERE file = ?").run([.int(id)])
+            try statements.statement("DELETE FROM file_sessions WHERE file = ?").run([.int(id)])
             try statements.statement("DELETE FROM files WHERE id = ?").run([.int(id)])
             return other
         }

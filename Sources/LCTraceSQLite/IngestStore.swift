@@ -257,6 +257,11 @@ package final class IngestStore: IngestSink {
         return touched.sorted()
     }
 
+    /// (1.2) The sessions the file being loaded holds events of (`file_sessions`), and the
+    /// last one seen (consecutive events of one session are the usual case: one set insert each).
+    private var sessionsOfFile = Set<Int64>()
+    private var lastFileSession: Int64 = -1
+
     /// Abandons the open batch; forgets cached ids that may have been rolled back.
     package func rollback() {
         if !db.isAutocommit { try? db.execute("ROLLBACK") }
@@ -273,6 +278,8 @@ package final class IngestStore: IngestSink {
         pending.removeAll()
         pendingRest.removeAll()
         touched.removeAll()
+        sessionsOfFile.removeAll()
+        lastFileSession = -1
         watched.removeAll()
         moreRequests.removeAll()
         lastChanged.removeAll()
@@ -423,6 +430,10 @@ package final class IngestStore: IngestSink {
     /// take the exact one-row path.
     package func insert(_ e: RawEvent, _ batch: EventBatch, _ arena: UnsafeRawBufferPointer) throws -> InsertOutcome {
         let session = try self.session(e.sid, arena)
+        if session != lastFileSession {
+            sessionsOfFile.insert(session)
+            lastFileSession = session
+        }
         let ev = try intern(e.name, arena)!, vc = try intern(e.vc, arena), cls = try intern(e.cls, arena)
         let other = try intern(e.other, arena), detail = try intern(e.detail, arena), thread = try intern(e.thread, arena)
         // Packed (schema 3): controller ids relative to the session's base; the class in
@@ -574,7 +585,13 @@ package final class IngestStore: IngestSink {
         try files.earlierReads(of: path, smallerThan: size)
     }
     package func replaceEarlierReads(_ ids: [Int64]) throws { try files.replaceEarlierReads(ids) }
-    package func finishFile(id: Int64, hash: String, stats: FileStats) throws -> String? { try files.finish(id: id, hash: hash, stats: stats) }
+    package func finishFile(id: Int64, hash: String, stats: FileStats) throws -> String? {
+        defer { sessionsOfFile.removeAll(keepingCapacity: true); lastFileSession = -1 }
+        if let same = try files.finish(id: id, hash: hash, stats: stats) { return same }
+        let insert = try statements.statement("INSERT OR IGNORE INTO file_sessions(file, session) VALUES (?, ?)")
+        for session in sessionsOfFile.sorted() { try insert.run([.int(id), .int(session)]) }
+        return nil
+    }
     package func releaseLoads() { files.releaseLoads() }
 
     package static func now() -> String { utcNow() }

@@ -151,6 +151,7 @@ package enum ModelCodes {
         case .removeFromParent?: return 3
         case .ancestor?: return 4
         case .chain?: return 5
+        case .root?: return 6
         }
     }
 
@@ -162,6 +163,7 @@ package enum ModelCodes {
         case .deinit: return 3
         case .sessionEnd: return 4
         case .violation: return 5
+        case .lost: return 6
         }
     }
 

@@ -11,7 +11,7 @@ import LCTraceModel
 /// from another version is migrated when lctrace knows how, refused with a clear message
 /// otherwise, never silently misread.
 package enum SQLiteSchema {
-    package static let version: Int64 = 3
+    package static let version: Int64 = 4
 
     /// Why a database cannot be used.
     package struct VersionError: Error, CustomStringConvertible {

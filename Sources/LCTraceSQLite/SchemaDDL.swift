@@ -92,6 +92,14 @@ CREATE TABLE events (
     PRIMARY KEY (session, seq)
 ) WITHOUT ROWID;
 
+-- (1.2) The sessions each file holds events of: a file's app, for the identity of its
+-- LC904 findings, is that of its sessions when they have one.
+CREATE TABLE file_sessions (
+    file    INTEGER NOT NULL,                 -- → files.id
+    session INTEGER NOT NULL,                 -- → sessions.id
+    PRIMARY KEY (file, session)
+) WITHOUT ROWID;
+
 -- Every input problem: rejected lines, conflicting duplicates, damaged streams.
 CREATE TABLE rejects (
     id     INTEGER PRIMARY KEY,
@@ -119,7 +127,7 @@ CREATE TABLE instances (
     release_dseq INTEGER,                     -- seq of the release that was not cancelled (docs/rule-reference.md, LC301), minus since
     release_dt  INTEGER,                      -- its t minus init_t (or minus 0)
     appearances INTEGER NOT NULL DEFAULT 0,   -- appearance cycles started
-    codes       INTEGER NOT NULL,             -- final state (bits 0-1: 0 hidden, 1 appearing, 2 visible, 3 disappearing) | end (bits 2-3: 0 alive at the end, 1 deinit, 2 reused) | release (bits 4-6: 0 none, 1 pop, 2 dismiss, 3 removeFromParent, 4 ancestor, 5 chain)
+    codes       INTEGER NOT NULL,             -- final state (bits 0-1: 0 hidden, 1 appearing, 2 visible, 3 disappearing) | end (bits 2-3: 0 alive at the end, 1 deinit, 2 reused) | release (bits 4-6: 0 none, 1 pop, 2 dismiss, 3 removeFromParent, 4 ancestor, 5 chain, 6 root)
     PRIMARY KEY (session, vc, since)
 ) WITHOUT ROWID;
 
@@ -136,7 +144,7 @@ CREATE TABLE appearances (
     did_dt       INTEGER,                     -- viewDidAppear, minus the later of will_t and is_t
     will_disappear_dt INTEGER,                -- viewWillDisappear, minus the latest of the times before it
     did_disappear_dt  INTEGER,                -- viewDidDisappear, minus the latest of the times before it
-    codes        INTEGER NOT NULL,            -- ending (bits 0-2: 0 disappeared, 1 disappear-cancelled, 2 visible-at-end, 3 deinit, 4 session-end, 5 violation) | outcome (bits 3-4: 0 completed, 1 cancelled, 2 interrupted) | animated (bits 5-6: 0 not known, 2 no, 3 yes) | bit 7 interactive | bit 8 backgrounded
+    codes        INTEGER NOT NULL,            -- ending (bits 0-2: 0 disappeared, 1 disappear-cancelled, 2 visible-at-end, 3 deinit, 4 session-end, 5 violation, 6 lost) | outcome (bits 3-4: 0 completed, 1 cancelled, 2 interrupted) | animated (bits 5-6: 0 not known, 2 no, 3 yes) | bit 7 interactive | bit 8 backgrounded
     PRIMARY KEY (session, will_seq)
 ) WITHOUT ROWID;
 
@@ -215,7 +223,7 @@ CREATE VIEW instance_rows AS
 SELECT session, vc, since, cls, init_t, since + end_dseq AS end_seq, coalesce(init_t, 0) + end_dt AS end_t,
        CASE (codes >> 2) & 3 WHEN 1 THEN 'deinit' WHEN 2 THEN 'reused' END AS end_how,
        parent, presenter, since + release_dseq AS release_seq, coalesce(init_t, 0) + release_dt AS release_t,
-       CASE (codes >> 4) & 7 WHEN 1 THEN 'pop' WHEN 2 THEN 'dismiss' WHEN 3 THEN 'removeFromParent' WHEN 4 THEN 'ancestor' WHEN 5 THEN 'chain' END AS release_how,
+       CASE (codes >> 4) & 7 WHEN 1 THEN 'pop' WHEN 2 THEN 'dismiss' WHEN 3 THEN 'removeFromParent' WHEN 4 THEN 'ancestor' WHEN 5 THEN 'chain' WHEN 6 THEN 'root' END AS release_how,
        appearances,
        CASE codes & 3 WHEN 0 THEN 'hidden' WHEN 1 THEN 'appearing' WHEN 2 THEN 'visible' ELSE 'disappearing' END AS final_state
 FROM instances;
@@ -232,7 +240,7 @@ SELECT session, will_seq, vc, will_seq - since_dseq AS since, will_t,
        (codes >> 8) & 1 AS backgrounded,
        CASE (codes >> 3) & 3 WHEN 0 THEN 'completed' WHEN 1 THEN 'cancelled' ELSE 'interrupted' END AS outcome,
        CASE codes & 7 WHEN 0 THEN 'disappeared' WHEN 1 THEN 'disappear-cancelled' WHEN 2 THEN 'visible-at-end'
-                      WHEN 3 THEN 'deinit' WHEN 4 THEN 'session-end' ELSE 'violation' END AS ending
+                      WHEN 3 THEN 'deinit' WHEN 4 THEN 'session-end' WHEN 6 THEN 'lost' ELSE 'violation' END AS ending
 FROM appearances;
 
 -- `containment` with absolute seqs and times.

@@ -7,11 +7,12 @@ import LCTraceModel
 package extension SQLiteSchema {
     /// Brings a database of schema version `from` to `version` in place, one version at a time.
     static func migrate(_ db: SQLiteDatabase, from: Int64, path: String) throws {
-        guard from == 1 || from == 2 else {
+        guard (1...3).contains(from) else {
             throw VersionError(description: "\(path) has schema version \(from) and no migration to \(version) exists: re-ingest into a new database")
         }
         if from == 1 { try migrateFrom1(db) }
-        try migrateFrom2(db)
+        if from <= 2 { try migrateFrom2(db) }
+        try migrateFrom3(db)
         try db.execute("PRAGMA user_version = \(version)")
     }
 
@@ -87,11 +88,23 @@ package extension SQLiteSchema {
             """)
         try db.execute("DROP TABLE old_events")
         try db.execute("DROP TABLE old_sessions")
-        for statement in statements(creating: ["event_rows", "instance_rows", "appearance_rows", "containment_rows",
-                                               "events_v", "instances_v", "live_instances_v", "appearances_v",
-                                               "containment_v", "findings_v", "identities_v"]) {
-            try db.execute(statement)
-        }
+        // Made by the migration to version 4, which follows.
+    }
+
+    /// The views in DDL order: those that read packed rows, then the documented ones.
+    static let views = ["event_rows", "instance_rows", "appearance_rows", "containment_rows", "events_v", "instances_v",
+                        "live_instances_v", "appearances_v", "containment_v", "findings_v", "identities_v"]
+
+    /// Version 4 (rules 1.2) records the sessions of each file (`file_sessions`: empty for
+    /// the files loaded before, whose LC904 findings keep `?` for their app) and decodes two
+    /// new codes, a release by a window root's replacement (`root`) and an appearance closed
+    /// after lost events (`lost`): the views are made anew, and every session is marked for
+    /// analysis, whose rules changed.
+    private static func migrateFrom3(_ db: SQLiteDatabase) throws {
+        for statement in statements(creating: ["file_sessions"]) { try db.execute(statement) }
+        for view in views.reversed() { try db.execute("DROP VIEW IF EXISTS \(view)") }
+        for statement in statements(creating: Set(views)) { try db.execute(statement) }
+        try db.execute("UPDATE sessions SET dirty = 1")
     }
 
     /// The statements of `ddl` that create the named tables, indexes and views, in DDL order.

@@ -10,14 +10,23 @@ import LCTraceModel
 /// that resume a cancelled disappearance (a cancelled sheet swipe or interactive pop brings
 /// the controller back with viewWillAppear → viewDidAppear alone).
 package enum MissingIsAppearingRule: Rule {
+    /// iOS, iPadOS, tvOS and Mac Catalyst 13+ when built with SDK 17+; (1.2) visionOS at any
+    /// version (its numbering starts at 1, and it has had viewIsAppearing from its first SDK).
+    package static func hasViewIsAppearing(_ m: SessionMetadata) -> Bool {
+        let name = (m.osName ?? "").lowercased().filter { $0.isLetter }
+        if name == "visionos" || name == "xros" { return true }
+        guard let os = SessionMetadata.version(m.osVersion), os.0 >= 13,
+              let sdk = SessionMetadata.version(m.sdk), sdk.0 >= 17 else { return false }
+        return true
+    }
+
     package static let info = RuleInfo(id: "LC402", name: "missing-is-appearing", severity: .info, family: .gaps,
                                summary: "appearance without viewIsAppearing",
                                explanation: "viewWillAppear → viewDidAppear with no viewIsAppearing on an OS that has it (iOS 13 or later, app built with the iOS 17 SDK or later), once per instance with the count. Not flagged: older systems or SDKs, appearances that resume a cancelled disappearance.",
                                help: "Check for a container that forwards appearance callbacks by hand (it must call viewIsAppearing too), or a recorder that does not hook it.")
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
-        guard let os = SessionMetadata.version(model.metadata.osVersion), os.0 >= 13,
-              let sdk = SessionMetadata.version(model.metadata.sdk), sdk.0 >= 17 else { return [] }
+        guard hasViewIsAppearing(model.metadata) else { return [] }
         // The builder counts them per instance as they complete (`Instance.missingIsAppearingCount`),
         // so an instance is judged once even when its cycles left memory in different batches.
         return model.instances.compactMap { x in

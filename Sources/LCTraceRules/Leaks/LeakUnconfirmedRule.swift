@@ -17,11 +17,15 @@ package enum LeakUnconfirmedRule: Rule {
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.instances.compactMap { x in
-            guard let release = x.release, x.end == nil else { return nil }
+            guard let release = x.release, x.end == nil, !x.keptByUIKit else { return nil }
             let waited = model.foregroundTime(from: release.t, to: model.endT)
             guard waited <= settings.leakGrace else { return nil }
+            let elapsed = model.endT - release.t
+            // (1.2) Elapsed time as elapsed, and the foreground part as such.
+            let when = elapsed == waited ? MessageText.ms(elapsed)
+                : "\(MessageText.ms(elapsed)) (\(MessageText.ms(waited)) of it in the foreground)"
             return Finding(info, model, x.key, t: release.t,
-                           "\(x.cls ?? x.key.vc) not deallocated when the session ended \(MessageText.ms(waited)) after \(LeakedControllerRule.describe(release, model))",
+                           "\(x.cls ?? x.key.vc) not deallocated when the session ended \(when) after \(LeakedControllerRule.describe(release, model))",
                            evidence: (x.initSeq.map { [$0] } ?? []) + [release.seq],
                            key: LeakedControllerRule.key(release, model),
                            detail: LeakedControllerRule.detail(release, delay: waited))

@@ -26,7 +26,7 @@ package enum LeakedControllerRule: Rule {
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.instances.compactMap { x in
-            guard let release = x.release else { return nil }
+            guard let release = x.release, !x.keptByUIKit else { return nil }
             let delay: Int64
             var evidence: [Int64] = []
             if let s = x.initSeq { evidence.append(s) }
@@ -43,7 +43,9 @@ package enum LeakedControllerRule: Rule {
                 delay = model.foregroundTime(from: release.t, to: model.endT)
                 guard delay > settings.leakGrace else { return nil }
             }
-            let what = x.end == .deinit ? "deallocated only \(MessageText.ms(delay)) after" : "not deallocated \(MessageText.ms(delay)) after"
+            let elapsed = (x.end == .deinit ? x.endT ?? release.t : model.endT) - release.t
+            let time = MessageText.foreground(delay, elapsed: elapsed)
+            let what = x.end == .deinit ? "deallocated only \(time) after" : "not deallocated \(time) after"
             return Finding(info, model, x.key, t: release.t,
                            "\(x.cls ?? x.key.vc) \(what) \(LeakedControllerRule.describe(release, model)) (grace \(MessageText.seconds(settings.leakGrace)))",
                            evidence: evidence, key: LeakedControllerRule.key(release, model),
@@ -62,6 +64,8 @@ package enum LeakedControllerRule: Rule {
         case .chain:
             let root = release.ancestor.map { model.cls(of: $0) ?? $0.vc } ?? "a controller below it"
             return "the dismissal of \(root) took it along"
+        case .root:
+            return "another window root replaced it"
         }
     }
 

@@ -16,7 +16,7 @@ package enum AttachBeforeAddRule: Rule {
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.attachments.compactMap { a in
-            guard let host = a.host, !a.childOfHostAtAttach, let added = a.becameChildSeq else { return nil }
+            guard let host = a.host, !a.childOfHostAtAttach, let added = a.becameChildSeq, !a.acrossHole else { return nil }
             return Finding(info, model, a.instance, t: a.attachT,
                            "\(MessageText.cls(model, a.instance))'s view attached into \(a.hostClass ?? host) before addChild (seq \(a.attachSeq) then \(added))",
                            evidence: [a.attachSeq, added], key: [a.hostClass], detail: ["host": .text(host)])

@@ -16,7 +16,7 @@ package enum MissingDidMoveRule: Rule {
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.edges.compactMap { edge in
-            guard edge.didMoveSeq == nil else { return nil }
+            guard edge.didMoveSeq == nil, !edge.acrossHole else { return nil }
             let when: String
             let t: Int64
             var evidence = [edge.addSeq]
@@ -29,7 +29,8 @@ package enum MissingDidMoveRule: Rule {
                 t = endT
                 evidence.append(endSeq)
             } else {
-                if model.endT - edge.addT < settings.didMoveEndSlack { return nil }
+                // (1.2) The slack counts foreground time: a push frozen by suspension is not late.
+                if model.foregroundTime(from: edge.addT, to: model.endT) < settings.didMoveEndSlack { return nil }
                 when = "by the end of the session"
                 t = edge.addT
             }

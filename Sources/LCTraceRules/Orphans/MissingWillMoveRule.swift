@@ -15,7 +15,7 @@ package enum MissingWillMoveRule: Rule {
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.edges.compactMap { edge in
-            guard let removeSeq = edge.removeSeq, edge.willRemoveSeq == nil else { return nil }
+            guard let removeSeq = edge.removeSeq, edge.willRemoveSeq == nil, !edge.acrossHole else { return nil }
             return Finding(info, model, edge.child, t: edge.removeT,
                            "\(MessageText.cls(model, edge.child)) removed from \(MissingDidMoveRule.parentName(model, edge)) with no willMove(toParent: nil) first",
                            evidence: [edge.addSeq, removeSeq], key: [MissingDidMoveRule.parentClass(model, edge)],

@@ -22,12 +22,17 @@ package enum OrphanViewRule: Rule {
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.attachments.compactMap { a in
-            guard let host = a.host, !a.childOfHostAtAttach, a.becameChildSeq == nil, !a.presented else { return nil }
+            guard let host = a.host, !a.childOfHostAtAttach, a.becameChildSeq == nil, !a.presented,
+                  !a.acrossHole else { return nil }
             let hostName = a.hostClass.map { "\($0) (\(host))" } ?? host
             let end = a.detachSeq.map { " until seq \($0)" } ?? a.endSeq.map { " until its deinit at seq \($0)" } ?? ""
             let evidence = [a.attachSeq] + [a.detachSeq ?? a.endSeq].compactMap { $0 }
+            // (1.2) A child of another container is not "without addChild": it is in the wrong place.
+            let why = a.parentAtAttach.map { parent in
+                "while it is the child of \(a.parentClassAtAttach ?? parent), not of \(a.hostClass ?? host): it gets no appearance callbacks from it"
+            } ?? "without addChild: it gets no appearance callbacks"
             return Finding(info, model, a.instance, t: a.attachT,
-                           "\(MessageText.cls(model, a.instance))'s view sits in \(hostName)\(end) without addChild: it gets no appearance callbacks",
+                           "\(MessageText.cls(model, a.instance))'s view sits in \(hostName)\(end) \(why)",
                            evidence: evidence, key: [a.hostClass], detail: ["host": .text(host)])
         }
     }

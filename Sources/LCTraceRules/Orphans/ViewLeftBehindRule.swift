@@ -16,7 +16,8 @@ package enum ViewLeftBehindRule: Rule {
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.edges.compactMap { edge in
-            guard let a = edge.attachmentAtRemoval, let removeSeq = edge.removeSeq, edge.readdSeq == nil else { return nil }
+            guard let a = edge.attachmentAtRemoval, let removeSeq = edge.removeSeq, edge.readdSeq == nil,
+                  !edge.acrossHole else { return nil }
             let attachment = model.attachments[a]
             guard attachment.detachSeq == nil else { return nil }
             return Finding(info, model, edge.child, t: edge.removeT,

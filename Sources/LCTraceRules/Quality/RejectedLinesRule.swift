@@ -33,8 +33,13 @@ package enum RejectedLinesRule {
     package struct FileProblems: Sendable {
         package var path: String
         package var kinds: [Problems]
+        /// (1.2) The app of the file's sessions when they have one (`file_sessions`): its
+        /// findings' identity names it; nil (`?`) for a file of no session or of several apps.
+        package var app: String?
 
-        package init(path: String, kinds: [Problems]) { self.path = path; self.kinds = kinds }
+        package init(path: String, kinds: [Problems], app: String? = nil) {
+            self.path = path; self.kinds = kinds; self.app = app
+        }
     }
 
     /// The findings of every file's problems, with the file row each is about.
@@ -56,7 +61,8 @@ package enum RejectedLinesRule {
                 what = "\(p.count) line\(p.count == 1 ? "" : "s") rejected (\(top))"
             }
             return Finding(rule: info, session: nil, t: nil, message: "\(file.path): \(what)", evidence: [], file: file.path,
-                           key: [p.kind], detail: ["kind": .text(p.kind), "count": .int(Int64(p.count)), "lines": .ints(p.lines)])
+                           key: [p.kind], app: file.app,
+                           detail: ["kind": .text(p.kind), "count": .int(Int64(p.count)), "lines": .ints(p.lines)])
         }
     }
 

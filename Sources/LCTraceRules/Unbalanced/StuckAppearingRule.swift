@@ -18,7 +18,7 @@ package enum StuckAppearingRule: Rule {
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.cycles.compactMap { c in
-            guard c.ending == .sessionEnd, c.didSeq == nil, c.willDisappearSeq == nil else { return nil }
+            guard c.ending == .sessionEnd, c.didSeq == nil, c.willDisappearSeq == nil, !c.acrossHole else { return nil }
             let waited = model.foregroundTime(from: c.willT, to: model.endT)
             guard waited >= settings.stuckAppearing else { return nil }
             return Finding(info, model, c.instance, t: c.willT,

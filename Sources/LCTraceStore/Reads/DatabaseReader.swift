@@ -232,7 +232,13 @@ package final class DatabaseReader {
 
     /// Problems per file and kind, for LC904.
     package func fileProblems() throws -> [(Int64, RejectedLinesRule.FileProblems)] {
-        let files = try db.query("SELECT id, path, damage FROM files WHERE rejects > 0 OR conflicts > 0 OR damage IS NOT NULL ORDER BY id")
+        // The app of the file's sessions, when they have exactly one.
+        let files = try db.query("""
+            SELECT f.id, f.path, f.damage,
+                   (SELECT CASE WHEN count(DISTINCT s.app) = 1 AND count(*) = count(s.app) THEN min(s.app) END
+                    FROM file_sessions fs JOIN sessions s ON s.id = fs.session WHERE fs.file = f.id)
+            FROM files f WHERE f.rejects > 0 OR f.conflicts > 0 OR f.damage IS NOT NULL ORDER BY f.id
+            """)
         let rows = try db.query("SELECT kind, reason, line FROM rejects WHERE file = ? ORDER BY line, id")
         var out: [(Int64, RejectedLinesRule.FileProblems)] = []
         while try files.step() {
@@ -266,7 +272,7 @@ package final class DatabaseReader {
             for i in kinds.indices {
                 kinds[i].reasons = reasonOrder[i].map { ($0, reasonCounts[i][$0]!) }.sorted { $0.1 > $1.1 }
             }
-            out.append((id, RejectedLinesRule.FileProblems(path: files.text(1) ?? "?", kinds: kinds)))
+            out.append((id, RejectedLinesRule.FileProblems(path: files.text(1) ?? "?", kinds: kinds, app: files.text(3))))
         }
         return out
     }

@@ -139,3 +139,112 @@ final class GapRuleTests: RuleTestCase {
         XCTAssertEqual(b.findings(), [])
     }
 }
+
+// MARK: 1.2: interactive transitions scoped to what they move, known from the appearance events
+
+extension GapRuleTests {
+    /// (1.2, bug 3) A back swipe held 3.5 s reveals a screen with a child: the child's
+    /// appearance is inside the interactive pop as its parent's is (the same for the child of
+    /// an interactively pushed screen).
+    func testAnInteractivePopOrPushCoversTheChildrenOfTheScreensItMoves() {
+        var b = app()
+        addChild(&b, 100, "0xc", parent: "0xa")
+        push(&b, 1000, "0xb")
+        // 0xa is revealed by the swipe; its child 0xc appears with it.
+        b.vc(3000, "pop", "0xn", #""child":"0xb","animated":true,"interactive":true"#)
+        b.vc(3000, "viewWillDisappear", "0xb", #""animated":true,"isMovingFromParent":true"#)
+        b.vc(3001, "viewWillAppear", "0xa", #""animated":true"#)
+        b.vc(3001, "viewWillAppear", "0xc", #""animated":true"#)
+        b.vc(3002, "viewIsAppearing", "0xa", #""animated":true"#)
+        b.vc(3002, "viewIsAppearing", "0xc", #""animated":true"#)
+        b.vc(6500, "viewDidDisappear", "0xb", #""animated":true,"isMovingFromParent":true"#)
+        b.vc(6500, "viewDidAppear", "0xa", #""animated":true"#)
+        b.vc(6500, "viewDidAppear", "0xc", #""animated":true"#)
+        b.vc(6500, "removeFromParent", "0xb", #""parent":"0xn""#)
+        b.vc(6530, "deinit", "0xb")
+        // An interactively pushed screen 0xd with a child 0xe.
+        b.vc(8000, "init", "0xd", #""cls":"DetailVC""#)
+        b.vc(8000, "init", "0xe", #""cls":"ChartVC""#)
+        b.vc(8000, "addChild", "0xe", #""parent":"0xd""#)
+        b.vc(8000, "push", "0xn", #""child":"0xd","animated":true,"interactive":true"#)
+        b.vc(8000, "addChild", "0xd", #""parent":"0xn""#)
+        b.vc(8001, "viewWillAppear", "0xd", #""animated":true,"isMovingToParent":true"#)
+        b.vc(8001, "viewWillAppear", "0xe", #""animated":true"#)
+        b.vc(8002, "viewIsAppearing", "0xd", #""animated":true"#)
+        b.vc(8002, "viewIsAppearing", "0xe", #""animated":true"#)
+        b.vc(11_000, "viewDidAppear", "0xd", #""animated":true,"isMovingToParent":true"#)
+        b.vc(11_000, "viewDidAppear", "0xe", #""animated":true"#)
+        end(&b, 20_000)
+        XCTAssertEqual(b.flagged(rules: ["LC401"]), [], "the finger set every one of these lengths")
+    }
+
+    /// (1.2, bug 4) While a form sheet is dragged down (an interactive dismissal held for
+    /// seconds), a programmatic 1.6 s push in the navigation controller under it is flagged:
+    /// the dismissal moves the sheet and what it reveals, not every controller on screen.
+    func testAnInteractiveDismissalCoversOnlyWhatItMoves() {
+        var b = app()
+        present(&b, 1000, "0xs", by: "0xn", cls: "FilterSheetVC", style: "formSheet")
+        b.vc(3000, "dismiss", "0xs", #""animated":true,"interactive":true"#)
+        b.vc(3000, "viewWillDisappear", "0xs", #""animated":true,"isBeingDismissed":true"#)
+        push(&b, 3100, "0xd", gap: 1600)
+        b.vc(9000, "viewDidAppear", "0xs", #""animated":true"#)   // let go: the sheet stays
+        end(&b, 20_000)
+        XCTAssertEqual(b.flagged(rules: ["LC401"]), ["LC401 0xd"])
+    }
+
+    /// (1.2, item 10) A 4.2 s back swipe recorded without push/pop events: the appearance
+    /// events' own `interactive` key says the finger drives it, on the appearing controller
+    /// (viewWillAppear) or on the one it uncovers (viewWillDisappear).
+    func testInteractiveIsKnownFromTheAppearanceEvents() {
+        for marked in ["0xa", "0xb"] {
+            var b = app()
+            push(&b, 1000, "0xb")
+            b.vc(3000, "viewWillDisappear", "0xb", "\"animated\":true,\"isMovingFromParent\":true\(marked == "0xb" ? ",\"interactive\":true" : "")")
+            b.vc(3001, "viewWillAppear", "0xa", "\"animated\":true\(marked == "0xa" ? ",\"interactive\":true" : "")")
+            b.vc(3002, "viewIsAppearing", "0xa", #""animated":true"#)
+            b.vc(7200, "viewDidDisappear", "0xb", #""animated":true,"isMovingFromParent":true"#)
+            b.vc(7200, "viewDidAppear", "0xa", #""animated":true"#)
+            b.vc(7200, "removeFromParent", "0xb", #""parent":"0xn""#)
+            b.vc(7230, "deinit", "0xb")
+            end(&b, 20_000)
+            XCTAssertEqual(b.flagged(rules: ["LC401"]), [], "interactive on \(marked)")
+        }
+        // Look-alike: the same swipe without the key is a slow appearance.
+        var b = app()
+        push(&b, 1000, "0xb")
+        b.vc(3000, "viewWillDisappear", "0xb", #""animated":true,"isMovingFromParent":true"#)
+        b.vc(3001, "viewWillAppear", "0xa", #""animated":true"#)
+        b.vc(3002, "viewIsAppearing", "0xa", #""animated":true"#)
+        b.vc(7200, "viewDidDisappear", "0xb", #""animated":true,"isMovingFromParent":true"#)
+        b.vc(7200, "viewDidAppear", "0xa", #""animated":true"#)
+        end(&b, 20_000)
+        XCTAssertEqual(b.flagged(rules: ["LC401"]), ["LC401 0xa"])
+    }
+
+    /// (1.2, item 5) One iPad window in the background beside an active one stops nothing: an
+    /// appearance in the active window that overlaps the other's background is still judged.
+    func testABackgroundedSecondWindowDoesNotExemptAnAppearance() {
+        var b = app()
+        b.add(500, "sceneWillConnect", #""scene":"s2""#)
+        b.add(501, "sceneWillEnterForeground", #""scene":"s2""#)
+        b.add(900, "sceneDidEnterBackground", #""scene":"s2""#)
+        push(&b, 1000, "0xb", gap: 1500)
+        end(&b, 20_000)
+        XCTAssertEqual(b.flagged(rules: ["LC401"]), ["LC401 0xb"])
+    }
+
+    /// (1.2, item 11) LC402 on every OS that has viewIsAppearing: iPadOS, tvOS and Mac
+    /// Catalyst 13+ with SDK 17+, and visionOS whatever its version (its numbering starts at 1).
+    func testLC402CoversEveryOSThatHasViewIsAppearing() {
+        for (os, version, sdk, flagged) in [("iPadOS", "17.2", "17.0", true), ("tvOS", "17.0", "17.0", true),
+                                             ("Mac Catalyst", "17.1", "17.0", true), ("visionOS", "1.1", "1.0", true),
+                                             ("visionOS", "2.0", "2.0", true), ("tvOS", "12.4", "17.0", false),
+                                             ("iPadOS", "17.2", "16.4", false)] {
+            var b = TraceBuilder(sid: "S-\(os)", sdk: sdk, os: version, osName: os)
+            b.vc(1, "init", "0xa", #""cls":"A""#)
+            b.vc(2, "viewWillAppear", "0xa")
+            b.vc(3, "viewDidAppear", "0xa")
+            XCTAssertEqual(b.flagged(rules: ["LC402"]), flagged ? ["LC402 0xa"] : [], "\(os) \(version), SDK \(sdk)")
+        }
+    }
+}

@@ -332,3 +332,122 @@ final class LeakRuleTests: RuleTestCase {
         XCTAssertEqual(b.model().instance(InstanceKey(vc: "0xb", since: 17))?.end, .reused)
     }
 }
+
+// MARK: 1.2: chains that children present, controllers UIKit owns, window roots, one clock
+
+extension LeakRuleTests {
+    /// (1.2, bug 2) A presented navigation controller AN (root A1): A1 presents sheet BN
+    /// (root B1), B1 presents LB, then AN is dismissed. UIKit makes the container the
+    /// presenter when a child calls `present`, so BN, B1 and LB go with AN's dismissal: the
+    /// two that are never freed are leaks.
+    func testAChainPresentedByAChildIsReleasedWithItsContainer() {
+        var b = app()
+        b.vc(1000, "init", "0xan", #""cls":"UINavigationController""#)
+        b.vc(1000, "init", "0xa1", #""cls":"AccountVC""#)
+        b.vc(1000, "addChild", "0xa1", #""parent":"0xan""#)
+        b.vc(1000, "didMoveToParent", "0xa1", #""parent":"0xan""#)
+        present(&b, 1000, "0xan", by: "0xa", cls: "UINavigationController", initialise: false)
+        b.vc(1001, "viewWillAppear", "0xa1", #""animated":true"#)
+        b.vc(1402, "viewDidAppear", "0xa1", #""animated":true"#)
+        b.vc(2000, "init", "0xbn", #""cls":"UINavigationController""#)
+        b.vc(2000, "init", "0xb1", #""cls":"BillingVC""#)
+        b.vc(2000, "addChild", "0xb1", #""parent":"0xbn""#)
+        b.vc(2000, "didMoveToParent", "0xb1", #""parent":"0xbn""#)
+        present(&b, 2000, "0xbn", by: "0xa1", cls: "UINavigationController", style: "pageSheet", initialise: false)
+        b.vc(2001, "viewWillAppear", "0xb1", #""animated":true"#)
+        b.vc(2402, "viewDidAppear", "0xb1", #""animated":true"#)
+        present(&b, 3000, "0xlb", by: "0xb1", cls: "LoadingVC", style: "pageSheet")
+        b.vc(5000, "dismiss", "0xan", #""animated":true"#)
+        b.vc(5000, "viewWillDisappear", "0xlb", #""animated":true,"isBeingDismissed":true"#)
+        b.vc(5001, "viewWillAppear", "0xa", #""animated":true"#)
+        b.vc(5400, "viewDidDisappear", "0xlb", #""animated":true,"isBeingDismissed":true"#)
+        b.vc(5400, "viewDidAppear", "0xa", #""animated":true"#)
+        for vc in ["0xlb", "0xa1", "0xan"] { b.vc(5420, "deinit", vc) }
+        end(&b, 30_000)
+        XCTAssertEqual(b.flagged(rules: ["LC301", "LC302"]), ["LC301 0xb1", "LC301 0xbn"])
+        let bn = finding(b.model(), "LC301", "0xbn")
+        XCTAssertEqual(bn?.detail["how"], "chain")
+        XCTAssertEqual(bn?.detail["held_by"], "0xan", "the dismissed container took it along")
+    }
+
+    /// (1.2, item 5) One clock from every scene: a window in the background beside an active
+    /// one stops nothing, so a controller leaked in the active window is LC301, not LC302.
+    func testTheLeakClockRunsWhileAnySceneIsInTheForeground() {
+        var b = app()
+        b.add(500, "sceneWillConnect", #""scene":"s2""#)
+        b.add(501, "sceneWillEnterForeground", #""scene":"s2""#)
+        push(&b, 1000, "0xb")
+        b.add(2500, "sceneDidEnterBackground", #""scene":"s2""#)
+        pop(&b, 3000, "0xb", deinitAfter: nil)
+        end(&b, 60_000)
+        XCTAssertEqual(b.flagged(rules: ["LC301", "LC302"]), ["LC301 0xb"])
+        // Look-alike: when every scene is in the background, the clock stops (LC302).
+        var all = app()
+        push(&all, 1000, "0xb")
+        pop(&all, 3000, "0xb", deinitAfter: nil)
+        all.add(3500, "sceneDidEnterBackground", #""scene":"s1""#)
+        end(&all, 60_000)
+        XCTAssertEqual(all.flagged(rules: ["LC301", "LC302"]), ["LC302 0xb"])
+        let message = finding(all.model(), "LC302", "0xb")?.message ?? ""
+        XCTAssertTrue(message.contains("ended 56.6 s ("), "the elapsed time, as elapsed: \(message)")
+        XCTAssertTrue(message.contains("(148 ms of it in the foreground) after its pop"), "and the foreground time as such: \(message)")
+    }
+
+    /// (1.2, item 7) A cancelled search: UIKit keeps the UISearchController (and its results
+    /// controller) in `navigationItem.searchController` and presents it again on the next
+    /// search; it is never a leak. Known by `cls`, or by the `uikit` class of a subclass.
+    func testSearchControllersUIKitOwnsAreNeverLeaks() {
+        for (cls, uikit) in [("UISearchController", nil), ("ProductSearchController", "UISearchController")] {
+            var b = app()
+            let extra = uikit.map { ",\"uikit\":\"\($0)\"" } ?? ""
+            b.vc(900, "init", "0xs", "\"cls\":\"\(cls)\"\(extra)")
+            b.vc(900, "init", "0xr", #""cls":"SearchResultsVC""#)
+            b.vc(900, "addChild", "0xr", #""parent":"0xs""#)
+            b.vc(900, "didMoveToParent", "0xr", #""parent":"0xs""#)
+            present(&b, 1000, "0xs", by: "0xa", cls: cls, style: "automatic", initialise: false)
+            b.vc(1001, "viewWillAppear", "0xr", #""animated":true"#)
+            b.vc(1402, "viewDidAppear", "0xr", #""animated":true"#)
+            b.vc(3000, "dismiss", "0xs", #""animated":true"#)
+            b.vc(3000, "viewWillDisappear", "0xs", #""animated":true,"isBeingDismissed":true"#)
+            b.vc(3000, "viewWillDisappear", "0xr", #""animated":true"#)
+            b.vc(3300, "viewDidDisappear", "0xr", #""animated":true"#)
+            b.vc(3300, "viewDidDisappear", "0xs", #""animated":true,"isBeingDismissed":true"#)
+            end(&b, 60_000)
+            XCTAssertEqual(b.flagged(rules: ["LC301", "LC302"]), [], "\(cls)")
+        }
+        // Look-alike: any other dismissed controller that stays is a leak.
+        var b = app()
+        present(&b, 1000, "0xs", by: "0xa", cls: "ProductSearchController")
+        b.vc(3000, "dismiss", "0xs", #""animated":true"#)
+        b.vc(3000, "viewWillDisappear", "0xs", #""animated":true,"isBeingDismissed":true"#)
+        b.vc(3300, "viewDidDisappear", "0xs", #""animated":true,"isBeingDismissed":true"#)
+        end(&b, 60_000)
+        XCTAssertEqual(b.flagged(rules: ["LC301", "LC302"]), ["LC301 0xs"])
+    }
+
+    /// (1.2, item 8) Replacing a window's root releases the old root, what it contains and
+    /// every chain it presented: a root kept alive by a sheet left open is found (`root`).
+    func testReplacingTheWindowRootReleasesTheOldOne() {
+        var b = app()
+        present(&b, 1000, "0xs", by: "0xn", cls: "OnboardingSheetVC", style: "pageSheet")
+        b.vc(3000, "init", "0xr", #""cls":"MainTabBarController""#)
+        b.vc(3000, "windowRoot", "0xr", #""old":"0xn","scene":"s1""#)
+        b.vc(3001, "viewWillAppear", "0xr", #""animated":false"#)
+        b.vc(3002, "viewIsAppearing", "0xr", #""animated":false"#)
+        b.vc(3010, "viewDidAppear", "0xr", #""animated":false"#)
+        end(&b, 60_000)
+        XCTAssertEqual(b.flagged(rules: ["LC301", "LC302"]), ["LC301 0xa", "LC301 0xn", "LC301 0xs"])
+        let model = b.model()
+        XCTAssertEqual(finding(model, "LC301", "0xn")?.detail["how"], "root")
+        XCTAssertTrue(finding(model, "LC301", "0xn")?.identityKey.hasSuffix("|root") ?? false)
+        XCTAssertEqual(finding(model, "LC301", "0xa")?.detail["how"], "ancestor")
+        XCTAssertEqual(finding(model, "LC301", "0xs")?.detail["how"], "chain")
+        // Look-alike: the old root and its sheet freed at once.
+        var freed = b
+        freed.lines.removeLast()
+        freed.seq -= 1
+        for vc in ["0xs", "0xa", "0xn"] { freed.vc(3100, "deinit", vc) }
+        end(&freed, 60_000)
+        XCTAssertEqual(freed.flagged(rules: ["LC301", "LC302", "LC201"]), [], "nothing leaked; nothing was visible at its deinit")
+    }
+}

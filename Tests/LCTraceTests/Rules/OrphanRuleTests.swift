@@ -171,3 +171,67 @@ final class OrphanRuleTests: RuleTestCase {
         XCTAssertEqual(orphan.findings(rules: ["LC101"]), ["LC101 0xo#17"])
     }
 }
+
+// MARK: 1.2: one clock, holes, messages
+
+extension OrphanRuleTests {
+    /// (1.2, item 5) LC102's 1 s is foreground time: a push frozen by suspension (the app went
+    /// to the background right after addChild and the session ended soon after its return) is
+    /// not "missing didMove".
+    func testMissingDidMoveCountsForegroundTime() {
+        var b = app()
+        b.vc(1000, "init", "0xc", #""cls":"ChildVC""#)
+        b.vc(1000, "addChild", "0xc", #""parent":"0xa""#)
+        b.add(1010, "sceneDidEnterBackground", #""scene":"s1""#)
+        b.add(61_000, "sceneWillEnterForeground", #""scene":"s1""#)
+        end(&b, 61_500)
+        XCTAssertEqual(b.flagged(rules: ["LC102"]), [])
+        // Look-alike: the same with the app in the foreground is flagged.
+        var c = app()
+        c.vc(1000, "init", "0xc", #""cls":"ChildVC""#)
+        c.vc(1000, "addChild", "0xc", #""parent":"0xa""#)
+        end(&c, 61_500)
+        XCTAssertEqual(c.flagged(rules: ["LC102"]), ["LC102 0xc"])
+    }
+
+    /// (1.2, item 9) A containment step whose missing counterpart may lie in a seq hole is
+    /// not judged: a removal without willMove, a child without didMove, a view without
+    /// addChild, when lost events lie between them.
+    func testAContainmentStepAcrossAHoleIsNotJudged() {
+        var b = app()
+        b.vc(1000, "init", "0xc", #""cls":"ChildVC""#)
+        b.vc(1000, "addChild", "0xc", #""parent":"0xa""#)
+        b.seq += 2   // willMoveToParent, didMoveToParent: lost
+        b.vc(2000, "removeFromParent", "0xc", #""parent":"0xa""#)
+        b.vc(2010, "deinit", "0xc")
+        b.vc(3000, "init", "0xo", #""cls":"OverlayVC""#)
+        b.seq += 1   // addChild: lost
+        b.vc(3001, "viewAttached", "0xo", #""host":"0xa""#)
+        end(&b, 30_000)
+        XCTAssertEqual(b.flagged(rules: ["LC101", "LC102", "LC103", "LC104", "LC105"]), [])
+        // Look-alike: without the holes every one is flagged.
+        var c = app()
+        c.vc(1000, "init", "0xc", #""cls":"ChildVC""#)
+        c.vc(1000, "addChild", "0xc", #""parent":"0xa""#)
+        c.vc(2000, "removeFromParent", "0xc", #""parent":"0xa""#)
+        c.vc(2010, "deinit", "0xc")
+        c.vc(3000, "init", "0xo", #""cls":"OverlayVC""#)
+        c.vc(3001, "viewAttached", "0xo", #""host":"0xa""#)
+        end(&c, 30_000)
+        XCTAssertEqual(c.flagged(rules: ["LC101", "LC102", "LC103"]), ["LC101 0xo", "LC102 0xc", "LC103 0xc"])
+    }
+
+    /// (1.2) LC101 says what is wrong: a view in H's hierarchy while its controller is the
+    /// child of another container is not "without addChild".
+    func testOrphanViewOfAChildOfAnotherContainerSaysSo() {
+        var b = app()
+        push(&b, 1000, "0xb")
+        addChild(&b, 2000, "0xc", parent: "0xb")
+        b.vc(2100, "viewDetached", "0xc", #""host":"0xb""#)
+        b.vc(2101, "viewAttached", "0xc", #""host":"0xa""#)
+        end(&b, 30_000)
+        let message = finding(b.model(), "LC101", "0xc")?.message ?? ""
+        XCTAssertTrue(message.contains("child of DetailVC"), message)
+        XCTAssertFalse(message.contains("without addChild"), message)
+    }
+}

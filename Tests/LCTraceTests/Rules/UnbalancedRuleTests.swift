@@ -132,3 +132,83 @@ final class UnbalancedRuleTests: RuleTestCase {
         XCTAssertTrue(b.model().findings.contains { $0.message.contains("after its deinit (and 1 more events)") })
     }
 }
+
+// MARK: 1.2: chain intermediates hidden, holes, one clock
+
+extension UnbalancedRuleTests {
+    /// (1.2, item 6) Dismissing X takes Y (a navigation controller with child Y1) and Z along
+    /// without callbacks: from the dismissal's end they and what they contain are hidden, so
+    /// their later deinit is not LC201.
+    func testChainDismissalLeavesTheIntermediatesHidden() {
+        var b = app()
+        present(&b, 1000, "0xx", by: "0xa", cls: "ComposeVC")
+        b.vc(2000, "init", "0xy", #""cls":"UINavigationController""#)
+        b.vc(2000, "init", "0xy1", #""cls":"PickerVC""#)
+        b.vc(2000, "addChild", "0xy1", #""parent":"0xy""#)
+        b.vc(2000, "didMoveToParent", "0xy1", #""parent":"0xy""#)
+        present(&b, 2000, "0xy", by: "0xx", cls: "UINavigationController", style: "pageSheet", initialise: false)
+        b.vc(2001, "viewWillAppear", "0xy1", #""animated":true"#)
+        b.vc(2402, "viewDidAppear", "0xy1", #""animated":true"#)
+        present(&b, 3000, "0xz", by: "0xy1", cls: "ConfirmVC", style: "pageSheet")
+        b.vc(5000, "dismiss", "0xx", #""animated":true"#)
+        b.vc(5000, "viewWillDisappear", "0xz", #""animated":true,"isBeingDismissed":true"#)
+        b.vc(5001, "viewWillAppear", "0xa", #""animated":true"#)
+        b.vc(5400, "viewDidDisappear", "0xz", #""animated":true,"isBeingDismissed":true"#)
+        b.vc(5400, "viewDidAppear", "0xa", #""animated":true"#)
+        for vc in ["0xz", "0xy1", "0xy", "0xx"] { b.vc(5420, "deinit", vc) }
+        end(&b, 30_000)
+        XCTAssertEqual(b.flagged(rules: ["LC201", "LC202", "LC204", "LC205", "LC301"]), [])
+    }
+
+    /// (1.2, item 9) A push whose viewDidAppear and didMove lie in a lost file, then a pop:
+    /// the events around the hole are not judged as an order break (the lost ones may have
+    /// completed the push), and the state resumes from what the next event implies.
+    func testATransitionAcrossAHoleIsNotJudged() {
+        var b = app()
+        push(&b, 1000, "0xb")
+        // A normal push and pop of 0xd, with a hole in the middle of the push.
+        b.vc(3000, "init", "0xd", #""cls":"DetailVC""#)
+        b.vc(3000, "push", "0xn", #""child":"0xd","animated":true"#)
+        b.vc(3000, "addChild", "0xd", #""parent":"0xn""#)
+        b.vc(3001, "viewWillAppear", "0xd", #""animated":true,"isMovingToParent":true"#)
+        b.seq += 4   // viewIsAppearing, viewDidAppear, didMoveToParent and a scene event were lost
+        b.vc(4000, "viewWillAppear", "0xd", #""animated":true"#)   // shown again after a tab switch the hole hid
+        b.vc(4001, "viewDidAppear", "0xd", #""animated":true"#)
+        b.vc(6000, "viewWillDisappear", "0xd", #""animated":true,"isMovingFromParent":true"#)
+        b.vc(6300, "viewDidDisappear", "0xd", #""animated":true,"isMovingFromParent":true"#)
+        b.vc(6300, "removeFromParent", "0xd", #""parent":"0xn""#)
+        b.vc(6320, "deinit", "0xd")
+        end(&b, 30_000)
+        XCTAssertEqual(b.flagged(rules: ["LC202", "LC203", "LC204", "LC205"]), [])
+        // Look-alike: the same order break with no hole is LC202.
+        var c = app()
+        c.vc(3000, "init", "0xd", #""cls":"DetailVC""#)
+        c.vc(3001, "viewWillAppear", "0xd", #""animated":true"#)
+        c.vc(4000, "viewWillAppear", "0xd", #""animated":true"#)
+        c.vc(4001, "viewDidAppear", "0xd", #""animated":true"#)
+        end(&c, 30_000)
+        XCTAssertEqual(c.flagged(rules: ["LC202"]), ["LC202 0xd"])
+    }
+
+    /// (1.2, item 5) LC203's 2 s are foreground time: an appearance begun just before the
+    /// whole app went to the background, in a session that ended soon after its return, is
+    /// not stuck (with another window still active, the clock would have run).
+    func testStuckAppearingCountsForegroundTime() {
+        var b = app()
+        b.vc(1000, "init", "0xd", #""cls":"DetailVC""#)
+        b.vc(1001, "viewWillAppear", "0xd", #""animated":true"#)
+        b.add(1100, "sceneDidEnterBackground", #""scene":"s1""#)
+        b.add(50_000, "sceneWillEnterForeground", #""scene":"s1""#)
+        end(&b, 50_500)
+        XCTAssertEqual(b.flagged(rules: ["LC203"]), [])
+        var two = app()
+        two.add(500, "sceneWillConnect", #""scene":"s2""#)
+        two.add(501, "sceneWillEnterForeground", #""scene":"s2""#)
+        two.vc(1000, "init", "0xd", #""cls":"DetailVC""#)
+        two.vc(1001, "viewWillAppear", "0xd", #""animated":true"#)
+        two.add(1100, "sceneDidEnterBackground", #""scene":"s1""#)
+        two.add(50_000, "sceneWillEnterForeground", #""scene":"s1""#)
+        end(&two, 50_500)
+        XCTAssertEqual(two.flagged(rules: ["LC203"]), ["LC203 0xd"])
+    }
+}

@@ -120,13 +120,18 @@ class BackendContractTestCase: PostgreSQLTestCase {
     func rejectsBecomeFileFindingsOnce() throws {
         let db = try freshLocation("rejects")
         let file = dir + "/bad-\(UInt32.random(in: 0...UInt32.max)).jsonl"
-        TestSupport.writeLines([#"{"v":1,"sid":"S","seq":0,"t":0,"ev":"session","wall":"2026-11-02T10:15:03Z"}"#,
+        TestSupport.writeLines([#"{"v":1,"sid":"S","seq":0,"t":0,"ev":"session","wall":"2026-11-02T10:15:03Z","app":"com.example.shop"}"#,
                                 "not json", #"{"v":1,"sid":"S","seq":1}"#, "also not json"], to: file)
+        // A file of nothing but bad lines belongs to no session: its app is not known.
+        TestSupport.writeLines(["not json", "{\"v\":1}", ""], to: file + ".only-bad.jsonl")
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, file]).status, 0)
-        let query = "SELECT rule, count(*) AS n FROM findings_v WHERE rule = 'LC904' GROUP BY rule"
-        XCTAssertEqual(TestSupport.run(["query", "--db", db, "-f", "csv", query]).out, "rule,n\nLC904,2\n")
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, file + ".only-bad.jsonl"]).status, 65)
+        let query = "SELECT identity_key, count(*) AS n FROM findings_v WHERE rule = 'LC904' GROUP BY identity_key ORDER BY 1"
+        // (1.2) The identity names the app of the file's sessions when it is known.
+        let expected = "identity_key,n\nLC904|?|missing-key,1\nLC904|?|not-json,1\nLC904|com.example.shop|missing-key,1\nLC904|com.example.shop|not-json,1\n"
+        XCTAssertEqual(TestSupport.run(["query", "--db", db, "-f", "csv", query]).out, expected)
         XCTAssertEqual(TestSupport.run(["analyze", "--all", "--db", db]).status, 0)
-        XCTAssertEqual(TestSupport.run(["query", "--db", db, "-f", "csv", query]).out, "rule,n\nLC904,2\n")
+        XCTAssertEqual(TestSupport.run(["query", "--db", db, "-f", "csv", query]).out, expected)
     }
 }
 

@@ -168,11 +168,11 @@ struct TraceBuilder {
     var seq: Int64 = 0
     var lines: [String] = []
 
-    init(sid: String = "S1", sdk: String = "27.0", os: String = "27.1", record: Bool = true,
+    init(sid: String = "S1", sdk: String = "27.0", os: String = "27.1", osName: String = "iOS", record: Bool = true,
          app: String = "com.example.app", version: String = "1.0", build: String = "1", device: String = "iPhone16,2") {
         self.sid = sid
         if record {
-            add(0, "session", "\"wall\":\"2026-11-02T10:15:03.120Z\",\"app\":\"\(app)\",\"appVersion\":\"\(version)\",\"build\":\"\(build)\",\"os\":\"iOS\",\"osVersion\":\"\(os)\",\"sdk\":\"\(sdk)\",\"device\":\"\(device)\"")
+            add(0, "session", "\"wall\":\"2026-11-02T10:15:03.120Z\",\"app\":\"\(app)\",\"appVersion\":\"\(version)\",\"build\":\"\(build)\",\"os\":\"\(osName)\",\"osVersion\":\"\(os)\",\"sdk\":\"\(sdk)\",\"device\":\"\(device)\"")
             add(1, "sceneWillConnect", "\"scene\":\"s1\"")
         }
     }
@@ -225,6 +225,11 @@ struct TraceBuilder {
     }
 
     /// (rule, vc, since) of every finding.
+    /// "rule vc" of each finding (of `rules`), sorted: for scenarios whose seqs are not the point.
+    func flagged(_ settings: RuleSettings = RuleSettings(), rules: Set<String>? = nil) -> [String] {
+        model(settings).findings.filter { rules?.contains($0.rule) ?? true }.map { "\($0.rule) \($0.vc ?? "-")" }.sorted()
+    }
+
     func findings(_ settings: RuleSettings = RuleSettings(), rules: Set<String>? = nil) -> [String] {
         model(settings).findings.filter { rules?.contains($0.rule) ?? true }.map {
             "\($0.rule) \($0.vc ?? "-")#\($0.since.map(String.init) ?? "-")"
