@@ -15,7 +15,7 @@ import LCTraceModel
 package enum SlowAppearanceRule: Rule {
     package static let info = RuleInfo(id: "LC401", name: "slow-appearance", severity: .warning, family: .gaps,
                                summary: "slow viewIsAppearing → viewDidAppear",
-                               explanation: "A completed appearance whose viewIsAppearing → viewDidAppear gap exceeds the threshold (1000 ms animated, 250 ms not; --gap-threshold): main-thread work or a stalled animation after layout. Not flagged: appearances inside interactive transitions, appearances during which the app went to the background, cancelled appearances, appearances without viewIsAppearing (LC402).",
+                               explanation: "A completed appearance whose viewIsAppearing → viewDidAppear gap exceeds the threshold: 1000 ms when animated, 250 ms when not (--gap-threshold animated=1000ms,plain=250ms). The gap is the transition after the view was laid out; a long one is main-thread work or a stalled animation. Not flagged: an appearance inside an interactive push or pop, or an interactive present or dismiss, still in progress (the finger decides how long it takes); an appearance during which the app went to the background; a cancelled appearance (no viewDidAppear); an appearance without viewIsAppearing (LC402).",
                                help: "Move work out of viewIsAppearing/viewWillAppear and the first layout pass (data loading, image decoding) and profile the transition with Instruments.",
                                report: ReportNeeds(worstFirstBy: "gap_ms", worstFirstTitle: "slowest first"))
 

@@ -9,7 +9,7 @@ import LCTraceModel
 package enum InstanceGrowthRule: Rule {
     package static let info = RuleInfo(id: "LC303", name: "instance-growth", severity: .warning, family: .leaks,
                                summary: "too many live instances of one class",
-                               explanation: "More than N live instances of one class at once (per-class limits, --max-live Class=N; off without one), reported once per class and session with the largest count reached. Not flagged: classes without a limit, instances whose id was reused.",
+                               explanation: "More than N live instances of one class at once, with per-class limits given by --max-live Class=N (repeatable; the rule is off without one): one finding per class and session, at the instance that crossed the limit, with the largest count reached (peak). Not flagged: a class without a limit; instances whose id was reused (counted as freed).",
                                help: "Look for controllers created again and again without the old ones going away (a leak that never gets a release, such as a child kept in a cache).")
     package static let scope = RuleScope.session
 

@@ -9,7 +9,7 @@ import LCTraceModel
 package enum LostEventsRule: Rule {
     package static let info = RuleInfo(id: "LC901", name: "lost-events", severity: .warning, family: .quality,
                                summary: "holes in seq",
-                               explanation: "Holes in the session's seq (events the recorder lost), with count and ranges; every finding of such a session is marked lower confidence. Not flagged: events lost after the last one recorded (nothing shows them).",
+                               explanation: "Holes in the session's seq (events the recorder lost), with their count and ranges; every finding of such a session gets confidence low. Not flagged: events lost after the last one recorded (nothing shows them).",
                                help: "Check the recorder's buffer and file rotation; collect every file of the session.")
     package static let scope = RuleScope.session
 

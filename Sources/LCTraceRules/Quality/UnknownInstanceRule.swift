@@ -9,7 +9,7 @@ import LCTraceModel
 package enum UnknownInstanceRule: Rule {
     package static let info = RuleInfo(id: "LC902", name: "unknown-instance", severity: .warning, family: .quality,
                                summary: "events for an id with no init",
-                               explanation: "Events for a controller id that had no init in the session (the recorder started late, or lost it); the events are kept and modelled from the first one. Not flagged: ids only named as a parent, host or presenter, events after a deinit (LC205).",
+                               explanation: "Events for a controller id that had no init in the session (the recorder started late, or lost it); the events are kept and modelled from the first one. Not flagged: ids only named as a parent, host or presenter; events after a deinit (LC205).",
                                help: "Make sure the recorder hooks init of every controller class before the first one is created.")
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {

@@ -14,7 +14,7 @@ import LCTraceModel
 package enum AppDelegateLifecycleRule: Rule {
     package static let info = RuleInfo(id: "LC501", name: "app-delegate-lifecycle", severity: .warning, family: .scene,
                                summary: "deprecated app-delegate life cycle",
-                               explanation: "One of the four app-delegate state transitions the iOS 26 SDK deprecates (appDidBecomeActive, appWillResignActive, appDidEnterBackground, appWillEnterForeground) in an app built with SDK 26 or later, one finding per event. Not flagged: appDidFinishLaunching and appWillTerminate, older SDKs, sessions without a session record.",
+                               explanation: "One of the four app-delegate state transitions the iOS 26 SDK deprecates (appDidBecomeActive, appWillResignActive, appDidEnterBackground, appWillEnterForeground) in a session whose sdk is 26 or later: the UISceneDelegate callbacks replace them. One finding per deprecated event and session, with its count. Not flagged: appDidFinishLaunching and appWillTerminate, which are not deprecated; apps built with an older SDK; sessions with no session record (no SDK known).",
                                help: "Adopt the scene life cycle: move the work to the UISceneDelegate callback named in the message.")
     package static let scope = RuleScope.session
 

@@ -12,7 +12,7 @@ import XCTest
 @testable import LCTraceCLI
 
 /// The command line in-process: help, usage errors with suggestions, exit statuses,
-/// the read-only query command, and the README's promises.
+/// the read-only query command, and the docs' promises.
 final class CLITests: TemporaryDirectoryTestCase {
 
     /// An error lctrace has no words for is a bug: exit 70 (EX_SOFTWARE), the error, and a
@@ -157,15 +157,20 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.out, "seq,event,vc\n7,viewAttached,0xo\n")
     }
 
-    func testReadmeDocumentsEveryCommandAndOption() throws {
-        let readme = try String(contentsOf: TestSupport.root.appendingPathComponent("README.md"), encoding: .utf8)
+    /// The README names every command (its tour and links are the front door); every option
+    /// is in docs/cli.md (generated from the specs: GeneratedDocsTests keeps it fresh), every
+    /// rule in docs/rule-reference.md.
+    func testTheDocsNameEveryCommandOptionAndRule() throws {
+        func read(_ path: String) throws -> String { try String(contentsOf: TestSupport.root.appendingPathComponent(path), encoding: .utf8) }
+        let readme = try read("README.md"), cli = try read("docs/cli.md"), rules = try read("docs/rule-reference.md")
         for command in CLI.commands {
             XCTAssertTrue(readme.contains("lctrace \(command.spec.name)"), "README lacks lctrace \(command.spec.name)")
+            XCTAssertTrue(cli.contains("### lctrace \(command.spec.name)\n"), "docs/cli.md lacks lctrace \(command.spec.name)")
             for option in command.spec.options {
-                XCTAssertTrue(readme.contains("--\(option.name)"), "README lacks --\(option.name) of \(command.spec.name)")
+                XCTAssertTrue(cli.contains("`--\(option.name)"), "docs/cli.md lacks --\(option.name) of \(command.spec.name)")
             }
         }
-        for rule in RuleCatalog.all { XCTAssertTrue(readme.contains(rule.id), "README lacks \(rule.id)") }
+        for rule in RuleCatalog.all { XCTAssertTrue(rules.contains("### \(rule.id) "), "docs/rule-reference.md lacks \(rule.id)") }
     }
 
     func testDurationsAndTuningParse() throws {
@@ -191,7 +196,7 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(settings.maxLive, ["A": 3, "B": 4])
     }
 
-    /// The ingest JSON summary has exactly the keys the README documents.
+    /// The ingest JSON summary has exactly the keys docs/usage.md documents.
     func testIngestJSONSummaryHasTheDocumentedKeys() throws {
         var b = TraceBuilder()
         b.vc(2, "init", "0xa", #""cls":"A""#)
@@ -207,9 +212,9 @@ final class CLITests: TemporaryDirectoryTestCase {
         let analysis = json["analysis"] as! [String: Any]
         XCTAssertEqual(Set(analysis.keys), ["sessions", "while_loading", "findings", "seconds"])
         XCTAssertEqual(analysis["sessions"] as? Int, 1)
-        let readme = try String(contentsOf: TestSupport.root.appendingPathComponent("README.md"), encoding: .utf8)
-        for key in ["record_conflicts", "damaged_files", "events_per_second", "while_loading"] {
-            XCTAssertTrue(readme.contains("`\(key)`"), "README documents \(key)")
+        let usage = try String(contentsOf: TestSupport.root.appendingPathComponent("docs/usage.md"), encoding: .utf8)
+        for key in json.keys.sorted() + file.keys.sorted() + analysis.keys.sorted() {
+            XCTAssertTrue(usage.contains("`\(key)`"), "docs/usage.md does not document \(key)")
         }
     }
 

@@ -72,7 +72,9 @@ final class ColorTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(TestSupport.run(["completions", "fish"]).out.contains("-l color"))
         XCTAssertTrue(TestSupport.run(["completions", "zsh"]).out.contains("--color"))
         XCTAssertTrue(TestSupport.run(["help", "--man"]).out.contains("\\-\\-color"))
-        let readme = try String(contentsOf: TestSupport.root.appendingPathComponent("README.md"), encoding: .utf8)
-        XCTAssertTrue(readme.contains("NO_COLOR") && readme.contains("TERM=dumb"))
+        let usage = try String(contentsOf: TestSupport.root.appendingPathComponent("docs/usage.md"), encoding: .utf8)
+        XCTAssertTrue(usage.contains("NO_COLOR") && usage.contains("TERM=dumb"))
+        let cli = try String(contentsOf: TestSupport.root.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        XCTAssertTrue(cli.contains("| `NO_COLOR` |") && cli.contains("| `TERM` |"), "docs/cli.md's environment")
     }
 }

@@ -114,13 +114,13 @@ final class HelpAndInstallTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(TestSupport.run(["--color", "never"]).err.contains("missing command after --color"))
     }
 
-    /// The README says every command that opens a database takes --db: new commands too.
+    /// docs/usage.md says every command that opens a database takes --db: new commands too.
     func testEveryCommandWithADatabaseTakesDB() throws {
         for command in CLI.commands where !Self.withoutDatabase.contains(command.spec.name) {
             XCTAssertTrue(command.spec.options.contains { $0.name == "db" && $0.value == "PATH" }, "lctrace \(command.spec.name) lacks --db PATH")
         }
-        let readme = try String(contentsOf: TestSupport.root.appendingPathComponent("README.md"), encoding: .utf8)
-        XCTAssertTrue(readme.contains("lctrace --db x report"), "README does not say --db may come before the command")
+        let usage = try String(contentsOf: TestSupport.root.appendingPathComponent("docs/usage.md"), encoding: .utf8)
+        XCTAssertTrue(usage.contains("lctrace --db x report"), "docs/usage.md does not say --db may come before the command")
     }
 
     func testSchemaChecksTheDatabaseItIsGiven() throws {
@@ -281,8 +281,8 @@ final class HelpAndInstallTests: TemporaryDirectoryTestCase {
 
     // MARK: manual page
 
-    /// docs/lctrace.1 is `lctrace help --man`; LCTRACE_RECORD=1 rewrites it (after a merge
-    /// that adds commands or options).
+    /// docs/lctrace.1 is `lctrace help --man`; scripts/generate-docs (or LCTRACE_RECORD=1 here)
+    /// rewrites it after a merge that adds commands or options.
     func testManPageInTheRepositoryIsInStep() throws {
         let path = TestSupport.root.appendingPathComponent("docs/lctrace.1").path
         let man = TestSupport.run(["help", "--man"])
@@ -292,7 +292,7 @@ final class HelpAndInstallTests: TemporaryDirectoryTestCase {
             try man.out.write(toFile: path, atomically: true, encoding: .utf8)
         }
         let stored = try String(contentsOfFile: path, encoding: .utf8)
-        XCTAssertEqual(stored, man.out, "docs/lctrace.1 is stale: LCTRACE_RECORD=1 swift test --filter HelpAndInstallTests/testManPageInTheRepositoryIsInStep")
+        XCTAssertEqual(stored, man.out, "docs/lctrace.1 is stale: run scripts/generate-docs (or LCTRACE_RECORD=1 swift test --filter HelpAndInstallTests/testManPageInTheRepositoryIsInStep)")
         for command in CLI.commands {
             XCTAssertTrue(man.out.contains(".SS \(command.spec.name)\n"), "man page lacks \(command.spec.name)")
             for option in command.spec.options {

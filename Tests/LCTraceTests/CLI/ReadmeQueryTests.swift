@@ -11,12 +11,13 @@ import XCTest
 @testable import LCTrace
 @testable import LCTraceCLI
 
-/// Every example query of the README, pasted whole (its `-- N.` comment included) into
-/// `lctrace query`, runs on SampleTraces, has the columns it promises, returns rows, and
-/// answers what its comment says.
+/// Every example query of docs/queries.md (where the README's queries moved), pasted whole (its
+/// `-- N.` comment included) into `lctrace query`, runs on SampleTraces, has the columns it
+/// promises, returns rows, and answers what its comment says; and every `lctrace query "…"` of
+/// the README and docs/ runs.
 final class ReadmeQueryTests: TemporaryDirectoryTestCase {
 
-    /// The columns of each numbered README query. A query added to the README needs a row here.
+    /// The columns of each numbered query of docs/queries.md. A query added there needs a row here.
     static let columns: [Int: [String]] = [
         1: ["app", "class", "leaks", "sessions", "builds"],
         2: ["seq", "ms", "event", "vc", "class", "parent", "host"],
@@ -31,25 +32,27 @@ final class ReadmeQueryTests: TemporaryDirectoryTestCase {
         11: ["event", "key", "events"],
     ]
 
-    static func readme() throws -> String {
-        try String(contentsOf: TestSupport.root.appendingPathComponent("README.md"), encoding: .utf8)
+    static let page = "docs/queries.md"
+
+    static func read(_ path: String) throws -> String {
+        try String(contentsOf: TestSupport.root.appendingPathComponent(path), encoding: .utf8)
     }
 
-    /// The numbered queries of the README, by number: every ```sql block that starts with a
+    /// The numbered queries of docs/queries.md, by number: every ```sql block that starts with a
     /// `-- 1.` comment, each query a `-- N.` comment and the SQL up to the next blank line, exactly
-    /// as a user copies it. (SQL for a PostgreSQL server itself, roles and Citus, is run in
-    /// `psql`, not `lctrace query`: it is not numbered.)
+    /// as a user copies it. (SQL for a PostgreSQL server itself, roles and Citus in
+    /// docs/postgresql.md, is run in `psql`, not `lctrace query`: it is not numbered.)
     static func readmeQueries() throws -> [Int: String] {
         var queries: [Int: String] = [:]
-        for block in try readme().components(separatedBy: "\n```sql\n").dropFirst() where block.hasPrefix("-- 1. ") {
+        for block in try read(page).components(separatedBy: "\n```sql\n").dropFirst() where block.hasPrefix("-- 1. ") {
             let body = block.components(separatedBy: "\n```")[0]
             for query in body.components(separatedBy: "\n\n") where !query.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                 let number = query.dropFirst(3).prefix { $0.isNumber }
                 guard query.hasPrefix("-- "), let n = Int(number) else {
-                    XCTFail("a README query does not start with its '-- N.' comment: \(query.prefix(60))")
+                    XCTFail("a query of \(page) does not start with its '-- N.' comment: \(query.prefix(60))")
                     continue
                 }
-                XCTAssertNil(queries[n], "two README queries numbered \(n)")
+                XCTAssertNil(queries[n], "two queries of \(page) numbered \(n)")
                 queries[n] = query
             }
         }
@@ -67,19 +70,19 @@ final class ReadmeQueryTests: TemporaryDirectoryTestCase {
         let r = TestSupport.run(["query", "--db", db, "-f", "csv", sql])
         XCTAssertEqual(r.status, 0, "\(sql.prefix(60)): \(r.err)")
         return r.out.split(separator: "\n").map { line in
-            // The README queries' values hold no comma or quote but in paths and keys, read plainly.
+            // The queries' values hold no comma or quote but in paths and keys, read plainly.
             line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         }
     }
 
     func testEveryReadmeQueryRunsPastedWholeWithItsColumns() throws {
         let queries = try Self.readmeQueries()
-        XCTAssertEqual(Set(queries.keys), Set(Self.columns.keys), "README queries and the columns this test expects")
+        XCTAssertEqual(Set(queries.keys), Set(Self.columns.keys), "the queries of \(Self.page) and the columns this test expects")
         for (n, sql) in queries.sorted(by: { $0.key < $1.key }) {
             XCTAssertTrue(sql.hasPrefix("-- \(n). "), sql)
             let table = rows(sql)
-            XCTAssertEqual(table.first, Self.columns[n], "columns of README query \(n)")
-            XCTAssertGreaterThan(table.count, 1, "README query \(n) returns no row on SampleTraces")
+            XCTAssertEqual(table.first, Self.columns[n], "columns of query \(n)")
+            XCTAssertGreaterThan(table.count, 1, "query \(n) returns no row on SampleTraces")
             // The default table pastes as well.
             let r = TestSupport.run(["query", "--db", db, sql])
             XCTAssertEqual(r.status, 0, r.err)
@@ -90,13 +93,21 @@ final class ReadmeQueryTests: TemporaryDirectoryTestCase {
     /// Q1 counts what `report` counts as leaks, with their builds; Q10 lists what `report
     /// --orphans` flags as LC102/LC103 and not the planted look-alike (an addChild cut short by
     /// the end of session 55cba8d6, whose container is a ThreadViewController).
-    /// Every `lctrace query "…"` the README shows outside the numbered list runs on SampleTraces too.
-    func testEveryQueryCommandOfTheReadmeRuns() throws {
+    /// Every `lctrace query "…"` that the README and docs/ show outside the numbered list runs
+    /// on SampleTraces too (those with an ellipsis are a shape, not a query).
+    func testEveryQueryCommandOfTheDocsRuns() throws {
         let commands = try NSRegularExpression(pattern: #"lctrace query [^"\n`]*"([^"]+)""#)
-        let text = try Self.readme()
-        let found = commands.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range(at: 1), in: text)!]) }
-            .filter { $0 != "…" }
-        XCTAssertGreaterThanOrEqual(found.count, 3, "\(found)")
+        let docs = try FileManager.default.contentsOfDirectory(atPath: TestSupport.root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        var found: [String] = []
+        for path in ["README.md"] + docs {
+            let text = try Self.read(path)
+            found += commands.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range(at: 1), in: text)!]) }
+                .filter { !$0.contains("…") }
+                // In prose the generated pages escape Markdown (`count(\*)`), which renders as the SQL.
+                .map { $0.replacingOccurrences(of: #"\\([*_\[\]])"#, with: "$1", options: .regularExpression) }
+        }
+        XCTAssertGreaterThanOrEqual(found.count, 5, "\(found)")
         for sql in found {
             let r = TestSupport.run(["query", "--db", db, "-f", "csv", sql])
             XCTAssertEqual(r.status, 0, "\(sql): \(r.err)")
