@@ -154,10 +154,10 @@ package final class ModelBuilder {
                 x.openCycle = nil
             }
             if let a = x.activeEdge, lostUpTo > model.edges[a].addSeq { model.edges[a].acrossHole = true }
-            if let a = x.activeAttachment, lostUpTo > model.attachments[a].attachSeq { model.attachments[a].acrossHole = true }
-        }
-        for i in model.edges.indices where model.edges[i].attachmentAtRemoval != nil {
-            if let removed = model.edges[i].removeSeq, lostUpTo > removed { model.edges[i].acrossHole = true }
+            if let a = x.activeAttachment {
+                if lostUpTo > model.attachments[a].attachSeq { model.attachments[a].acrossHole = true }
+                viewLeftBehindEnds(x, a)
+            }
         }
         if batches > 0 && !growthClasses.isEmpty { model.growthCandidates = growthCandidates }
         return model
@@ -597,6 +597,7 @@ package final class ModelBuilder {
         if let a = x.activeAttachment {
             model.attachments[a].endSeq = e.seq
             if lostUpTo > model.attachments[a].attachSeq { model.attachments[a].acrossHole = true }
+            viewLeftBehindEnds(x, a)
             x.activeAttachment = nil
         }
         // Children still contained by an instance that is gone went with it.
@@ -884,6 +885,15 @@ package final class ModelBuilder {
     }
 
     // MARK: Views
+
+    /// (1.2) The attachment `a` of `x` ends (its deinit, the session's end) while still in the
+    /// hierarchy its last removal left it in: a viewDetached lost after that removal would
+    /// have detached it, so LC104 does not judge the removal.
+    private func viewLeftBehindEnds(_ x: Instance, _ a: Int) {
+        guard let last = x.lastEdge, model.edges[last].attachmentAtRemoval == a,
+              let removed = model.edges[last].removeSeq, lostUpTo > removed else { return }
+        model.edges[last].acrossHole = true
+    }
 
     private func attach(_ x: Instance, _ e: TraceEvent, afterHole: Bool = false) {
         if x.activeAttachment != nil { detach(x, e.seq, e.t) }  // moved to another superview

@@ -73,7 +73,7 @@ final class HTMLBrowserTests: SampleDatabaseTestCase {
         XCTAssertEqual(dom["timelinesLabelled"] as? Bool, true)
         XCTAssertEqual(dom["plotsLabelled"] as? Bool, true)
         XCTAssertEqual(dom["images"] as? Int, 0)
-        XCTAssertTrue((dom["messages"] as? [String] ?? []).contains("SettingsViewController not deallocated 62.0 s after its pop (grace 5 s)"))
+        XCTAssertTrue((dom["messages"] as? [String] ?? []).contains("SettingsViewController not deallocated 62.0 s of foreground time (81.6 s in all) after its pop (grace 5 s)"))
 
         // The filters, shown by the script, labelled, reachable from the keyboard, and filtering.
         XCTAssertEqual(dom["filtersShown"] as? Bool, true)

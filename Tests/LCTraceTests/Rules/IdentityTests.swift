@@ -64,8 +64,9 @@ final class IdentityTests: TemporaryDirectoryTestCase {
             "LC901|com.example.shop",
             "LC902|com.example.shop|?",
             "LC903|com.example.shop",
-            "LC904|?|bad-value", "LC904|?|missing-key", "LC904|?|newer-version", "LC904|?|not-json",
-            "LC904|?|not-utf8", "LC904|?|wrong-type",
+            // (1.2) The file's sessions are of one app: its findings name it.
+            "LC904|com.example.shop|bad-value", "LC904|com.example.shop|missing-key", "LC904|com.example.shop|newer-version",
+            "LC904|com.example.shop|not-json", "LC904|com.example.shop|not-utf8", "LC904|com.example.shop|wrong-type",
         ])
     }
 

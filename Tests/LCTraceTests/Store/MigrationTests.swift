@@ -59,7 +59,23 @@ final class MigrationTests: TemporaryDirectoryTestCase {
             return rows
         }
         let migratedFindings = try findings(db)
-        XCTAssertEqual(migratedFindings, try findings(fresh))
+        // (1.2) A database of version 3 or older did not record which sessions each file held
+        // (`file_sessions`): its LC904 findings keep `?` for the app the fresh load names.
+        func withoutFileApp(_ rows: [String]) -> [String] {
+            rows.map { row in
+                guard row.hasPrefix("LC904|") else { return row }
+                var cells = row.components(separatedBy: "|")
+                // columns: rule … detail, identity_key (3 cells: LC904, app, kind), identity, app, build, device, message
+                if let at = cells.indices.dropFirst().first(where: { cells[$0] == "LC904" }) {
+                    cells[at + 1] = "?"
+                    cells[at + 3] = ""          // the identity hash follows from the key
+                    cells[at + 4] = ""          // the app column
+                }
+                return cells.joined(separator: "|")
+            }
+        }
+        XCTAssertEqual(withoutFileApp(migratedFindings), withoutFileApp(try findings(fresh)))
+        XCTAssertTrue(migratedFindings.filter { $0.hasPrefix("LC904|") }.allSatisfy { $0.contains("|LC904|?|") })
         XCTAssertTrue(migratedFindings.contains { $0.hasPrefix("LC301|") && $0.contains("|com.example.") })
         XCTAssertFalse(migratedFindings.contains { $0.contains("||||") && $0.hasPrefix("LC3") }, "every finding has its identity")
         XCTAssertEqual(TestSupport.run(["report", "--db", db, "--fail-on", "never"]).status, 0, "readable once migrated")
@@ -114,6 +130,10 @@ final class MigrationFromVersion2Tests: TemporaryDirectoryTestCase {
         let after = try sections(db)
         XCTAssertEqual(after.count, before.count)
         for (title, rows) in before {
+            // (1.2) The rules' messages state foreground time as such where it differs from
+            // the time that passed: the one leak of the fixture whose session went to the background.
+            let rows = rows.replacingOccurrences(of: "SettingsViewController not deallocated 62.0 s after its pop",
+                                                 with: "SettingsViewController not deallocated 62.0 s of foreground time (81.6 s in all) after its pop")
             XCTAssertEqual(after[title], rows, "\(title): the same after the migration and its analysis")
         }
         XCTAssertTrue(after.values.contains { $0.contains("2026-11-02\u{0}T10") }, "the wall time with a NUL")

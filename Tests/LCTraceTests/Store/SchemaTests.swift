@@ -39,8 +39,8 @@ final class SchemaTests: XCTestCase {
                 XCTAssertNotNil(line, "\(name).\(column) not found in the DDL")
             }
         }
-        XCTAssertEqual(Set(names), ["strings", "files", "sessions", "events", "rejects", "instances", "appearances",
-                                    "containment", "findings", "meta"])
+        XCTAssertEqual(Set(names), ["strings", "files", "file_sessions", "sessions", "events", "rejects", "instances",
+                                    "appearances", "containment", "findings", "meta"])
         let views = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'view'")
         var viewNames: Set<String> = []
         while try views.step() { viewNames.insert(views.text(0)!) }
