@@ -51,12 +51,6 @@ package enum JSONText {
     }
 }
 
-/// The bytes of `s` escaped for the inside of a JSON string.
-package func jsonEscaped(_ s: String) -> [UInt8] { JSONText.escaped(s) }
-
-/// `s` as a JSON string literal.
-package func jsonString(_ s: String) -> String { JSONText.quoted(s) }
-
 /// Writes JSON text value by value into a byte buffer, placing the commas and escapes, so no
 /// output spells JSON by hand. Layout (line breaks, indentation) is the caller's: `layout`
 /// text goes after the comma that separates the next element, and `endArray(layout:)` before
