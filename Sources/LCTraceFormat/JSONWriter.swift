@@ -51,16 +51,12 @@ package enum JSONText {
     }
 }
 
-/// The bytes of `s` escaped for the inside of a JSON string.
-package func jsonEscaped(_ s: String) -> [UInt8] { JSONText.escaped(s) }
-
-/// `s` as a JSON string literal.
-package func jsonString(_ s: String) -> String { JSONText.quoted(s) }
-
 /// Writes JSON text value by value into a byte buffer, placing the commas and escapes, so no
 /// output spells JSON by hand. Layout (line breaks, indentation) is the caller's: `layout`
-/// text goes after the comma that separates the next element. With a `sink`, the bytes are
-/// handed on whenever `flushAt` are held, so a long document streams in flat memory.
+/// text goes after the comma that separates the next element, and `endArray(layout:)` before
+/// the bracket of a list that holds any. With a `sink`, the bytes are handed on at `flush` and
+/// whenever `flushIfFull` finds `flushAt` held, so a long document streams in flat memory;
+/// each piece ends where a call ended, so it is whole UTF-8.
 ///
 ///     var json = JSONWriter()
 ///     json.beginObject()
@@ -123,9 +119,12 @@ package struct JSONWriter {
     package mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
 
     package mutating func beginObject() { element(); bytes.append(0x7b); first.append(true) }
-    package mutating func endObject() { close(0x7d) }
+    /// `layout`: whitespace before the brace when the object holds a member (none when empty).
+    package mutating func endObject(layout: String = "") { close(0x7d, layout: layout) }
     package mutating func beginArray() { element(); bytes.append(0x5b); first.append(true) }
-    package mutating func endArray() { close(0x5d) }
+    /// `layout`: whitespace before the bracket when the array holds an element, so that a list
+    /// written one element a line closes on its own line and an empty one stays `[]`.
+    package mutating func endArray(layout: String = "") { close(0x5d, layout: layout) }
 
     /// The key of the next member of the open object.
     package mutating func key(_ name: String) {
@@ -146,7 +145,7 @@ package struct JSONWriter {
         JSONText.appendEscaped(value, to: &bytes)
         bytes.append(0x22)
     }
-    package mutating func int(_ value: Int64) { element(); bytes.append(contentsOf: String(value).utf8) }
+    package mutating func int(_ value: Int64) { element(); appendDigits(value) }
     package mutating func int(_ value: Int) { int(Int64(value)) }
     package mutating func int(_ value: Int64?) { if let value { int(value) } else { null() } }
     /// A number as Swift prints it (shortest round trip); not finite: null.
@@ -157,9 +156,29 @@ package struct JSONWriter {
     }
     package mutating func bool(_ value: Bool) { element(); bytes.append(contentsOf: (value ? "true" : "false").utf8) }
     package mutating func bool(_ value: Bool?) { if let value { bool(value) } else { null() } }
+    /// `value` / 10^`places`, with exactly `places` digits after the point (`decimal(-1500, places: 3)`
+    /// is `-1.500`): a fixed-point number (nanoseconds as microseconds) without a Double's rounding.
+    package mutating func decimal(_ value: Int64, places: Int) {
+        precondition((0...18).contains(places), "JSONWriter.decimal: places from 0 to 18")
+        element()
+        if value < 0 { bytes.append(0x2d) }
+        var scale: UInt64 = 1
+        for _ in 0..<places { scale *= 10 }
+        let magnitude = value.magnitude
+        appendDigits(magnitude / scale)
+        guard places > 0 else { return }
+        bytes.append(0x2e)
+        let fraction = magnitude % scale
+        var digits = 1, rest = fraction
+        while rest >= 10 { rest /= 10; digits += 1 }
+        for _ in digits..<places { bytes.append(0x30) }
+        appendDigits(fraction)
+    }
     package mutating func null() { element(); bytes.append(contentsOf: "null".utf8) }
     /// A complete JSON value made elsewhere, in an element's place.
     package mutating func rawValue(_ json: String) { element(); bytes.append(contentsOf: json.utf8) }
+    /// A complete JSON value made elsewhere as bytes (by another writer), in an element's place.
+    package mutating func rawValue<Bytes: Sequence<UInt8>>(bytes json: Bytes) { element(); bytes.append(contentsOf: json) }
 
     // MARK: Internals
 
@@ -173,11 +192,29 @@ package struct JSONWriter {
         }
     }
 
-    private mutating func close(_ byte: UInt8) {
+    private mutating func close(_ byte: UInt8, layout: String) {
         precondition(!first.isEmpty, "JSONWriter: a container closed that was never opened")
-        first.removeLast()
+        if !first.removeLast() { bytes.append(contentsOf: layout.utf8) }
         pendingLayout = nil
         bytes.append(byte)
+    }
+
+    /// The decimal digits of `value`, with its sign (no String made: a long document writes many).
+    private mutating func appendDigits(_ value: Int64) {
+        if value < 0 { bytes.append(0x2d) }
+        appendDigits(value.magnitude)
+    }
+
+    private mutating func appendDigits(_ value: UInt64) {
+        var v = value, count = 1
+        while v >= 10 { v /= 10; count += 1 }
+        let end = bytes.count + count
+        bytes.append(contentsOf: repeatElement(0x30, count: count))
+        v = value
+        for i in stride(from: end - 1, through: end - count, by: -1) {
+            bytes[i] = UInt8(truncatingIfNeeded: v % 10) + 0x30
+            v /= 10
+        }
     }
 
     private mutating func appendString(_ s: String) {

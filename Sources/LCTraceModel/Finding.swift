@@ -70,13 +70,9 @@ public enum DetailValue: Sendable, Equatable, Hashable, ExpressibleByStringLiter
 
     /// The value as JSON.
     package var json: String {
-        switch self {
-        case .text(let s): return jsonString(s)
-        case .int(let n): return String(n)
-        case .double(let d): return d.isFinite ? String(d) : "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .ints(let list): return "[" + list.map(String.init).joined(separator: ",") + "]"
-        }
+        var json = JSONWriter(capacity: 32)
+        json.value(self)
+        return json.text
     }
 
     /// The value as plain text (CSV, text reports).
@@ -99,7 +95,9 @@ public enum DetailValue: Sendable, Equatable, Hashable, ExpressibleByStringLiter
 
     /// A detail dictionary as a JSON object with sorted keys (the stored and printed form).
     package static func encode(_ detail: [String: DetailValue]) -> String {
-        "{" + detail.keys.sorted().map { jsonString($0) + ":" + detail[$0]!.json }.joined(separator: ",") + "}"
+        var json = JSONWriter(capacity: 64)
+        json.detail(detail)
+        return json.text
     }
 
     /// Reads back what `encode` wrote (any flat JSON object of strings, numbers, booleans and
@@ -158,5 +156,32 @@ public enum DetailValue: Sendable, Equatable, Hashable, ExpressibleByStringLiter
                 return nil
             }
         }
+    }
+}
+
+extension JSONWriter {
+    /// A detail value with its JSON type; a number that is not finite is null.
+    package mutating func value(_ value: DetailValue) {
+        switch value {
+        case .text(let s): string(s)
+        case .int(let n): int(n)
+        case .double(let d): double(d)
+        case .bool(let b): bool(b)
+        case .ints(let list):
+            beginArray()
+            for n in list { int(n) }
+            endArray()
+        }
+    }
+
+    /// A detail dictionary as an object with sorted keys: the one form stored and printed, so
+    /// that the same detail is the same text everywhere.
+    package mutating func detail(_ detail: [String: DetailValue]) {
+        beginObject()
+        for name in detail.keys.sorted() {
+            key(name)
+            value(detail[name]!)
+        }
+        endObject()
     }
 }

@@ -17,12 +17,21 @@ package struct BaselineEntry: Sendable, Equatable {
     /// For people: why it is accepted, a ticket. lctrace keeps it when it rewrites the file.
     package var note: String
 
-    /// The entry as one line of the file, keys in the documented order.
-    package var json: String {
-        func text(_ s: String?) -> String { s.map(jsonString) ?? "null" }
-        return "{\"identity\":\(text(identity)),\"identity_key\":\(text(identityKey)),\"rule\":\(text(rule)),"
-            + "\"severity\":\(text(severity)),\"class\":\(text(cls)),\"occurrences\":\(occurrences),\"sessions\":\(sessions),"
-            + "\"first_build\":\(text(firstBuild)),\"last_build\":\(text(lastBuild)),\"note\":\(text(note))}"
+    /// The entry as one object (a line of the file, an element of the JSON report's `fixed`),
+    /// keys in the documented order.
+    package func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("identity"); json.string(identity)
+        json.key("identity_key"); json.string(identityKey)
+        json.key("rule"); json.string(rule)
+        json.key("severity"); json.string(severity)
+        json.key("class"); json.string(cls)
+        json.key("occurrences"); json.int(occurrences)
+        json.key("sessions"); json.int(sessions)
+        json.key("first_build"); json.string(firstBuild)
+        json.key("last_build"); json.string(lastBuild)
+        json.key("note"); json.string(note)
+        json.endObject()
     }
 }
 
@@ -62,9 +71,20 @@ package struct Baseline: Sendable {
 
     /// The file's text.
     package static func render(_ entries: [BaselineEntry], tool: String = ToolInfo.name) -> String {
-        var out = "{\"version\":\(version),\"tool\":\(jsonString(tool)),\"entries\":["
-        out += entries.map { "\n  " + $0.json }.joined(separator: ",")
-        return out + (entries.isEmpty ? "]}\n" : "\n]}\n")
+        var json = JSONWriter(capacity: 256 + entries.count * 256)
+        json.beginObject()
+        json.key("version"); json.int(version)
+        json.key("tool"); json.string(tool)
+        json.key("entries")
+        json.beginArray()
+        for entry in entries {
+            json.layout("\n  ")
+            entry.write(to: &json)
+        }
+        json.endArray(layout: "\n")
+        json.endObject()
+        json.raw("\n")
+        return json.text
     }
 
     /// Reads a baseline file; every problem is a `BaselineError`, never an empty baseline.

@@ -62,7 +62,7 @@ package final class RowFormatter: RowSink {
         self.neutralizesFormulas = neutralizesFormulas
         self.maxWidth = maxWidth
         buffer = .allocate(byteCount: Self.bufferBytes, alignment: 16)
-        jsonKeys = columns.enumerated().map { i, name in Array(((i > 0 ? ", " : "") + jsonString(name) + ": ").utf8) }
+        jsonKeys = columns.enumerated().map { i, name in Array(((i > 0 ? ", " : "") + JSONText.quoted(name) + ": ").utf8) }
         widths = columns.map { TerminalText.escaped($0).count }
         numeric = Array(repeating: true, count: columns.count)
         cutByWidth = Array(repeating: false, count: columns.count)
@@ -442,14 +442,18 @@ package final class RowFormatter: RowSink {
     /// Shortest text that reads back as the same double (Swift's own description).
     static func formatDouble(_ v: Double) -> String { v.isFinite ? String(v) : "" }
 
+    /// A value as the JSON `-f json` writes for it (NULL and a number not finite as null, a
+    /// blob as the string of its hex), one at a time: the rows themselves take the byte path.
     package static func json(_ value: SQLValue) -> String {
+        var json = JSONWriter(capacity: 32)
         switch value {
-        case .null: return "null"
-        case .int(let v): return String(v)
-        case .double(let v): return v.isFinite ? String(v) : "null"
-        case .text(let s): return jsonString(s)
-        case .blob(let b): return jsonString(plain(.blob(b)))
+        case .null: json.null()
+        case .int(let v): json.int(v)
+        case .double(let v): json.double(v)
+        case .text(let s): json.string(s)
+        case .blob: json.string(plain(value))
         }
+        return json.text
     }
 
     /// True for the first byte of a cell a spreadsheet reads as a formula: = + - @, a tab or a

@@ -32,7 +32,7 @@ package enum ExportCommand: Command {
         let db = try context.openForReading(DatabaseOption.location(args, context))
         let sessions = try SessionChoice.many(named, app: args.value("app"), build: args.value("build"), db: db)
         let output = try OutputFile(path: args.value("output"), console: context.console)
-        let writer = ChromeTraceWriter { try output.write($0) }
+        let writer = ChromeTraceWriter(bytes: { try output.write(bytes: $0) })
         let progress = ProgressLine(console: context.console)
         try writer.begin()
         for (i, session) in sessions.enumerated() {

@@ -65,6 +65,15 @@ package final class OutputFile {
         if !ok { throw WriteError(path: path!, reason: OutputFile.reason(errno)) }
     }
 
+    /// Writes UTF-8 as it is: a document streamed in pieces (`JSONWriter`'s) is not made a String.
+    func write(bytes: [UInt8]) throws {
+        let ok = bytes.withUnsafeBytes { buffer -> Bool in
+            guard let file else { console.write(bytes: buffer); return true }
+            return buffer.isEmpty || fwrite(buffer.baseAddress!, 1, buffer.count, file) == buffer.count
+        }
+        if !ok { throw WriteError(path: path!, reason: OutputFile.reason(errno)) }
+    }
+
     /// Completes the document: flushes and renames the file into place.
     func finish() throws {
         guard let f = file, let path, let temporary else { return }

@@ -7,7 +7,7 @@ package enum CompareJUnitReporter: ComparisonReporter {
     package static let summary = "JUnit XML: new identities and timing regressions as failures"
 
     package static func render(_ c: BuildComparison) -> String {
-        let xml = JUnitReporter.xml
+        let xml: (String) -> String = { MarkupText.escape($0, for: .xml) }
         let failOn = c.failOn
         var findings = ""
         var findingFailures = 0

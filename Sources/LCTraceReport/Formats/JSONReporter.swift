@@ -15,29 +15,70 @@ package enum JSONReporter: Reporter {
     package static func render(_ view: ReportView) -> String {
         var byRule: [String: Int] = [:]
         for f in view.findings { byRule[f.rule, default: 0] += 1 }
-        var out = "{\"version\":1,\n \"findings\":["
+        var json = JSONWriter(capacity: 1024 + view.findings.count * 512)
+        json.beginObject()
+        json.key("version"); json.int(1)
+        // A finding a line; the document's own keys each on a line of their own.
+        json.layout("\n "); json.key("findings")
+        json.beginArray()
         for (i, f) in view.findings.enumerated() {
-            out += i == 0 ? "\n  " : ",\n  "
-            out += "{" + zip(columns, values(f, state: view.state(ofFinding: i))).map { "\"\($0)\":\($1)" }.joined(separator: ",") + "}"
+            json.layout("\n  ")
+            finding(f, state: view.state(ofFinding: i), into: &json)
         }
-        out += view.findings.isEmpty ? "],\n" : "\n ],\n"
+        json.endArray(layout: "\n ")
         if let baseline = view.options.baseline {
-            out += " \"baseline\":{\"file\":\(jsonString(baseline.file)),\"new\":\(view.newFindings),\"known\":\(view.knownFindings),"
-            out += "\"fixed\":[" + view.fixed.map(\.json).joined(separator: ",") + "]},\n"
+            json.layout("\n "); json.key("baseline")
+            json.beginObject()
+            json.key("file"); json.string(baseline.file)
+            json.key("new"); json.int(view.newFindings)
+            json.key("known"); json.int(view.knownFindings)
+            json.key("fixed")
+            json.beginArray()
+            for entry in view.fixed { entry.write(to: &json) }
+            json.endArray()
+            json.endObject()
         }
-        let rules = byRule.keys.sorted().map { "\(jsonString($0)):\(byRule[$0]!)" }.joined(separator: ",")
-        out += " \"summary\":{\"sessions\":\(view.data.sessions.count),\"events\":\(view.data.events),\"findings\":\(view.findings.count),"
-        out += "\"identities\":\(view.identities.count),\"by_rule\":{\(rules)}}}\n"
-        return out
+        json.layout("\n "); json.key("summary")
+        json.beginObject()
+        json.key("sessions"); json.int(view.data.sessions.count)
+        json.key("events"); json.int(view.data.events)
+        json.key("findings"); json.int(view.findings.count)
+        json.key("identities"); json.int(view.identities.count)
+        json.key("by_rule")
+        json.beginObject()
+        for rule in byRule.keys.sorted() { json.key(rule); json.int(byRule[rule]!) }
+        json.endObject()
+        json.endObject()
+        json.endObject()
+        json.raw("\n")
+        return json.text
     }
 
-    /// The JSON values of a finding, in `columns` order.
-    package static func values(_ f: Finding, state: BaselineState?) -> [String] {
-        func text(_ s: String?) -> String { s.map(jsonString) ?? "null" }
-        func number(_ n: Int64?) -> String { n.map(String.init) ?? "null" }
-        return [text(f.rule), text(f.name), text(f.severity.rawValue), text(f.session), text(f.vc), number(f.since),
-                text(f.cls), number(f.t), text(f.message), "[" + f.evidence.map(String.init).joined(separator: ",") + "]",
-                text(f.confidence), text(f.file), text(f.identity), text(f.identityKey), text(f.app), text(f.build),
-                text(f.device), text(state?.rawValue), DetailValue.encode(f.detail)]
+    /// A finding as an object, its keys those of `columns` in their order.
+    static func finding(_ f: Finding, state: BaselineState?, into json: inout JSONWriter) {
+        json.beginObject()
+        json.key("rule"); json.string(f.rule)
+        json.key("name"); json.string(f.name)
+        json.key("severity"); json.string(f.severity.rawValue)
+        json.key("session"); json.string(f.session)
+        json.key("vc"); json.string(f.vc)
+        json.key("since"); json.int(f.since)
+        json.key("class"); json.string(f.cls)
+        json.key("t"); json.int(f.t)
+        json.key("message"); json.string(f.message)
+        json.key("evidence")
+        json.beginArray()
+        for seq in f.evidence { json.int(seq) }
+        json.endArray()
+        json.key("confidence"); json.string(f.confidence)
+        json.key("file"); json.string(f.file)
+        json.key("identity"); json.string(f.identity)
+        json.key("identity_key"); json.string(f.identityKey)
+        json.key("app"); json.string(f.app)
+        json.key("build"); json.string(f.build)
+        json.key("device"); json.string(f.device)
+        json.key("baseline"); json.string(state?.rawValue)
+        json.key("detail"); json.detail(f.detail)
+        json.endObject()
     }
 }

@@ -10,6 +10,7 @@ package enum JUnitReporter: Reporter {
     package static let summary = "JUnit XML, a testcase per identity, for CI test reports"
 
     package static func render(_ view: ReportView) -> String {
+        let xml: (String) -> String = { MarkupText.escape($0, for: .xml) }
         var suites: [String] = []
         var total = 0, failures = 0
         for family in RuleFamily.allCases where view.options.families.contains(family) {
@@ -40,27 +41,5 @@ package enum JUnitReporter: Reporter {
         return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             + "<testsuites name=\"lctrace\" tests=\"\(total)\" failures=\"\(failures)\" errors=\"0\" time=\"0\">\n"
             + suites.joined() + "</testsuites>\n"
-    }
-
-    /// Text as XML character data or attribute value: markup escaped, characters XML 1.0
-    /// cannot hold (most controls, lone surrogates) replaced by U+FFFD.
-    package static func xml(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "\n": out += "&#10;"
-            case "\t", "\r": out += "&#\(scalar.value);"
-            default:
-                let v = scalar.value
-                let allowed = (v >= 0x20 && v <= 0xD7FF) || (v >= 0xE000 && v <= 0xFFFD) || (v >= 0x10000 && v <= 0x10FFFF)
-                out.unicodeScalars.append(allowed ? scalar : "\u{FFFD}")
-            }
-        }
-        return out
     }
 }

@@ -17,17 +17,50 @@ package enum SARIFReporter: Reporter {
     package static func render(_ view: ReportView) -> String {
         let rules = RuleCatalog.all
         let ruleIndex = Dictionary(rules.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
-        var out = "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\",\"runs\":[{\n"
-        out += " \"tool\":{\"driver\":{\"name\":\"lctrace\",\"version\":\(jsonString(ToolInfo.version)),"
-        out += "\"rules\":["
-        out += rules.map { "\n  " + descriptor($0) }.joined(separator: ",") + "\n ]}},\n"
-        if let root = view.options.sourceRoot {
-            out += " \"originalUriBaseIds\":{\"SRCROOT\":{\"uri\":\(jsonString(directoryURI(root)))}},\n"
+        var json = JSONWriter(capacity: 64 << 10)
+        json.beginObject()
+        json.key("$schema"); json.string("https://json.schemastore.org/sarif-2.1.0.json")
+        json.key("version"); json.string("2.1.0")
+        json.key("runs")
+        json.beginArray()
+        json.beginObject()
+        // The run's keys each on a line, a rule or a result a line.
+        json.layout("\n "); json.key("tool")
+        json.beginObject()
+        json.key("driver")
+        json.beginObject()
+        json.key("name"); json.string("lctrace")
+        json.key("version"); json.string(ToolInfo.version)
+        json.key("rules")
+        json.beginArray()
+        for rule in rules {
+            json.layout("\n  ")
+            descriptor(rule, into: &json)
         }
-        out += " \"results\":["
-        out += view.identities.map { "\n  " + result($0, view, ruleIndex: ruleIndex[$0.rule.id] ?? 0) }.joined(separator: ",")
-        out += view.identities.isEmpty ? "]}]}\n" : "\n ]}]}\n"
-        return out
+        json.endArray(layout: "\n ")
+        json.endObject()
+        json.endObject()
+        if let root = view.options.sourceRoot {
+            json.layout("\n "); json.key("originalUriBaseIds")
+            json.beginObject()
+            json.key("SRCROOT")
+            json.beginObject()
+            json.key("uri"); json.string(directoryURI(root))
+            json.endObject()
+            json.endObject()
+        }
+        json.layout("\n "); json.key("results")
+        json.beginArray()
+        for g in view.identities {
+            json.layout("\n  ")
+            result(g, view, ruleIndex: ruleIndex[g.rule.id] ?? 0, into: &json)
+        }
+        json.endArray(layout: "\n ")
+        json.endObject()
+        json.endArray()
+        json.endObject()
+        json.raw("\n")
+        return json.text
     }
 
     package static func level(_ s: Severity) -> String {
@@ -38,42 +71,98 @@ package enum SARIFReporter: Reporter {
         }
     }
 
-    package static func descriptor(_ r: RuleInfo) -> String {
-        "{\"id\":\(jsonString(r.id)),\"name\":\(jsonString(r.name)),"
-            + "\"shortDescription\":{\"text\":\(jsonString(r.summary))},"
-            + "\"fullDescription\":{\"text\":\(jsonString(r.explanation.isEmpty ? r.summary : r.explanation))},"
-            + "\"help\":{\"text\":\(jsonString(r.help.isEmpty ? r.summary : r.help))},"
-            + "\"defaultConfiguration\":{\"level\":\"\(level(r.severity))\"},"
-            + "\"properties\":{\"family\":\(jsonString(r.family.rawValue)),\"tags\":[\"uikit\",\(jsonString(r.family.rawValue))]}}"
+    /// A rule of the catalogue as a `reportingDescriptor`.
+    static func descriptor(_ r: RuleInfo, into json: inout JSONWriter) {
+        func text(_ key: String, _ value: String) {
+            json.key(key)
+            json.beginObject()
+            json.key("text"); json.string(value)
+            json.endObject()
+        }
+        json.beginObject()
+        json.key("id"); json.string(r.id)
+        json.key("name"); json.string(r.name)
+        text("shortDescription", r.summary)
+        text("fullDescription", r.explanation.isEmpty ? r.summary : r.explanation)
+        text("help", r.help.isEmpty ? r.summary : r.help)
+        json.key("defaultConfiguration")
+        json.beginObject()
+        json.key("level"); json.string(level(r.severity))
+        json.endObject()
+        json.key("properties")
+        json.beginObject()
+        json.key("family"); json.string(r.family.rawValue)
+        json.key("tags")
+        json.beginArray()
+        json.string("uikit")
+        json.string(r.family.rawValue)
+        json.endArray()
+        json.endObject()
+        json.endObject()
     }
 
-    package static func result(_ g: IdentityGroup, _ view: ReportView, ruleIndex: Int) -> String {
+    /// An identity as a `result`: its first occurrence's message with the counts, where the
+    /// class is declared (with `--source-root`), and its fingerprint.
+    static func result(_ g: IdentityGroup, _ view: ReportView, ruleIndex: Int, into json: inout JSONWriter) {
         let example = view.findings[g.findings[0]]
         let builds = g.builds.count <= 1 ? (g.builds.first.map { "build \($0)" } ?? "")
             : "builds \(g.builds.first!) to \(g.builds.last!)"
         var summary = "\(g.occurrences) occurrence\(g.occurrences == 1 ? "" : "s")"
         if g.sessions > 0 { summary += " in \(g.sessions) session\(g.sessions == 1 ? "" : "s")" }
         if !builds.isEmpty { summary += ", \(builds)" }
-        let message = "\(example.message) (\(summary))"
-        var location = "{"
+        json.beginObject()
+        json.key("ruleId"); json.string(g.rule.id)
+        json.key("ruleIndex"); json.int(ruleIndex)
+        json.key("level"); json.string(level(g.rule.severity))
+        json.key("message")
+        json.beginObject()
+        json.key("text"); json.string("\(example.message) (\(summary))")
+        json.endObject()
+        json.key("locations")
+        json.beginArray()
+        json.beginObject()
         if let cls = g.cls, let found = view.sourceLocations[cls] {
-            location += "\"physicalLocation\":{\"artifactLocation\":{\"uri\":\(jsonString(pathURI(found.path))),\"uriBaseId\":\"SRCROOT\"},"
-            location += "\"region\":{\"startLine\":\(found.line)}},"
+            json.key("physicalLocation")
+            json.beginObject()
+            json.key("artifactLocation")
+            json.beginObject()
+            json.key("uri"); json.string(pathURI(found.path))
+            json.key("uriBaseId"); json.string("SRCROOT")
+            json.endObject()
+            json.key("region")
+            json.beginObject()
+            json.key("startLine"); json.int(found.line)
+            json.endObject()
+            json.endObject()
         }
-        let logical = g.cls.map { "{\"name\":\(jsonString($0)),\"kind\":\"type\"}" }
-            ?? "{\"name\":\(jsonString(g.app ?? example.file ?? FindingIdentity.unknown)),\"kind\":\"module\"}"
-        location += "\"logicalLocations\":[\(logical)]}"
-        var properties = "\"identity_key\":\(jsonString(g.identityKey)),\"occurrences\":\(g.occurrences),"
-        properties += "\"sessions\":\(g.sessions),\"devices\":\(g.devices),"
-        properties += "\"builds\":[" + g.builds.map(jsonString).joined(separator: ",") + "]"
-        if let app = g.app { properties += ",\"app\":\(jsonString(app))" }
-        if let file = example.file { properties += ",\"file\":\(jsonString(file))" }
-        var out = "{\"ruleId\":\(jsonString(g.rule.id)),\"ruleIndex\":\(ruleIndex),\"level\":\"\(level(g.rule.severity))\","
-        out += "\"message\":{\"text\":\(jsonString(message))},\"locations\":[\(location)],"
-        out += "\"partialFingerprints\":{\"\(fingerprintKey)\":\(jsonString(g.identity))},"
-        if let state = g.state { out += "\"baselineState\":\"\(state == .new ? "new" : "unchanged")\"," }
-        out += "\"properties\":{\(properties)}}"
-        return out
+        json.key("logicalLocations")
+        json.beginArray()
+        json.beginObject()
+        json.key("name"); json.string(g.cls ?? g.app ?? example.file ?? FindingIdentity.unknown)
+        json.key("kind"); json.string(g.cls == nil ? "module" : "type")
+        json.endObject()
+        json.endArray()
+        json.endObject()
+        json.endArray()
+        json.key("partialFingerprints")
+        json.beginObject()
+        json.key(fingerprintKey); json.string(g.identity)
+        json.endObject()
+        if let state = g.state { json.key("baselineState"); json.string(state == .new ? "new" : "unchanged") }
+        json.key("properties")
+        json.beginObject()
+        json.key("identity_key"); json.string(g.identityKey)
+        json.key("occurrences"); json.int(g.occurrences)
+        json.key("sessions"); json.int(g.sessions)
+        json.key("devices"); json.int(g.devices)
+        json.key("builds")
+        json.beginArray()
+        for build in g.builds { json.string(build) }
+        json.endArray()
+        if let app = g.app { json.key("app"); json.string(app) }
+        if let file = example.file { json.key("file"); json.string(file) }
+        json.endObject()
+        json.endObject()
     }
 
     /// `file:///abs/dir/` for the source root.

@@ -25,25 +25,37 @@ import LCTraceStore
 ///   a clock that went backwards (LC903) is held level instead.
 /// No `displayTimeUnit`: Perfetto reads it as the unit of `ts`.
 package final class ChromeTraceWriter {
-    private let emit: (String) throws -> Void
-    /// Records waiting to be emitted: a record at a time would be a write call each.
-    private var buffer = ""
-    private var wroteEvent = false
+    /// The document, handed on in pieces of about 64 KiB: an export of many sessions never
+    /// holds more than one session's records.
+    private var json: JSONWriter
     private var nextFlow = 1
     private var nextProcess = 1
     /// Thread ids are unique over the file, not per process: Perfetto reads a tid met again
     /// in another process as a new thread, which would split a track at every session switch.
     private var nextThread = 1
 
-    /// `emit` receives the document piece by piece, in order.
-    package init(emit: @escaping (String) throws -> Void) { self.emit = emit }
+    /// `emit` receives the document piece by piece, in order, each piece whole UTF-8.
+    package init(bytes emit: @escaping ([UInt8]) throws -> Void) {
+        json = JSONWriter(flushAt: 1 << 16, sink: emit)
+    }
 
-    package func begin() throws { try emit("{\"traceEvents\":[") }
+    /// `emit` receives the document piece by piece as text.
+    package convenience init(emit: @escaping (String) throws -> Void) {
+        self.init(bytes: { try emit(String(decoding: $0, as: UTF8.self)) })
+    }
+
+    package func begin() throws {
+        json.beginObject()
+        json.key("traceEvents")
+        json.beginArray()
+        try json.flush()
+    }
 
     package func finish() throws {
-        buffer += wroteEvent ? "\n]}\n" : "]}\n"
-        try emit(buffer)
-        buffer = ""
+        json.endArray(layout: "\n")
+        json.endObject()
+        json.raw("\n")
+        try json.flush()
     }
 
     /// Adds one session: `timeline` of the whole session (every instance a lane), and its
@@ -57,70 +69,99 @@ package final class ChromeTraceWriter {
         nextThread += timeline.lanes.count + 1
         func tid(_ lane: Int?) -> Int { lane.map { base + 1 + $0 } ?? base }
         let s = timeline.session
-        var meta: [String] = []
         let title = ["session \(s.sid)", [s.app, s.appVersion, s.build.map { "(\($0))" }].compactMap { $0 }.joined(separator: " "),
                      s.device ?? ""].filter { !$0.isEmpty }.joined(separator: " · ")
-        meta.append(metadata("process_name", pid: pid, tid: nil, args: "{\"name\":\(jsonString(title))}"))
-        meta.append(metadata("process_sort_index", pid: pid, tid: nil, args: "{\"sort_index\":\(pid)}"))
-        meta.append(metadata("thread_name", pid: pid, tid: tid(nil), args: "{\"name\":\"session\"}"))
-        meta.append(metadata("thread_sort_index", pid: pid, tid: tid(nil), args: "{\"sort_index\":0}"))
+        try metadata("process_name", pid: pid, tid: nil) { $0.key("name"); $0.string(title) }
+        try metadata("process_sort_index", pid: pid, tid: nil) { $0.key("sort_index"); $0.int(pid) }
+        try metadata("thread_name", pid: pid, tid: tid(nil)) { $0.key("name"); $0.string("session") }
+        try metadata("thread_sort_index", pid: pid, tid: tid(nil)) { $0.key("sort_index"); $0.int(0) }
         for (i, lane) in timeline.lanes.enumerated() {
             let name = String(repeating: "› ", count: min(lane.depth, 8)) + lane.label
-            meta.append(metadata("thread_name", pid: pid, tid: tid(i), args: "{\"name\":\(jsonString(name))}"))
-            meta.append(metadata("thread_sort_index", pid: pid, tid: tid(i), args: "{\"sort_index\":\(i + 1)}"))
+            try metadata("thread_name", pid: pid, tid: tid(i)) { $0.key("name"); $0.string(name) }
+            try metadata("thread_sort_index", pid: pid, tid: tid(i)) { $0.key("sort_index"); $0.int(i + 1) }
         }
-        for m in meta { try write(m) }
 
         var tracks = Tracks()
         let end = timeline.sessionSpan.end
         for (i, lane) in timeline.lanes.enumerated() {
             let tid = tid(i)
             let laneEnd = max(lane.end ?? end, lane.start)
-            var args = "{\"vc\":\(jsonString(lane.key.vc)),\"since\":\(lane.key.since),\"class\":\(lane.cls.map(jsonString) ?? "null")"
-            args += ",\"end\":\(jsonString(lane.endHow ?? "alive at the end"))"
-            if let r = lane.release { args += ",\"release\":\(jsonString(r.how)),\"release_seq\":\(r.seq)" }
-            args += "}"
-            tracks.thread(at: lane.start, rank: 0,
-                          "{\"ph\":\"X\",\"cat\":\"lifetime\",\"name\":\(jsonString(lane.label)),\"pid\":\(pid),\"tid\":\(tid),\"ts\":\(micro(lane.start)),\"dur\":\(micro(laneEnd - lane.start)),\"args\":\(args)}")
+            tracks.thread(at: lane.start, rank: 0) { json in
+                json.beginObject()
+                json.key("ph"); json.string("X")
+                json.key("cat"); json.string("lifetime")
+                json.key("name"); json.string(lane.label)
+                json.key("pid"); json.int(pid)
+                json.key("tid"); json.int(tid)
+                json.key("ts"); Self.micro(lane.start, &json)
+                json.key("dur"); Self.micro(laneEnd - lane.start, &json)
+                json.key("args")
+                json.beginObject()
+                json.key("vc"); json.string(lane.key.vc)
+                json.key("since"); json.int(lane.key.since)
+                json.key("class"); json.string(lane.cls)
+                json.key("end"); json.string(lane.endHow ?? "alive at the end")
+                if let r = lane.release { json.key("release"); json.string(r.how); json.key("release_seq"); json.int(r.seq) }
+                json.endObject()
+                json.endObject()
+            }
             appearance(lane, pid: pid, tid: tid, into: &tracks)
             if let r = lane.release {
-                tracks.thread(at: r.t, rank: 2, instant("release (\(r.how))", cat: "leak", pid: pid, tid: tid, t: r.t,
-                                                              args: "{\"seq\":\(r.seq),\"how\":\(jsonString(r.how))}"))
+                tracks.thread(at: r.t, rank: 2) { json in
+                    Self.instant("release (\(r.how))", cat: "leak", pid: pid, tid: tid, t: r.t, &json) { json in
+                        json.key("seq"); json.int(r.seq)
+                        json.key("how"); json.string(r.how)
+                    }
+                }
             }
         }
         // A finding with no decisive event (lost events: a hole has no time) sits at the start.
         for f in timeline.findings + timeline.omitted.findings {
             let t = f.t ?? timeline.sessionSpan.start
             let tid = tid(timeline.lane(f.lane))
-            var args = "{\"severity\":\(jsonString(f.finding.severity.rawValue)),\"message\":\(jsonString(f.finding.message))"
-            args += ",\"evidence\":[\(f.finding.evidence.map(String.init).joined(separator: ","))],\"confidence\":\(jsonString(f.finding.confidence))}"
-            tracks.thread(at: t, rank: 2, instant("\(f.finding.rule) \(f.finding.name)", cat: "finding", pid: pid, tid: tid, t: t, args: args))
+            tracks.thread(at: t, rank: 2) { json in
+                Self.instant("\(f.finding.rule) \(f.finding.name)", cat: "finding", pid: pid, tid: tid, t: t, &json) { json in
+                    json.key("severity"); json.string(f.finding.severity.rawValue)
+                    json.key("message"); json.string(f.finding.message)
+                    json.key("evidence")
+                    json.beginArray()
+                    for seq in f.finding.evidence { json.int(seq) }
+                    json.endArray()
+                    json.key("confidence"); json.string(f.finding.confidence)
+                }
+            }
         }
         flows(timeline, pid: pid, tid: tid, into: &tracks)
 
         let ids = InstanceResolver(rows.instances)
         try events { e in
             let tid = tid(e.vc.flatMap { ids.resolve($0, at: e.seq) }.flatMap(timeline.lane))
-            tracks.thread(at: e.t, rank: 2, instant(e.name, cat: "lifecycle", pid: pid, tid: tid, t: e.t, args: Self.args(e)))
+            tracks.thread(at: e.t, rank: 2) { json in
+                Self.instant(e.name, cat: "lifecycle", pid: pid, tid: tid, t: e.t, &json) { Self.args(e, into: &$0) }
+            }
         }
-        for record in tracks.ordered() { try write(record) }
+        try tracks.forEachOrdered { record in
+            json.layout("\n")
+            json.rawValue(bytes: record)
+            try json.flushIfFull()
+        }
     }
 
     // MARK: Pieces
 
     /// The cycles of a lane as async slices: a cycle named after the instance, its phases inside.
     private func appearance(_ lane: TimelineLane, pid: Int, tid: Int, into tracks: inout Tracks) {
-        let id = jsonString("\(pid).\(tid)")
+        let id = "\(pid).\(tid)"
         var cycles: [(Int64, [TimelineSpan])] = []
         for span in lane.spans {
             if cycles.last?.0 == span.cycle { cycles[cycles.count - 1].1.append(span) } else { cycles.append((span.cycle, [span])) }
         }
         // In nesting order; a time is held level where the clock went backwards, never
         // reordered (an `e` must follow its `b`).
-        var steps: [(ph: String, name: String, t: Int64, args: String?)] = []
+        var steps: [(ph: String, name: String, t: Int64, cycle: (willSeq: Int64, interactive: Bool)?)] = []
         for (willSeq, spans) in cycles {
             guard let first = spans.first, let last = spans.last else { continue }
-            steps.append(("b", lane.label, first.start, "{\"will_seq\":\(willSeq),\"interactive\":\(first.interactive)}"))
+            steps.append(("b", lane.label, first.start, (willSeq, first.interactive)))
             for s in spans {
                 steps.append(("b", s.phase.rawValue, s.start, nil))
                 steps.append(("e", s.phase.rawValue, s.end, nil))
@@ -128,12 +169,27 @@ package final class ChromeTraceWriter {
             steps.append(("e", lane.label, last.end, nil))
         }
         var last = Int64.min
-        tracks.async(steps.map { step in
+        for step in steps {
             last = max(last, step.t)
-            var json = "{\"ph\":\"\(step.ph)\",\"cat\":\"appearance\",\"id\":\(id),\"name\":\(jsonString(step.name)),\"pid\":\(pid),\"tid\":\(tid),\"ts\":\(micro(last))"
-            if let args = step.args { json += ",\"args\":\(args)" }
-            return (last, json + "}")
-        })
+            tracks.async(at: last) { json in
+                json.beginObject()
+                json.key("ph"); json.string(step.ph)
+                json.key("cat"); json.string("appearance")
+                json.key("id"); json.string(id)
+                json.key("name"); json.string(step.name)
+                json.key("pid"); json.int(pid)
+                json.key("tid"); json.int(tid)
+                json.key("ts"); Self.micro(last, &json)
+                if let cycle = step.cycle {
+                    json.key("args")
+                    json.beginObject()
+                    json.key("will_seq"); json.int(cycle.willSeq)
+                    json.key("interactive"); json.bool(cycle.interactive)
+                    json.endObject()
+                }
+                json.endObject()
+            }
+        }
     }
 
     /// Presenter → presented at `present`, container → child at `addChild`, each bound to the
@@ -149,10 +205,29 @@ package final class ChromeTraceWriter {
             guard t >= fromStart && t < fromEnd, t < toEnd else { return }
             let id = nextFlow
             nextFlow += 1
-            let common = "\"cat\":\"\(cat)\",\"name\":\"\(name)\",\"id\":\(id),\"pid\":\(pid)"
-            tracks.thread(at: t, rank: 1, "{\"ph\":\"s\",\(common),\"tid\":\(tid(from)),\"ts\":\(micro(t)),\"args\":{\"seq\":\(seq)}}")
-            let bind = t >= toStart ? ",\"bp\":\"e\"" : ""
-            tracks.thread(at: t, rank: 1, "{\"ph\":\"f\",\(common),\"tid\":\(tid(to)),\"ts\":\(micro(t))\(bind)}")
+            func flow(_ ph: String, tid: Int, _ json: inout JSONWriter) {
+                json.beginObject()
+                json.key("ph"); json.string(ph)
+                json.key("cat"); json.string(cat)
+                json.key("name"); json.string(name)
+                json.key("id"); json.int(id)
+                json.key("pid"); json.int(pid)
+                json.key("tid"); json.int(tid)
+                json.key("ts"); Self.micro(t, &json)
+            }
+            tracks.thread(at: t, rank: 1) { json in
+                flow("s", tid: tid(from), &json)
+                json.key("args")
+                json.beginObject()
+                json.key("seq"); json.int(seq)
+                json.endObject()
+                json.endObject()
+            }
+            tracks.thread(at: t, rank: 1) { json in
+                flow("f", tid: tid(to), &json)
+                if t >= toStart { json.key("bp"); json.string("e") }
+                json.endObject()
+            }
         }
         for a in timeline.arrows where a.kind == .present {
             guard let from = timeline.lane(a.from), let to = timeline.lane(a.to), from != to else { continue }
@@ -164,43 +239,53 @@ package final class ChromeTraceWriter {
         }
     }
 
-    private func instant(_ name: String, cat: String, pid: Int, tid: Int, t: Int64, args: String) -> String {
-        "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"\(cat)\",\"name\":\(jsonString(name)),\"pid\":\(pid),\"tid\":\(tid),\"ts\":\(micro(t)),\"args\":\(args)}"
+    /// A thread-scoped instant; `args` writes the members of its arguments.
+    private static func instant(_ name: String, cat: String, pid: Int, tid: Int, t: Int64, _ json: inout JSONWriter,
+                                args: (inout JSONWriter) -> Void) {
+        json.beginObject()
+        json.key("ph"); json.string("i")
+        json.key("s"); json.string("t")
+        json.key("cat"); json.string(cat)
+        json.key("name"); json.string(name)
+        json.key("pid"); json.int(pid)
+        json.key("tid"); json.int(tid)
+        json.key("ts"); micro(t, &json)
+        json.key("args")
+        json.beginObject()
+        args(&json)
+        json.endObject()
+        json.endObject()
     }
 
-    private func metadata(_ name: String, pid: Int, tid: Int?, args: String) -> String {
-        "{\"ph\":\"M\",\"name\":\"\(name)\",\"pid\":\(pid)\(tid.map { ",\"tid\":\($0)" } ?? ""),\"args\":\(args)}"
+    /// A metadata record, written at once (metadata comes before a session's other records).
+    private func metadata(_ name: String, pid: Int, tid: Int?, args: (inout JSONWriter) -> Void) throws {
+        json.layout("\n")
+        json.beginObject()
+        json.key("ph"); json.string("M")
+        json.key("name"); json.string(name)
+        json.key("pid"); json.int(pid)
+        if let tid { json.key("tid"); json.int(tid) }
+        json.key("args")
+        json.beginObject()
+        args(&json)
+        json.endObject()
+        json.endObject()
+        try json.flushIfFull()
     }
 
     /// An event's keys as instant arguments: seq, the other controller, the detail, the flags given.
-    package static func args(_ e: TraceEvent) -> String {
-        var s = "{\"seq\":\(e.seq)"
-        if let key = e.kind.otherKey, let other = e.other { s += ",\(jsonString(key)):\(jsonString(other))" }
-        if let key = e.kind.detailKey, let detail = e.detail { s += ",\(jsonString(key)):\(jsonString(detail))" }
+    package static func args(_ e: TraceEvent, into json: inout JSONWriter) {
+        json.key("seq"); json.int(e.seq)
+        if let key = e.kind.otherKey, let other = e.other { json.key(key); json.string(other) }
+        if let key = e.kind.detailKey, let detail = e.detail { json.key(key); json.string(detail) }
         let flags: [(String, EventFlags)] = [("animated", .animated), ("isMovingToParent", .isMovingToParent),
                                              ("isBeingPresented", .isBeingPresented), ("isMovingFromParent", .isMovingFromParent),
                                              ("isBeingDismissed", .isBeingDismissed), ("interactive", .interactive)]
-        for (name, flag) in flags where e.flags.contains(EventFlags.present(flag)) { s += ",\"\(name)\":\(e.has(flag))" }
-        return s + "}"
-    }
-
-    private func write(_ record: String) throws {
-        buffer += wroteEvent ? ",\n" : "\n"
-        buffer += record
-        wroteEvent = true
-        if buffer.utf8.count >= 1 << 16 {
-            try emit(buffer)
-            buffer = ""
-        }
+        for (name, flag) in flags where e.flags.contains(EventFlags.present(flag)) { json.key(name); json.bool(e.has(flag)) }
     }
 
     /// Nanoseconds as microseconds with three decimals.
-    private func micro(_ ns: Int64) -> String {
-        let sign = ns < 0 ? "-" : ""
-        let v = ns.magnitude
-        let frac = String(v % 1000)
-        return "\(sign)\(v / 1000).\(String(repeating: "0", count: 3 - frac.count))\(frac)"
-    }
+    private static func micro(_ ns: Int64, _ json: inout JSONWriter) { json.decimal(ns, places: 3) }
 }
 
 /// The records of one session, put in time order: on every track, since each track's
@@ -208,19 +293,24 @@ package final class ChromeTraceWriter {
 /// ordered here by time, then rank (a thread's: its lifetime slice, then flows, then
 /// instants at one time, so that a flow finds its slice open).
 private struct Tracks {
-    private var records: [(t: Int64, rank: Int, index: Int, json: String)] = []
+    /// The records' JSON, one after another; `records` says where each is.
+    private var json = JSONWriter(capacity: 1 << 16)
+    private var records: [(t: Int64, rank: Int, start: Int, end: Int)] = []
 
     /// A thread record; rank 0 a slice, 1 a flow, 2 an instant.
-    package mutating func thread(at t: Int64, rank: Int, _ json: String) {
-        records.append((t, rank, records.count, json))
+    mutating func thread(at t: Int64, rank: Int, _ write: (inout JSONWriter) -> Void) {
+        let start = json.bytes.count
+        write(&json)
+        records.append((t, rank, start, json.bytes.count))
     }
 
-    /// An async track's records, in nesting order and time order.
-    package mutating func async(_ list: [(Int64, String)]) {
-        for (t, json) in list { records.append((t, 0, records.count, json)) }
-    }
+    /// The next record of an async track, whose records come in nesting order and time order.
+    mutating func async(at t: Int64, _ write: (inout JSONWriter) -> Void) { thread(at: t, rank: 0, write) }
 
-    package func ordered() -> [String] {
-        records.sorted { ($0.t, $0.rank, $0.index) < ($1.t, $1.rank, $1.index) }.map(\.json)
+    /// Each record's JSON, in order.
+    func forEachOrdered(_ body: (ArraySlice<UInt8>) throws -> Void) rethrows {
+        for r in records.sorted(by: { ($0.t, $0.rank, $0.start) < ($1.t, $1.rank, $1.start) }) {
+            try body(json.bytes[r.start..<r.end])
+        }
     }
 }

@@ -137,7 +137,7 @@ final class TableOutputTests: TemporaryDirectoryTestCase {
                 } else {
                     reference = "["
                     for (n, row) in rows.enumerated() {
-                        let fields: [String] = zip(columns, row).map { name, value in jsonString(name) + ": " + RowFormatter.json(value) }
+                        let fields: [String] = zip(columns, row).map { name, value in JSONText.quoted(name) + ": " + RowFormatter.json(value) }
                         reference += (n == 0 ? "\n  {" : ",\n  {") + fields.joined(separator: ", ") + "}"
                     }
                     reference += "\n]\n"

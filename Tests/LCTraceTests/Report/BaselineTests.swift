@@ -90,7 +90,7 @@ final class BaselineTests: TemporaryDirectoryTestCase {
             .write(toFile: valid, atomically: true, encoding: .utf8)
         let r = TestSupport.run(["report", "--db", db, "--baseline", valid, "--scene", "--format", "json"])
         XCTAssertEqual(r.status, 0, "the only error of the scene family is known")
-        XCTAssertTrue(r.out.contains("\"baseline\":{\"file\":\(jsonString(valid)),\"new\":5,\"known\":1,\"fixed\":[]}"), r.out)
+        XCTAssertTrue(r.out.contains("\"baseline\":{\"file\":\(JSONText.quoted(valid)),\"new\":5,\"known\":1,\"fixed\":[]}"), r.out)
     }
 
     func testTextPutsNewFindingsFirstWithAMarkerAndListsTheFixedOnes() throws {

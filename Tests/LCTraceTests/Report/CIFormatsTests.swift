@@ -1,4 +1,7 @@
 import XCTest
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 @testable import LCTraceFormat
 @testable import LCTraceModel
 @testable import LCTraceRules
@@ -120,7 +123,31 @@ final class CIFormatsTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(xml.components(separatedBy: "<failure ").count - 1, errorsAndWarnings, "info identities pass")
         XCTAssertTrue(xml.contains("<testcase classname=\"MiniPlayerViewController\" name=\"LC101|com.example.shop|MiniPlayerViewController|ProductListViewController\""), xml)
         XCTAssertTrue(xml.contains("<testcase classname=\"com.example.mail\" name=\"LC502|com.example.mail\""), "session-level: the app")
-        XCTAssertEqual(JUnitReporter.xml("a<b & \"c\"\u{1}"), "a&lt;b &amp; &quot;c&quot;\u{FFFD}")
+        XCTAssertEqual(MarkupText.escape("a<b & \"c\"\u{1}\n", for: .xml), "a&lt;b &amp; &quot;c&quot;␁&#10;")
+    }
+
+    /// Names from a device with markup, controls, bidirectional overrides and non-characters:
+    /// the JUnit report and comparison still parse and validate, every name shown.
+    func testJUnitOfHostileNamesIsWellFormedAndValid() throws {
+        let name = #"Evil<&\"'>\u0000\u0001\u001b[31m\t\r\n\u007f\u0085\u202e\ufffe\uffffVC"#
+        for build in ["1", "2"] {
+            var b = TraceBuilder(sid: "S" + build, app: #"com.evil\u0002"#, build: build)
+            b.vc(2, "init", "0xa", #""cls":"\#(name)""#)
+            b.vc(3, "viewWillAppear", "0xa", #""animated":false"#)
+            b.vc(4, "viewDidAppear", "0xa", #""animated":false"#)
+            b.add(100, "sessionEnd", #""reason":"stopped""#)
+            TestSupport.writeLines(b.lines, to: dir + "/\(build).jsonl")
+        }
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, dir + "/1.jsonl", dir + "/2.jsonl"]).status, 0)
+        let junit = TestSupport.run(["report", "--db", db, "--format", "junit", "--fail-on", "never"]).out
+        let compare = TestSupport.run(["compare", "--db", db, "--base-build", "1", "--head-build", "2", "--format", "junit",
+                                       "--fail-on", "never"]).out
+        XCTAssertTrue(junit.contains("Evil&lt;&amp;&quot;'&gt;␀␁␛[31m&#9;&#13;&#10;␡[U+0085][U+202E][U+FFFE][U+FFFF]VC"), junit)
+        XCTAssertTrue(junit.contains("com.evil␂"), junit)
+        for (document, file) in [(junit, "hostile.xml"), (compare, "hostile-compare.xml")] {
+            XCTAssertTrue(XMLParser(data: Data(document.utf8)).parse(), "\(file) is not well-formed:\n\(document)")
+            try validate("junit", schema: "junit-10.xsd", document: document, file: file)
+        }
     }
 
     // MARK: Against the public schemas

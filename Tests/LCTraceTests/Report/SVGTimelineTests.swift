@@ -111,14 +111,15 @@ final class SVGTimelineTests: SampleDatabaseTestCase {
         XCTAssertTrue(style.contains(".lctrace-timeline .visible{fill:#2da44e;fill:var(--lct-visible,#2da44e)}"), style)
     }
 
+    /// Markup escaped, and what XML cannot carry (controls, U+FFFE) shown: still well-formed.
     func testTextIsEscaped() {
         var b = TraceBuilder()
-        b.vc(2, "init", "0xa", #""cls":"Tricky<&\"'>VC""#)
+        b.vc(2, "init", "0xa", #""cls":"Tricky<&\"'>\u0001\u001b\ufffe\u202eVC""#)
         b.vc(3, "viewWillAppear", "0xa", #""animated":false"#)
         b.vc(4, "viewDidAppear", "0xa", #""animated":false"#)
         b.add(100, "sessionEnd", #""reason":"stopped""#)
         let svg = SVGTimeline(TimelineFixtures.timeline(b)).render()
         let doc = parse(svg)
-        XCTAssertTrue(doc.elements.contains { $0.attributes["aria-label"]?.hasPrefix("Tricky<&\"'>VC 0xa#2") == true })
+        XCTAssertTrue(doc.elements.contains { $0.attributes["aria-label"]?.hasPrefix("Tricky<&\"'>␁␛[U+FFFE][U+202E]VC 0xa#2") == true })
     }
 }

@@ -86,17 +86,20 @@ class SampleDatabaseTestCase: XCTestCase {
 enum Golden {
     static let directory = TestSupport.root.appendingPathComponent("Tests/LCTraceTests/Report/Golden")
 
-    static func check(_ actual: String, _ name: String, file: StaticString = #filePath, line: UInt = #line) {
+    /// `steady` is applied to both sides before they are compared (not to what is recorded).
+    static func check(_ actual: String, _ name: String, steady: (String) -> String = { $0 },
+                      file: StaticString = #filePath, line: UInt = #line) {
         let url = directory.appendingPathComponent(name)
         if ProcessInfo.processInfo.environment["LCTRACE_RECORD"] == "1" {
             try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             XCTAssertNoThrow(try actual.write(to: url, atomically: true, encoding: .utf8), file: file, line: line)
             return
         }
-        guard let expected = try? String(contentsOf: url, encoding: .utf8) else {
+        guard let recorded = try? String(contentsOf: url, encoding: .utf8) else {
             XCTFail("no golden file \(name); record it with LCTRACE_RECORD=1 swift test --filter TimelineGoldenTests", file: file, line: line)
             return
         }
+        let (expected, actual) = (steady(recorded), steady(actual))
         guard expected != actual else { return }
         let a = expected.split(separator: "\n", omittingEmptySubsequences: false)
         let b = actual.split(separator: "\n", omittingEmptySubsequences: false)
