@@ -71,15 +71,22 @@ enum TuningOptions: OptionGroup {
 /// The rule families: `--leaks`, `--orphans`, … and `--all` (the default when none is named).
 enum FamilyOptions: OptionGroup {
     static let flags: [(name: String, family: RuleFamily, help: String)] = [
-        ("leaks", .leaks, "Leaks: released controllers never deallocated (LC301–LC303)."),
-        ("orphans", .orphans, "Orphaned children and containment protocol (LC101–LC105)."),
-        ("unbalanced", .unbalanced, "Appear with no matching disappear (LC201–LC205)."),
-        ("gaps", .gaps, "Slow viewIsAppearing → viewDidAppear, with per-class statistics (LC401–LC402)."),
-        ("scene", .scene, "App and scene life cycle (LC501–LC502)."),
-        ("quality", .quality, "Trace quality: lost events, unknown ids, clock, rejected lines (LC901–LC904)."),
+        ("leaks", .leaks, "Leaks: released controllers never deallocated"),
+        ("orphans", .orphans, "Orphaned children and containment protocol"),
+        ("unbalanced", .unbalanced, "Appear with no matching disappear"),
+        ("gaps", .gaps, "Slow viewIsAppearing → viewDidAppear, with per-class statistics"),
+        ("scene", .scene, "App and scene life cycle"),
+        ("quality", .quality, "Trace quality: lost events, unknown ids, clock, rejected lines"),
     ]
 
-    static let options: [OptionSpec] = flags.map { OptionSpec($0.name, help: $0.help) }
+    /// The family's rules as the help names them, from the catalogue: "(LC301–LC303)".
+    static func range(_ family: RuleFamily) -> String {
+        let ids = RuleCatalog.all.filter { $0.family == family }.map(\.id)
+        guard let first = ids.first, let last = ids.last else { return "" }
+        return " (\(first == last ? first : "\(first)–\(last)"))"
+    }
+
+    static let options: [OptionSpec] = flags.map { OptionSpec($0.name, help: $0.help + range($0.family) + ".") }
         + [OptionSpec("all", help: "Every family (the default when none is named).")]
 
     static func families(_ args: ParsedArguments) -> Set<RuleFamily> {

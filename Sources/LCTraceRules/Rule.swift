@@ -21,11 +21,17 @@ package struct RuleInfo: Sendable, Equatable {
 
     /// What its findings need from a report.
     package var report = ReportNeeds()
+    /// The parts of its identity key after `rule|app|`, in words, and an example key: the
+    /// rule reference's identity table is made from them.
+    package var keyParts = "nothing more"
+    package var keyExample = ""
 
     package init(id: String, name: String, severity: Severity, family: RuleFamily, summary: String,
-                 explanation: String = "", help: String = "", report: ReportNeeds = ReportNeeds()) {
+                 explanation: String = "", help: String = "", report: ReportNeeds = ReportNeeds(),
+                 keyParts: String = "nothing more", keyExample: String = "") {
         self.id = id; self.name = name; self.severity = severity; self.family = family; self.summary = summary
         self.explanation = explanation; self.help = help; self.report = report
+        self.keyParts = keyParts; self.keyExample = keyExample
     }
 }
 

@@ -287,40 +287,52 @@ package enum MarkdownReference {
 
         """
 
-    static let identity = """
-        ## Finding identity (1.1)
+    /// The identity section: the table is made from each rule's `RuleInfo.keyParts` and
+    /// `keyExample` (consecutive rules with the same parts share a row).
+    static var identity: String {
+        var s = """
+            ## Finding identity (1.1)
 
-        CI gates and baselines need to know that a finding is "the same bug" as one seen before. \
-        Every finding carries `identity_key`, a readable key, and `identity`, 16 lowercase hex \
-        digits (the first 8 bytes of the SHA-256 of the key). The key names the defect, never the \
-        occurrence: no session id, address, `seq`, time or file path. The same defect seen in 40 \
-        sessions, on 12 devices and in 3 builds has one identity; defects that differ in any part of \
-        the key have different ones. Baselines, `compare`, SARIF fingerprints and JUnit test cases \
-        all count identities. Keys are `|`-separated and always start with the rule id and the \
-        app's bundle id; each rule declares the rest where it makes the finding:
+            CI gates and baselines need to know that a finding is "the same bug" as one seen before. \
+            Every finding carries `identity_key`, a readable key, and `identity`, 16 lowercase hex \
+            digits (the first 8 bytes of the SHA-256 of the key). The key names the defect, never the \
+            occurrence: no session id, address, `seq`, time or file path. The same defect seen in 40 \
+            sessions, on 12 devices and in 3 builds has one identity; defects that differ in any part of \
+            the key have different ones. Baselines, `compare`, SARIF fingerprints and JUnit test cases \
+            all count identities. Keys are `|`-separated and always start with the rule id and the \
+            app's bundle id; each rule declares the rest where it makes the finding:
 
-        | rules | key after `rule\\|app\\|` | example |
-        |---|---|---|
-        | LC101, LC104, LC105 | class, host class | `LC101\\|com.example.shop\\|MiniPlayerViewController\\|ProductListViewController` |
-        | LC102, LC103 | class, parent class | `LC103\\|com.example.news\\|BannerViewController\\|InboxViewController` |
-        | LC201–LC205 | class, the offending event, the state it met (`after-deinit` for an event after deinit; LC203: `viewWillAppear\\|appearing`) | `LC202\\|com.example.mail\\|PromoCardViewController\\|viewWillAppear\\|visible` |
-        | LC301, LC302 | class, how it left (`pop`, `dismiss`, `removeFromParent`, `ancestor`, `chain`), and for `ancestor` / `chain` the class of the controller whose release took it along | `LC301\\|com.example.shop\\|LoginViewController\\|ancestor\\|UINavigationController` |
-        | LC303 | class | `LC303\\|com.example.shop\\|ProductDetailViewController` |
-        | LC401, LC402 | class, `animated` or `plain` | `LC401\\|com.example.shop\\|OrderDetailViewController\\|animated` |
-        | LC501 | the event name | `LC501\\|com.example.news\\|appDidEnterBackground` |
-        | LC502, LC901, LC903 | nothing more | `LC502\\|com.example.mail` |
-        | LC902 | class, or `?` when none is known | `LC902\\|com.example.shop\\|?` |
-        | LC904 | the kind of problem: `not-json`, `not-utf8`, `too-deep`, `cut-line`, `line-too-long`, `too-many-keys`, `duplicate-key`, `missing-key`, `wrong-type`, `newer-version`, `bad-value`, `conflicting-duplicate`, `truncated-gzip`, `damaged-gzip`, `inflation-limit`, `read-error` | `LC904\\|?\\|missing-key` |
+            | rules | key after `rule\\|app\\|` | example |
+            |---|---|---|
 
-        A part that is not known is `?`: a host or parent never seen as an instance, a session \
-        without a session record (its app unknown), and the app of an LC904 finding, which is \
-        about a file, not a session (a file may hold the sessions of several apps, and a bad line \
-        names none reliably). LC904 is therefore one finding per file and kind of problem. A `|` \
-        or `%` inside a part is written `%7C` or `%25`. The JSON finding's `app`, `build` and \
-        `device` are those of its session (null for LC904).
+            """
+        var groups: [(ids: [String], parts: String, example: String)] = []
+        for rule in RuleCatalog.all {
+            if let last = groups.last, last.parts == rule.keyParts {
+                groups[groups.count - 1].ids.append(rule.id)
+                if last.example.isEmpty { groups[groups.count - 1].example = rule.keyExample }
+            } else {
+                groups.append(([rule.id], rule.keyParts, rule.keyExample))
+            }
+        }
+        for g in groups {
+            let ids = g.ids.count > 2 ? "\(g.ids[0])–\(g.ids[g.ids.count - 1])" : g.ids.joined(separator: ", ")
+            let example = g.example.isEmpty ? "" : "`" + g.example.replacingOccurrences(of: "|", with: "\\|") + "`"
+            s += "| \(ids) | \(g.parts.replacingOccurrences(of: "|", with: "\\|")) | \(example) |\n"
+        }
+        s += """
+
+            A part that is not known is `?`: a host or parent never seen as an instance, a session \
+            without a session record (its app unknown), and the app of an LC904 finding whose file \
+            holds no session, or sessions of several apps ((1.2) a file's app is that of its \
+            sessions). LC904 is one finding per file and kind of problem. A `|` or `%` inside a part \
+            is written `%7C` or `%25`. The JSON finding's `app`, `build` and `device` are those of its \
+            session (for LC904, the app of the file's sessions when known, build and device null).
 
 
-        """
+            """
+        return s
+    }
 
     // MARK: docs/schema.md
 

@@ -23,7 +23,8 @@ package enum MissingIsAppearingRule: Rule {
     package static let info = RuleInfo(id: "LC402", name: "missing-is-appearing", severity: .info, family: .gaps,
                                summary: "appearance without viewIsAppearing",
                                explanation: "viewWillAppear → viewDidAppear with no viewIsAppearing on a system that has it (iOS, (1.2) iPadOS, tvOS or Mac Catalyst 13 or later in an app built with the 17 SDK or later, and visionOS at any version: its numbering starts at 1); once per instance, with the count of such appearances. Not flagged: sessions on older systems or SDKs, or with no session record; an appearance that resumes a cancelled disappearance (a cancelled sheet swipe or interactive pop brings the controller back with viewWillAppear → viewDidAppear alone).",
-                               help: "Check for a container that forwards appearance callbacks by hand (it must call viewIsAppearing too), or a recorder that does not hook it.")
+                               help: "Check for a container that forwards appearance callbacks by hand (it must call viewIsAppearing too), or a recorder that does not hook it.",
+                               keyParts: "class, `animated` or `plain`")
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         guard hasViewIsAppearing(model.metadata) else { return [] }

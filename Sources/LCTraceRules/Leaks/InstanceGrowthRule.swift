@@ -10,7 +10,9 @@ package enum InstanceGrowthRule: Rule {
     package static let info = RuleInfo(id: "LC303", name: "instance-growth", severity: .warning, family: .leaks,
                                summary: "too many live instances of one class",
                                explanation: "More than N live instances of one class at once, with per-class limits given by --max-live Class=N (repeatable; the rule is off without one): one finding per class and session, at the instance that crossed the limit, with the largest count reached (peak). Not flagged: a class without a limit; instances whose id was reused (counted as freed).",
-                               help: "Look for controllers created again and again without the old ones going away (a leak that never gets a release, such as a child kept in a cache).")
+                               help: "Look for controllers created again and again without the old ones going away (a leak that never gets a release, such as a child kept in a cache).",
+                               keyParts: "class",
+                               keyExample: "LC303|com.example.shop|ProductDetailViewController")
     package static let scope = RuleScope.session
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {

@@ -13,7 +13,8 @@ package enum LeakUnconfirmedRule: Rule {
                                summary: "released, session ended inside the grace period",
                                explanation: "A released controller with no deinit when the session ended before release + grace of foreground time: it may have been on its way out, or leaked; the trace cannot tell. That includes a session that ended in the background (suspended or killed there) before the grace had run in the foreground. Not flagged: (1.2) a controller UIKit keeps by design (a UISearchController and its results controller); anything LC301 reports; a controller shown again after its release.",
                                help: "Usually nothing to do; if the same identity shows up often, or as LC301 in longer sessions, treat it as a leak.",
-                               report: ReportNeeds(worstFirstBy: "retained_ms", worstFirstTitle: "longest retained first"))
+                               report: ReportNeeds(worstFirstBy: "retained_ms", worstFirstTitle: "longest retained first"),
+                               keyParts: "class, how it left (`pop`, `dismiss`, `removeFromParent`, `ancestor`, `chain`, (1.2) `root` for a replaced window root), and for `ancestor` / `chain` the class of the controller whose release took it along")
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.instances.compactMap { x in

@@ -12,7 +12,8 @@ package enum MissingDidMoveRule: Rule {
     package static let info = RuleInfo(id: "LC102", name: "missing-did-move", severity: .warning, family: .orphans,
                                summary: "addChild without didMove(toParent:)",
                                explanation: "addChild to a parent with no didMove(toParent:) before the child was removed, deallocated or the session ended: UIKit calls willMove(toParent:) inside addChild, didMove is the container's duty. Not flagged: (1.2) an edge with lost events after its addChild (the didMove may be among them); the 1 s counts foreground time, so a push frozen by suspension is not late; a session that ends within 1 s of the addChild (a transition still running); a repeated addChild to the same parent (UIKit ignores it).",
-                               help: "Call child.didMove(toParent: self) once the child's view is in place.")
+                               help: "Call child.didMove(toParent: self) once the child's view is in place.",
+                               keyParts: "class, parent class")
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.edges.compactMap { edge in

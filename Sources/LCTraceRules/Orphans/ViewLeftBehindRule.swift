@@ -12,7 +12,9 @@ package enum ViewLeftBehindRule: Rule {
     package static let info = RuleInfo(id: "LC104", name: "view-left-behind", severity: .warning, family: .orphans,
                                summary: "child removed but its view left in the parent's hierarchy",
                                explanation: "A child was removed with removeFromParent while its view stayed attached in the old parent's hierarchy, and it was never detached afterwards: the controller left the containment tree while its view stays on screen. Not flagged: (1.2) a removal with lost events after it while the view stayed (the viewDetached may be among them); a view detached after the removal (some containers remove the view just after); a child re-added to the same parent while its view was still there.",
-                               help: "Remove the child's view (removeFromSuperview) between willMove(toParent: nil) and removeFromParent().")
+                               help: "Remove the child's view (removeFromSuperview) between willMove(toParent: nil) and removeFromParent().",
+                               keyParts: "class, host class",
+                               keyExample: "LC104|com.example.news|BannerViewController|InboxViewController")
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.edges.compactMap { edge in

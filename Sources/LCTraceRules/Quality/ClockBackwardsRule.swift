@@ -11,7 +11,8 @@ package enum ClockBackwardsRule: Rule {
     package static let info = RuleInfo(id: "LC903", name: "clock-backwards", severity: .warning, family: .quality,
                                summary: "t decreasing while seq increases",
                                explanation: "t decreasing while seq increases: the monotonic clock went backwards or the recorder mixed clocks, so durations across that point are wrong; one finding per session, with the count and the first occurrence. Not flagged: equal t on consecutive events (UIKit delivers many callbacks at once).",
-                               help: "Record t from a monotonic clock (mach_continuous_time, CLOCK_MONOTONIC) on one thread-safe counter.")
+                               help: "Record t from a monotonic clock (mach_continuous_time, CLOCK_MONOTONIC) on one thread-safe counter.",
+                               keyParts: "nothing more")
     package static let scope = RuleScope.session
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {

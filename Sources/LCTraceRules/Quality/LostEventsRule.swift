@@ -10,7 +10,8 @@ package enum LostEventsRule: Rule {
     package static let info = RuleInfo(id: "LC901", name: "lost-events", severity: .warning, family: .quality,
                                summary: "holes in seq",
                                explanation: "Holes in the session's seq (events the recorder lost), with their count and ranges; every finding of such a session gets confidence low. Not flagged: events lost after the last one recorded (nothing shows them).",
-                               help: "Check the recorder's buffer and file rotation; collect every file of the session.")
+                               help: "Check the recorder's buffer and file rotation; collect every file of the session.",
+                               keyParts: "nothing more")
     package static let scope = RuleScope.session
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {

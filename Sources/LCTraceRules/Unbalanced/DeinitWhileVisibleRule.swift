@@ -13,7 +13,8 @@ package enum DeinitWhileVisibleRule: Rule {
     package static let info = RuleInfo(id: "LC201", name: "deinit-while-visible", severity: .error, family: .unbalanced,
                                summary: "deallocated while on screen",
                                explanation: "deinit while the instance was appearing, visible or disappearing: it was deallocated without the disappearance UIKit owes every shown controller. Not flagged: (1.2) the controllers contained by the ones a dismissal took along (they are hidden from the dismissal's end) and those of a replaced window root; a controller still visible when the session ends (no deinit); an id reused with no deinit recorded; backgrounding; a controller that a dismissal took along up its presentation chain (UIKit removes the intermediate ones without callbacks, so they still look visible when they deinit).",
-                               help: "Find who drops the last reference to a controller still on screen (a container that replaces its child without the containment calls, a view kept while its controller is released).")
+                               help: "Find who drops the last reference to a controller still on screen (a container that replaces its child without the containment calls, a view kept while its controller is released).",
+                               keyParts: "class, the offending event, the state it met (`after-deinit` for an event after deinit; LC203: `viewWillAppear|appearing`)")
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.anomalies.compactMap { a in

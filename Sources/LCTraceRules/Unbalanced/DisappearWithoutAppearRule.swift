@@ -11,7 +11,8 @@ package enum DisappearWithoutAppearRule: Rule {
     package static let info = RuleInfo(id: "LC204", name: "disappear-without-appear", severity: .warning, family: .unbalanced,
                                summary: "disappearance without a matching appearance",
                                explanation: "viewWillDisappear or viewDidDisappear while hidden, or viewDidDisappear while visible (no viewWillDisappear before it). Not flagged: (1.2) an event after lost events of the instance; viewWillDisappear while appearing (a cancelled appearance, legal); app backgrounding.",
-                               help: "Look for a container forwarding disappearance callbacks by hand, or calling them on a child that never appeared.")
+                               help: "Look for a container forwarding disappearance callbacks by hand, or calling them on a child that never appeared.",
+                               keyParts: "class, the offending event, the state it met (`after-deinit` for an event after deinit; LC203: `viewWillAppear|appearing`)")
 
     package static func matches(_ a: LifecycleAnomaly) -> Bool {
         guard a.kind == .transition else { return false }

@@ -13,7 +13,8 @@ package enum LifecycleOrderRule: Rule {
     package static let info = RuleInfo(id: "LC205", name: "lifecycle-order", severity: .warning, family: .unbalanced,
                                summary: "lifecycle callback out of order",
                                explanation: "Any other break of the lifecycle order: a second viewDidLoad, viewDidAppear while hidden or disappearing, viewIsAppearing outside an appearance or twice in one, viewDidDisappear while appearing, a second viewWillDisappear, and any event for an id after its deinit with no new init (reported once per instance). Not flagged: (1.2) an appearance event after lost events of the instance; what LC201, LC202 and LC204 report; layout callbacks in any order (UIKit does not promise one); a cancelled disappearance.",
-                               help: "Look for lifecycle methods called by hand (loadView/viewDidLoad, appearance methods) or a controller used after it was released.")
+                               help: "Look for lifecycle methods called by hand (loadView/viewDidLoad, appearance methods) or a controller used after it was released.",
+                               keyParts: "class, the offending event, the state it met (`after-deinit` for an event after deinit; LC203: `viewWillAppear|appearing`)")
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.anomalies.compactMap { a in

@@ -14,7 +14,8 @@ package enum StuckAppearingRule: Rule {
     package static let info = RuleInfo(id: "LC203", name: "stuck-appearing", severity: .warning, family: .unbalanced,
                                summary: "viewWillAppear never completed nor cancelled",
                                explanation: "A viewWillAppear never completed (viewDidAppear) nor cancelled (viewWillDisappear): the instance was still appearing when the session ended, and the session went on for at least 2 s of foreground time past it. Not flagged: (1.2) an appearance with lost events after it (its completion may be among them); a session that ends within 2 s of the viewWillAppear; background time (no callbacks arrive there); an appearance that did complete, however late (LC401).",
-                               help: "Look for a transition that never finishes: a custom animator that never calls completeTransition, or a container that begins an appearance transition and never ends it.")
+                               help: "Look for a transition that never finishes: a custom animator that never calls completeTransition, or a container that begins an appearance transition and never ends it.",
+                               keyParts: "class, the offending event, the state it met (`after-deinit` for an event after deinit; LC203: `viewWillAppear|appearing`)")
 
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {
         model.cycles.compactMap { c in

@@ -18,7 +18,7 @@ final class LibraryExampleTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.status, 0, r.err)
         XCTAssertTrue(r.out.hasPrefix("loaded 12 files, 3579 new events, 9 rejected lines\n"), r.out)
         // Every error finding of the samples is printed, and none of another severity.
-        let expected = try TestSupport.run(["query", "--db", db, "-f", "csv",
+        let expected = TestSupport.run(["query", "--db", db, "-f", "csv",
                                             "SELECT count(*) FROM findings_v WHERE severity = 'error'"]).out
         let errors = r.out.split(separator: "\n").filter { $0.hasPrefix("LC") }.count
         XCTAssertEqual("count(*)\n\(errors)\n", expected)
