@@ -28,8 +28,10 @@ package struct IngestProgress: Sendable {
         package var bytesSkipped: Int64 = 0
         package var totalBytes: Int64?
 
-        package init(filesDone: Int = 0, events: Int = 0, bytesRead: Int64 = 0, bytesSkipped: Int64 = 0, totalBytes: Int64? = nil) {
-            self.filesDone = filesDone; self.events = events; self.bytesRead = bytesRead; self.bytesSkipped = bytesSkipped; self.totalBytes = totalBytes
+        package init(filesDone: Int = 0, events: Int = 0, bytesRead: Int64 = 0, bytesSkipped: Int64 = 0,
+                     totalBytes: Int64? = nil) {
+            self.filesDone = filesDone; self.events = events; self.bytesRead = bytesRead
+            self.bytesSkipped = bytesSkipped; self.totalBytes = totalBytes
         }
     }
 }
@@ -63,7 +65,9 @@ package struct FileReport: Sendable {
     package init(path: String, status: Status, lines: Int = 0, events: Int = 0, newEvents: Int = 0, duplicates: Int = 0,
                  conflicts: Int = 0, rejects: Int = 0, rejectExamples: [(line: Int, reason: String)] = [],
                  replacedEarlierReads: Int = 0) {
-        self.path = path; self.status = status; self.lines = lines; self.events = events; self.newEvents = newEvents; self.duplicates = duplicates; self.conflicts = conflicts; self.rejects = rejects; self.rejectExamples = rejectExamples; self.replacedEarlierReads = replacedEarlierReads
+        self.path = path; self.status = status; self.lines = lines; self.events = events; self.newEvents = newEvents
+        self.duplicates = duplicates; self.conflicts = conflicts; self.rejects = rejects
+        self.rejectExamples = rejectExamples; self.replacedEarlierReads = replacedEarlierReads
     }
 }
 

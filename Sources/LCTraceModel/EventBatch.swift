@@ -34,8 +34,10 @@ package struct RawEvent: Sendable {
     package var line = 0
     package var offset: Int64 = 0
 
-    package init(seq: Int64 = 0, t: Int64 = 0, flags: Int64 = 0, kind: EventKind = .unknown, record: Int32 = -1, line: Int = 0, offset: Int64 = 0) {
-        self.seq = seq; self.t = t; self.flags = flags; self.kind = kind; self.record = record; self.line = line; self.offset = offset
+    package init(seq: Int64 = 0, t: Int64 = 0, flags: Int64 = 0, kind: EventKind = .unknown, record: Int32 = -1,
+                 line: Int = 0, offset: Int64 = 0) {
+        self.seq = seq; self.t = t; self.flags = flags; self.kind = kind; self.record = record; self.line = line
+        self.offset = offset
     }
 }
 

@@ -164,8 +164,18 @@ package struct AppearanceCycle: Sendable {
     package var outcome: Outcome = .interrupted
     package var ending: Ending = .sessionEnd
 
-    package init(instance: InstanceKey, vcID: Int64 = 0, willSeq: Int64, willT: Int64, isSeq: Int64? = nil, isT: Int64? = nil, isAppearingCount: Int = 0, didSeq: Int64? = nil, didT: Int64? = nil, willDisappearSeq: Int64? = nil, willDisappearT: Int64? = nil, didDisappearSeq: Int64? = nil, didDisappearT: Int64? = nil, animated: Bool? = nil, interactive: Bool = false, backgrounded: Bool = false, resumedFromDisappearing: Bool = false, outcome: Outcome = .interrupted, ending: Ending = .sessionEnd) {
-        self.instance = instance; self.vcID = vcID; self.willSeq = willSeq; self.willT = willT; self.isSeq = isSeq; self.isT = isT; self.isAppearingCount = isAppearingCount; self.didSeq = didSeq; self.didT = didT; self.willDisappearSeq = willDisappearSeq; self.willDisappearT = willDisappearT; self.didDisappearSeq = didDisappearSeq; self.didDisappearT = didDisappearT; self.animated = animated; self.interactive = interactive; self.backgrounded = backgrounded; self.resumedFromDisappearing = resumedFromDisappearing; self.outcome = outcome; self.ending = ending
+    package init(instance: InstanceKey, vcID: Int64 = 0, willSeq: Int64, willT: Int64, isSeq: Int64? = nil,
+                 isT: Int64? = nil, isAppearingCount: Int = 0, didSeq: Int64? = nil, didT: Int64? = nil,
+                 willDisappearSeq: Int64? = nil, willDisappearT: Int64? = nil, didDisappearSeq: Int64? = nil,
+                 didDisappearT: Int64? = nil, animated: Bool? = nil, interactive: Bool = false,
+                 backgrounded: Bool = false, resumedFromDisappearing: Bool = false, outcome: Outcome = .interrupted,
+                 ending: Ending = .sessionEnd) {
+        self.instance = instance; self.vcID = vcID; self.willSeq = willSeq; self.willT = willT; self.isSeq = isSeq
+        self.isT = isT; self.isAppearingCount = isAppearingCount; self.didSeq = didSeq; self.didT = didT
+        self.willDisappearSeq = willDisappearSeq; self.willDisappearT = willDisappearT
+        self.didDisappearSeq = didDisappearSeq; self.didDisappearT = didDisappearT; self.animated = animated
+        self.interactive = interactive; self.backgrounded = backgrounded
+        self.resumedFromDisappearing = resumedFromDisappearing; self.outcome = outcome; self.ending = ending
     }
 }
 
@@ -196,8 +206,16 @@ package struct ContainmentEdge: Sendable {
     /// judge it. Not stored.
     package var acrossHole = false
 
-    package init(child: InstanceKey, parent: String, childID: Int64 = 0, parentID: Int64 = 0, parentSince: Int64? = nil, addSeq: Int64, addT: Int64, willMoveSeq: Int64? = nil, didMoveSeq: Int64? = nil, willRemoveSeq: Int64? = nil, removeSeq: Int64? = nil, removeT: Int64? = nil, didRemoveSeq: Int64? = nil, childEndSeq: Int64? = nil, childEndT: Int64? = nil, attachmentAtRemoval: Int? = nil, readdSeq: Int64? = nil) {
-        self.child = child; self.parent = parent; self.childID = childID; self.parentID = parentID; self.parentSince = parentSince; self.addSeq = addSeq; self.addT = addT; self.willMoveSeq = willMoveSeq; self.didMoveSeq = didMoveSeq; self.willRemoveSeq = willRemoveSeq; self.removeSeq = removeSeq; self.removeT = removeT; self.didRemoveSeq = didRemoveSeq; self.childEndSeq = childEndSeq; self.childEndT = childEndT; self.attachmentAtRemoval = attachmentAtRemoval; self.readdSeq = readdSeq
+    package init(child: InstanceKey, parent: String, childID: Int64 = 0, parentID: Int64 = 0,
+                 parentSince: Int64? = nil, addSeq: Int64, addT: Int64, willMoveSeq: Int64? = nil,
+                 didMoveSeq: Int64? = nil, willRemoveSeq: Int64? = nil, removeSeq: Int64? = nil,
+                 removeT: Int64? = nil, didRemoveSeq: Int64? = nil, childEndSeq: Int64? = nil,
+                 childEndT: Int64? = nil, attachmentAtRemoval: Int? = nil, readdSeq: Int64? = nil) {
+        self.child = child; self.parent = parent; self.childID = childID; self.parentID = parentID
+        self.parentSince = parentSince; self.addSeq = addSeq; self.addT = addT; self.willMoveSeq = willMoveSeq
+        self.didMoveSeq = didMoveSeq; self.willRemoveSeq = willRemoveSeq; self.removeSeq = removeSeq
+        self.removeT = removeT; self.didRemoveSeq = didRemoveSeq; self.childEndSeq = childEndSeq
+        self.childEndT = childEndT; self.attachmentAtRemoval = attachmentAtRemoval; self.readdSeq = readdSeq
     }
 }
 
@@ -230,8 +248,13 @@ package struct Attachment: Sendable {
     /// during it: the addChild that would make it no orphan may be among them. Not stored.
     package var acrossHole = false
 
-    package init(instance: InstanceKey, host: String? = nil, hostClass: String? = nil, attachSeq: Int64, attachT: Int64, detachSeq: Int64? = nil, detachT: Int64? = nil, childOfHostAtAttach: Bool, becameChildSeq: Int64? = nil, endSeq: Int64? = nil, presented: Bool = false) {
-        self.instance = instance; self.host = host; self.hostClass = hostClass; self.attachSeq = attachSeq; self.attachT = attachT; self.detachSeq = detachSeq; self.detachT = detachT; self.childOfHostAtAttach = childOfHostAtAttach; self.becameChildSeq = becameChildSeq; self.endSeq = endSeq; self.presented = presented
+    package init(instance: InstanceKey, host: String? = nil, hostClass: String? = nil, attachSeq: Int64,
+                 attachT: Int64, detachSeq: Int64? = nil, detachT: Int64? = nil, childOfHostAtAttach: Bool,
+                 becameChildSeq: Int64? = nil, endSeq: Int64? = nil, presented: Bool = false) {
+        self.instance = instance; self.host = host; self.hostClass = hostClass; self.attachSeq = attachSeq
+        self.attachT = attachT; self.detachSeq = detachSeq; self.detachT = detachT
+        self.childOfHostAtAttach = childOfHostAtAttach; self.becameChildSeq = becameChildSeq; self.endSeq = endSeq
+        self.presented = presented
     }
 }
 
@@ -254,8 +277,10 @@ package struct LifecycleAnomaly: Sendable {
     /// Seqs that prove it (e.g. the viewWillAppear that began the cycle, then this event).
     package var evidence: [Int64]
 
-    package init(kind: Kind, instance: InstanceKey, event: EventKind, state: AppearanceState, seq: Int64, t: Int64, evidence: [Int64]) {
-        self.kind = kind; self.instance = instance; self.event = event; self.state = state; self.seq = seq; self.t = t; self.evidence = evidence
+    package init(kind: Kind, instance: InstanceKey, event: EventKind, state: AppearanceState, seq: Int64, t: Int64,
+                 evidence: [Int64]) {
+        self.kind = kind; self.instance = instance; self.event = event; self.state = state; self.seq = seq; self.t = t
+        self.evidence = evidence
     }
 }
 

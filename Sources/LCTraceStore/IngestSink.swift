@@ -63,8 +63,10 @@ package struct BatchCounts {
     /// (line, reason) of the rejected lines, in order.
     package var rejected: [(line: Int, reason: String)] = []
 
-    package init(events: Int = 0, new: Int = 0, duplicates: Int = 0, conflicts: Int = 0, rejects: Int = 0, rejected: [(line: Int, reason: String)] = []) {
-        self.events = events; self.new = new; self.duplicates = duplicates; self.conflicts = conflicts; self.rejects = rejects; self.rejected = rejected
+    package init(events: Int = 0, new: Int = 0, duplicates: Int = 0, conflicts: Int = 0, rejects: Int = 0,
+                 rejected: [(line: Int, reason: String)] = []) {
+        self.events = events; self.new = new; self.duplicates = duplicates; self.conflicts = conflicts
+        self.rejects = rejects; self.rejected = rejected
     }
 }
 

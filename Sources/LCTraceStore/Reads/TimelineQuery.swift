@@ -19,8 +19,10 @@ package struct TimelineRows: Sendable {
         package var presenter: String?
         package var release: ReleaseRow?
 
-        package init(key: InstanceKey, cls: String? = nil, firstT: Int64, endSeq: Int64? = nil, endT: Int64? = nil, endHow: String? = nil, presenter: String? = nil, release: ReleaseRow? = nil) {
-            self.key = key; self.cls = cls; self.firstT = firstT; self.endSeq = endSeq; self.endT = endT; self.endHow = endHow; self.presenter = presenter; self.release = release
+        package init(key: InstanceKey, cls: String? = nil, firstT: Int64, endSeq: Int64? = nil, endT: Int64? = nil,
+                     endHow: String? = nil, presenter: String? = nil, release: ReleaseRow? = nil) {
+            self.key = key; self.cls = cls; self.firstT = firstT; self.endSeq = endSeq; self.endT = endT
+            self.endHow = endHow; self.presenter = presenter; self.release = release
         }
     }
 
@@ -49,8 +51,12 @@ package struct TimelineRows: Sendable {
         package var outcome: String
         package var ending: String
 
-        package init(instance: InstanceKey, willSeq: Int64, willT: Int64, isT: Int64? = nil, didT: Int64? = nil, willDisappearT: Int64? = nil, didDisappearT: Int64? = nil, animated: Bool? = nil, interactive: Bool, outcome: String, ending: String) {
-            self.instance = instance; self.willSeq = willSeq; self.willT = willT; self.isT = isT; self.didT = didT; self.willDisappearT = willDisappearT; self.didDisappearT = didDisappearT; self.animated = animated; self.interactive = interactive; self.outcome = outcome; self.ending = ending
+        package init(instance: InstanceKey, willSeq: Int64, willT: Int64, isT: Int64? = nil, didT: Int64? = nil,
+                     willDisappearT: Int64? = nil, didDisappearT: Int64? = nil, animated: Bool? = nil,
+                     interactive: Bool, outcome: String, ending: String) {
+            self.instance = instance; self.willSeq = willSeq; self.willT = willT; self.isT = isT; self.didT = didT
+            self.willDisappearT = willDisappearT; self.didDisappearT = didDisappearT; self.animated = animated
+            self.interactive = interactive; self.outcome = outcome; self.ending = ending
         }
     }
 
@@ -64,8 +70,10 @@ package struct TimelineRows: Sendable {
         package var removeSeq: Int64?
         package var removeT: Int64?
 
-        package init(child: InstanceKey, parent: String, parentSince: Int64? = nil, addSeq: Int64, addT: Int64, removeSeq: Int64? = nil, removeT: Int64? = nil) {
-            self.child = child; self.parent = parent; self.parentSince = parentSince; self.addSeq = addSeq; self.addT = addT; self.removeSeq = removeSeq; self.removeT = removeT
+        package init(child: InstanceKey, parent: String, parentSince: Int64? = nil, addSeq: Int64, addT: Int64,
+                     removeSeq: Int64? = nil, removeT: Int64? = nil) {
+            self.child = child; self.parent = parent; self.parentSince = parentSince; self.addSeq = addSeq
+            self.addT = addT; self.removeSeq = removeSeq; self.removeT = removeT
         }
     }
 
