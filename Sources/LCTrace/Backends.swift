@@ -9,7 +9,7 @@ package enum Backends {
     package static let all: [any StorageBackendKind] = [PostgreSQLBackendKind(), SQLiteBackendKind()]
 
     /// The default backend's kind (`lctrace schema` without a database).
-    package static var embedded: any StorageBackendKind { all[all.count - 1] }
+    static var embedded: any StorageBackendKind { all[all.count - 1] }
 }
 
 package extension Storage {

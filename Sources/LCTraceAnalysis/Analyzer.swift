@@ -65,7 +65,7 @@ package final class Analyzer {
         set { analysis.tombstones = newValue }
     }
     /// Events between two progress reports inside one session.
-    package var progressEvery: Int {
+    var progressEvery: Int {
         get { analysis.progressEvery }
         set { analysis.progressEvery = newValue }
     }
@@ -132,5 +132,5 @@ package final class Analyzer {
 
     /// A session the background analysis leaves to the analysis after loading
     /// (`BackgroundAnalyzer.maxEventsPerSession`).
-    package struct SessionTooLong: Error {}
+    struct SessionTooLong: Error {}
 }

@@ -43,7 +43,7 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
         package let session: Int64
         package let stamp: SnapshotStamp
         /// Built from captured rows (which are let go once built).
-        package let fromCapturedRows: Bool
+        let fromCapturedRows: Bool
         /// nil: the model could not be had (the session stays dirty).
         package let model: SessionModel?
         /// The session's old model is deleted before this part is written.
@@ -64,7 +64,7 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
     /// Most captured rows held by queued requests (40 bytes each); past it a request goes
     /// without (its session is read back), so memory stays bounded when the analysis falls
     /// behind, as it does on many tiny sessions (10,000 in 100 files: 98 MB peak with 524,288).
-    package var maxHeldRows = 65_536
+    var maxHeldRows = 65_536
     private var heldRows = 0
     /// Facts per batch of a long session's model (`SessionAnalysis.factsPerBatch`).
     package var factsPerBatch: Int {
@@ -75,7 +75,7 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
     /// building from its seq span (never less than its events): this thread cannot read
     /// retired instances back from the rows (its snapshot predates them), so it keeps a small
     /// tombstone for each (about 3 bytes an event, 5 MB at the limit).
-    package var maxEventsPerSession: Int64 = 1_500_000
+    var maxEventsPerSession: Int64 = 1_500_000
 
     private var analysis: SessionAnalysis
     /// The ingest's side, not owned (see `work`: the worker thread may release this object
@@ -108,10 +108,10 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
 
     /// The sessions whose model was stored (their counts are read back at the end:
     /// `AnalysisSummary.add`).
-    package private(set) var storedSessions = SessionSet()
+    private(set) var storedSessions = SessionSet()
     package var sessions: Int { storedSessions.count }
     /// Of the models stored, those built from captured rows rather than read back.
-    package private(set) var storedFromCapturedRows = 0
+    private(set) var storedFromCapturedRows = 0
 
     /// Models are written through `host` (the ingest's sink); the worker reads snapshots on a
     /// connection of its own.
@@ -231,7 +231,7 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
     }
 
     /// Nothing requested, being built or waiting to be stored (for tests that drive the worker).
-    package var isIdle: Bool {
+    var isIdle: Bool {
         condition.lock()
         defer { condition.unlock() }
         return queued == 0 && !working && results.isEmpty

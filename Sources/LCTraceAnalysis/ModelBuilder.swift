@@ -9,7 +9,7 @@ import LCTraceModel
 /// a batch, so memory follows what is live instead (see `compact`). It records what happened
 /// (states, releases, edges, attachments, anomalies); the rules in `Rules/` decide what is
 /// worth a finding.
-package final class ModelBuilder {
+final class ModelBuilder {
     package let model: SessionModel
     /// Instances the model may name but no longer holds, and the latest instance of each id
     /// (`directory.latest`: live, or ended until retired; then a tombstone stands in).
@@ -73,7 +73,7 @@ package final class ModelBuilder {
 
     // MARK: Feeding
 
-    package func consume(_ e: TraceEvent) {
+    func consume(_ e: TraceEvent) {
         let expected = (model.stats.lastSeq ?? -1) + 1
         if e.seq > expected { lostUpTo = e.seq - 1 }
         model.stats.add(e)

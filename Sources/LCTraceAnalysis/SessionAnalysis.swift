@@ -20,13 +20,13 @@ package struct SessionAnalysis: Sendable {
     /// rows (otherwise every one is kept).
     package var tombstones = SessionAnalysis.defaultTombstones
     /// Events between two progress reports inside one session.
-    package var progressEvery = SessionAnalysis.defaultProgressEvery
+    var progressEvery = SessionAnalysis.defaultProgressEvery
 
     /// About 4 MB of facts.
     package static let defaultFactsPerBatch = 16_384
     /// About 2 MB of tombstones.
     package static let defaultTombstones = 16_384
-    package static let defaultProgressEvery = 65_536
+    static let defaultProgressEvery = 65_536
 
     package init(settings: RuleSettings = RuleSettings()) { self.settings = settings }
 
@@ -81,7 +81,7 @@ package struct SessionAnalysis: Sendable {
     /// Builds session `id`'s model and replaces the stored one in `sink`, inside the caller's
     /// write transaction: batches are written as they are made, and ended instances read back
     /// from their rows, so memory stays flat however long the session.
-    package func replaceStoredModel(session id: Int64, sid: String, metadata: SessionMetadata,
+    func replaceStoredModel(session id: Int64, sid: String, metadata: SessionMetadata,
                                     source: any SessionSource, captured: (any CapturedSessionRows)? = nil,
                                     sink: any ModelSink, progress: ((Int) -> Void)? = nil) throws -> SessionModel {
         try sink.clear(session: id)

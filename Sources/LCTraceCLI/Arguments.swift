@@ -2,14 +2,14 @@ import LCTraceModel
 
 /// One option of a command. The parser and the help text both read this table, so the
 /// help cannot drift from what is accepted.
-package struct OptionSpec: Sendable {
+struct OptionSpec: Sendable {
     package var name: String            // long name without dashes: "db"
     package var short: Character?       // "-f"
     package var value: String?          // value placeholder ("PATH"); nil for a flag
     package var help: String
     package var repeatable = false
     /// The values a shell completion offers (formats, levels); empty: see `completion`.
-    package var choices: [String] = []
+    var choices: [String] = []
 
     package init(_ name: String, short: Character? = nil, value: String? = nil, help: String, repeatable: Bool = false,
                 choices: [String] = []) {
@@ -19,21 +19,21 @@ package struct OptionSpec: Sendable {
 }
 
 /// A command's name, summary and accepted arguments.
-package struct CommandSpec: Sendable {
+struct CommandSpec: Sendable {
     package var name: String
     package var summary: String
-    package var positional: String?     // "PATH..." or "SQL"
-    package var positionalHelp: String?
-    package var minPositionals = 0
-    package var maxPositionals: Int? = 0
+    var positional: String?     // "PATH..." or "SQL"
+    var positionalHelp: String?
+    var minPositionals = 0
+    var maxPositionals: Int? = 0
     package var options: [OptionSpec]
-    package var discussion: String?
+    var discussion: String?
     /// What a shell completion offers for the arguments; nil: derived from `positional`.
-    package var positionalCompletion: ValueCompletion?
+    var positionalCompletion: ValueCompletion?
     /// The argument is free text that may start with `-` (query's SQL: a leading `-- comment`
     /// line): whatever is not one of the options is the argument. A lone option-shaped word
     /// (`--fromat`) is still refused as an unknown option, with a hint: it cannot be a statement.
-    package var freeTextPositional = false
+    var freeTextPositional = false
 
     package var usage: String {
         var parts = ["lctrace", name]
@@ -73,14 +73,14 @@ package struct UsageError: Error, CustomStringConvertible {
 }
 
 /// Parsed arguments of one command.
-package struct ParsedArguments {
+struct ParsedArguments {
     package var values: [String: [String]] = [:]
     package var flags: Set<String> = []
-    package var positionals: [String] = []
-    package var wantsHelp = false
+    var positionals: [String] = []
+    var wantsHelp = false
     /// The options the command declares (set by the parser): reading any other name is a
     /// typo in lctrace, caught in debug builds (the tests) instead of reading as "not given".
-    package var declared: Set<String>?
+    var declared: Set<String>?
 
     package func value(_ name: String) -> String? { checked(name); return values[name]?.last }
     package func all(_ name: String) -> [String] { checked(name); return values[name] ?? [] }
@@ -91,7 +91,7 @@ package struct ParsedArguments {
     }
 }
 
-package enum ArgumentParser {
+enum ArgumentParser {
     /// Parses `arguments` (after the command name) against `spec`. Supports `--name value`,
     /// `--name=value`, `-x value`, `--` to end options; a lone `-` is a positional (stdin).
     package static func parse(_ arguments: [String], spec: CommandSpec) throws -> ParsedArguments {
@@ -184,7 +184,7 @@ package enum ArgumentParser {
     }
 
     /// The candidate nearest to `word` by edit distance, when near enough to be a typo.
-    package static func closest(_ word: String, in candidates: [String]) -> String? {
+    static func closest(_ word: String, in candidates: [String]) -> String? {
         let scored = candidates.map { ($0, editDistance(word, $0)) }.sorted { $0.1 < $1.1 }
         guard let best = scored.first else { return nil }
         let limit = max(2, word.count / 3)

@@ -5,25 +5,25 @@ import LCTraceReport
 import LCTraceStore
 
 /// Exit statuses, decided in one place (sysexits.h values, as swift-argument-parser and BSD tools use).
-package enum ExitStatus {
+enum ExitStatus {
     package static let ok: Int32 = 0
     /// Findings at or above `--fail-on`.
     package static let findings: Int32 = 1
     package static let usage: Int32 = 64
     /// Damaged input: a file ended early or was corrupt (the rest still loaded).
-    package static let dataError: Int32 = 65
+    static let dataError: Int32 = 65
     /// An input path does not exist or cannot be opened (the others still loaded); `report`,
     /// `baseline`, `compare`: the selection holds no session (without `--allow-empty`).
-    package static let noInput: Int32 = 66
+    static let noInput: Int32 = 66
     /// An error lctrace has no words for: a bug in lctrace (EX_SOFTWARE).
-    package static let internalError: Int32 = 70
+    static let internalError: Int32 = 70
     /// The database could not be read or written: read-only, full disk, not a database.
-    package static let ioError: Int32 = 74
+    static let ioError: Int32 = 74
     /// Ended by a signal, cleanly (SIGINT, SIGTERM): 128 + its number, as shells report it.
     package static func interrupted(by signal: Int32) -> Int32 { 128 + signal }
 
     /// Every status with what it means, for the overview and the manual page.
-    package static let meanings: [(status: Int32, short: String, meaning: String)] = [
+    static let meanings: [(status: Int32, short: String, meaning: String)] = [
         (ok, "ok", "done; no finding at or above --fail-on"),
         (findings, "findings at or above --fail-on", "report, compare: a finding at or above --fail-on (new ones only under a baseline), or a significant timing regression"),
         (usage, "usage", "usage: unknown command or option, bad value (a duration without a unit, a number outside its range), refused query"),
@@ -37,14 +37,14 @@ package enum ExitStatus {
 }
 
 /// What every command gets: where to write and the environment.
-package struct CommandContext {
+struct CommandContext {
     package var console: Console
     package var environment: [String: String]
     /// Reads standard input to its end, at most `limit` bytes (more: nil); tests pass their own.
     package var standardInput: (_ limit: Int) throws -> Data? = CommandContext.readStandardInput
 
     /// Standard input of this process, read in pieces up to `limit` bytes (nil beyond it).
-    package static func readStandardInput(_ limit: Int) throws -> Data? {
+    static func readStandardInput(_ limit: Int) throws -> Data? {
         var data = Data()
         let handle = FileHandle.standardInput
         while let piece = try handle.read(upToCount: 1 << 16), !piece.isEmpty {
@@ -67,7 +67,7 @@ package struct CommandContext {
 }
 
 /// A subcommand: its spec (parser + help) and its body.
-package protocol Command {
+protocol Command {
     static var spec: CommandSpec { get }
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32
 }
@@ -84,7 +84,7 @@ package enum CLI {
 
     package static let version = ToolInfo.version
 
-    package static var commandNames: [String] { commands.map { $0.spec.name } }
+    static var commandNames: [String] { commands.map { $0.spec.name } }
 
     /// Options that go before the command name: `lctrace --db x report` is `lctrace report --db x`.
     static let globalOptions: [OptionSpec] = [
@@ -243,19 +243,19 @@ package enum CLI {
 /// form every message and summary shows it in.
 package func shown(_ text: String) -> String { TerminalText.escaped(text) }
 
-package extension OptionSpec {
+extension OptionSpec {
     /// `--safe-csv` of query, sessions and report.
     static let safeCSV = OptionSpec("safe-csv", help: "CSV: put ' before cells starting with = + - @ so spreadsheets show them as text.")
 }
 
 /// An error told in one `Error:` line (and a `Hint:` where one helps), with the exit status of its kind.
-package protocol OneLineError: Error {
+protocol OneLineError: Error {
     var line: String { get }
     var hint: String? { get }
     var status: Int32 { get }
 }
 
-package extension OneLineError {
+extension OneLineError {
     var hint: String? { nil }
 }
 

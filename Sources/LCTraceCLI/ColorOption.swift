@@ -2,7 +2,7 @@
 /// colours a terminal only, and never when `NO_COLOR` is set to anything but the empty string
 /// (https://no-color.org) or `TERM` is `dumb`; `always` colours whatever the output (for
 /// `less -R`, or a file read with it), `never` never does.
-package enum ColorOption {
+enum ColorOption {
     static let option = OptionSpec("color", value: "WHEN",
                                    help: "Colour: auto (default: on a terminal, unless NO_COLOR is set or TERM=dumb), always (e.g. for less -R) or never.",
                                    choices: ["auto", "always", "never"])

@@ -26,10 +26,10 @@ package protocol Console: AnyObject {
 }
 
 /// stdout/stderr of this process.
-package final class StandardConsole: Console {
-    package let outputIsTerminal = isatty(1) != 0
-    package let errorIsTerminal = isatty(2) != 0
-    package var outputWidth: Int? { outputIsTerminal ? terminalWidth(1) : nil }
+final class StandardConsole: Console {
+    let outputIsTerminal = isatty(1) != 0
+    let errorIsTerminal = isatty(2) != 0
+    var outputWidth: Int? { outputIsTerminal ? terminalWidth(1) : nil }
     private var progressShown = 0
     /// `TERM=dumb`: no escape sequence, not even to clear the progress line (spaces do).
     private let dumbTerminal: Bool
@@ -68,7 +68,7 @@ package final class StandardConsole: Console {
         text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
     }
 
-    package func writeError(_ text: String) {
+    func writeError(_ text: String) {
         clearProgress()
         Self.writeAll(2, text)
     }
@@ -84,7 +84,7 @@ package final class StandardConsole: Console {
         progressShown = max(line.count, 1)
     }
 
-    package func clearProgress() {
+    func clearProgress() {
         guard progressShown > 0 else { return }
         Self.writeAll(2, dumbTerminal ? "\r" + String(repeating: " ", count: progressShown) + "\r" : "\r\u{1B}[2K")
         progressShown = 0
@@ -100,10 +100,10 @@ package final class StandardConsole: Console {
 /// Captures output in memory, for tests that run commands in-process.
 package final class CapturingConsole: Console {
     /// Standard output as bytes: pieces of it need not end between UTF-8 sequences.
-    package private(set) var outputBytes: [UInt8] = []
+    private(set) var outputBytes: [UInt8] = []
     package var output: String { String(decoding: outputBytes, as: UTF8.self) }
     package private(set) var errors = ""
-    package private(set) var progressLines: [String] = []
+    private(set) var progressLines: [String] = []
     package var outputIsTerminal: Bool
     package var errorIsTerminal: Bool
     package var outputWidth: Int?

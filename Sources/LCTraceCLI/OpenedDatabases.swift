@@ -4,7 +4,7 @@ import LCTraceModel
 
 /// The databases a command opened, closed when it ends (a reading SQLite connection then
 /// also removes the `-wal` and `-shm` files it leaves behind).
-package final class OpenedDatabases {
+final class OpenedDatabases {
     private var opened: [Storage] = []
 
     /// Opens `location` for a command that only reads.

@@ -81,7 +81,7 @@ enum FamilyOptions: OptionGroup {
 
     /// The family's rules as the help names them, from the catalogue: "(LC301–LC303)".
     static func range(_ family: RuleFamily) -> String {
-        let ids = RuleCatalog.all.filter { $0.family == family }.map(\.id)
+        let ids = RuleCatalog.all.filter { $0.family == family }.map(\.id).sorted()
         guard let first = ids.first, let last = ids.last else { return "" }
         return " (\(first == last ? first : "\(first)–\(last)"))"
     }

@@ -4,13 +4,13 @@ import LCTraceReport
 import LCTraceStore
 
 /// A selection that holds no session (exit 66): a gate never passes because it saw nothing.
-package struct EmptySelection: Error {
+struct EmptySelection: Error {
     var message: String
 }
 
 /// The sessions a report, baseline or comparison covers: `--session` (a prefix, any case),
 /// `--app`, `--build`; and the rule that an empty selection fails unless `--allow-empty`.
-package enum Selection {
+enum Selection {
     static let allowEmpty = OptionSpec("allow-empty", help: "Exit 0 when no session is selected (default: exit 66).")
 
     /// Candidates listed when a `--session` prefix is ambiguous.

@@ -12,7 +12,7 @@ import LCTraceModel
 /// one-line message, exit 130 or 143. The signals are received on a dispatch queue (no code
 /// runs inside a signal handler); a second one ends the process at once, as usual (the
 /// database is consistent whenever a process dies).
-package final class SignalWatch {
+final class SignalWatch {
     private var sources: [DispatchSourceSignal] = []
     let stop = StopRequest()
 

@@ -3,7 +3,7 @@ import LCTraceReport
 
 /// `--max-width N` and `--no-truncate` of the commands that print tables (query, sessions), and
 /// the note under a table that says which columns were cut and how to see them whole.
-package enum TableOptions {
+enum TableOptions {
     static let options: [OptionSpec] = [
         OptionSpec("max-width", value: "N", help: "Table: characters shown of a value, 1 to 1000000 (default \(RowFormatter.defaultMaxWidth)); a cut value ends in …"),
         OptionSpec("no-truncate", help: "Table: show every value whole (values over 64 KiB are still cut: -f csv writes them)."),

@@ -36,23 +36,23 @@ package struct RejectReason: Error, Equatable, CustomStringConvertible {
 /// copied (escapes decoded) into the batch arena, and nothing is allocated per line.
 package struct EventDecoder: Sendable {
     /// The newest format version this decoder reads.
-    package static let formatVersion = TraceFormat.version
+    static let formatVersion = TraceFormat.version
     package static let maxSessionIDLength = TraceFormat.maxSessionIDLength
     /// More top-level keys than this in one line is refused (a flood, not a trace line).
-    package static let maxKeys = 256
+    static let maxKeys = 256
 
     package init() {}
 
     /// The keys of the format (`TraceKey`), as the decoder calls them.
-    package typealias Key = TraceKey
+    typealias Key = TraceKey
 
     /// A top-level member: its key (known or not) and where its value is.
-    package struct Member {
+    struct Member {
         package var key: Key?
-        package var keyStart: Int32    // raw key text, inside the quotes
-        package var keyEnd: Int32
-        package var valueStart: Int32
-        package var valueEnd: Int32
+        var keyStart: Int32    // raw key text, inside the quotes
+        var keyEnd: Int32
+        var valueStart: Int32
+        var valueEnd: Int32
         package var kind: JSONScanner.ValueKind
     }
 
@@ -94,7 +94,7 @@ package struct EventDecoder: Sendable {
     }
 
     /// Keys a line can have before its members leave the stack (1 KiB of them).
-    package static let keysOnStack = 1024 / MemoryLayout<Member>.stride
+    static let keysOnStack = 1024 / MemoryLayout<Member>.stride
 
     /// `decode` with room for `members.count` keys; sets `needsRoom` (and adds nothing to
     /// `batch`) when the line has more and there could be more room.

@@ -2,7 +2,7 @@ internal import CFastInflate
 internal import CZlib
 
 /// What one call of `GzipInflater.inflate` did.
-package struct InflateStep: Equatable {
+struct InflateStep: Equatable {
     package enum Status: Equatable {
         /// Needs more input, or more room for output.
         case more
@@ -11,7 +11,7 @@ package struct InflateStep: Equatable {
         /// The data is corrupt; the words say how.
         case corrupt(String)
     }
-    package var consumed: Int
+    var consumed: Int
     package var produced: Int
     package var status: Status
 }
@@ -20,7 +20,7 @@ package struct InflateStep: Equatable {
 /// `make()` picks Intel's ISA-L when its library can be loaded (several times faster than
 /// zlib, freeing the reader's core for decoding) and zlib otherwise; both check each
 /// member's trailer.
-package protocol GzipInflater: AnyObject {
+protocol GzipInflater: AnyObject {
     /// The library, for messages and the benchmark ("zlib 1.2.13", "ISA-L igzip").
     var name: String { get }
     /// Starts the next member.
@@ -28,7 +28,7 @@ package protocol GzipInflater: AnyObject {
     func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> InflateStep
 }
 
-package enum GzipInflaters {
+enum GzipInflaters {
     /// ISA-L when available (unless `LCTRACE_NO_ISAL` is set), else zlib; nil when neither starts.
     package static func make() -> GzipInflater? {
         if let fast = ISALInflater() { return fast }
@@ -36,13 +36,13 @@ package enum GzipInflaters {
     }
 
     /// The library `make()` would use.
-    package static var preferred: String { lct_isal_description().map { String(cString: $0) } ?? ZlibInflater.versionName }
+    static var preferred: String { lct_isal_description().map { String(cString: $0) } ?? ZlibInflater.versionName }
 }
 
 /// zlib's inflate with a gzip wrapper (window bits 15 + 16, https://zlib.net/manual.html#Advanced).
-package final class ZlibInflater: GzipInflater {
+final class ZlibInflater: GzipInflater {
     private var stream = z_stream()
-    package static var versionName: String { "zlib " + String(cString: zlibVersion()) }
+    static var versionName: String { "zlib " + String(cString: zlibVersion()) }
     package var name: String { Self.versionName }
 
     package init?() {
@@ -74,7 +74,7 @@ package final class ZlibInflater: GzipInflater {
 }
 
 /// ISA-L's igzip, loaded at run time (Sources/CFastInflate): nil where the library is absent.
-package final class ISALInflater: GzipInflater {
+final class ISALInflater: GzipInflater {
     private let handle: OpaquePointer
     package var name: String { "ISA-L igzip" }
 

@@ -21,7 +21,7 @@ package struct InputProblem: Sendable, Equatable {
 /// a problem, never skipped in silence.
 package enum InputWalker {
     /// File names a directory walk loads.
-    package static let suffixes: [[UInt8]] = [Array(".gz".utf8), Array(".jsonl".utf8)]
+    static let suffixes: [[UInt8]] = [Array(".gz".utf8), Array(".jsonl".utf8)]
 
     /// Files as given (when regular), directories recursively (`*.gz`, `*.jsonl`, `*.jsonl.gz`,
     /// in byte order of their paths), `-` for standard input.
@@ -40,7 +40,7 @@ package enum InputWalker {
     private struct Walk {
         package var inputs: [InputLocation] = []
         package var problems: [InputProblem] = []
-        package var walked = Set<DirectoryID>()
+        var walked = Set<DirectoryID>()
 
         package mutating func problem(_ path: [UInt8], _ reason: String, missing: Bool = false) {
             problems.append(InputProblem(path: InputLocation.path(path).description, reason: reason, missing: missing))
@@ -112,7 +112,7 @@ package enum InputWalker {
             return path.withCPath({ stat($0, &st) }) == 0 ? st : nil
         }
 
-        package static func isLink(_ path: [UInt8]) -> Bool {
+        static func isLink(_ path: [UInt8]) -> Bool {
             var st = stat()
             return path.withCPath({ lstat($0, &st) }) == 0 && (st.st_mode & S_IFMT) == S_IFLNK
         }

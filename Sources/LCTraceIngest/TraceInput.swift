@@ -91,11 +91,11 @@ package final class TraceInput: @unchecked Sendable {
     /// ISA-L or zlib (`GzipInflaters.make`), made at the first member.
     private var inflater: GzipInflater?
     /// Makes the inflater (tests pass zlib's or ISA-L's to compare them).
-    package var makeInflater: () -> GzipInflater? = GzipInflaters.make
+    var makeInflater: () -> GzipInflater? = GzipInflaters.make
     private var inMember = false         // inside a gzip member (started, not ended)
     private var sniffed = false
     /// True when the input starts with the gzip magic.
-    package private(set) var isGzip = false
+    private(set) var isGzip = false
     /// Gzip members started so far.
     package private(set) var members = 0
     /// Raw bytes read from the file so far.

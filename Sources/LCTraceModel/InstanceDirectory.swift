@@ -88,7 +88,7 @@ package final class InstanceDirectory {
         return replaced[key]
     }
 
-    package func retiredClass(_ key: InstanceKey) -> String? {
+    func retiredClass(_ key: InstanceKey) -> String? {
         retiredClasses[key] ?? store?.cls(of: key)
     }
 }

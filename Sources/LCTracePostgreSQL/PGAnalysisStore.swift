@@ -7,7 +7,7 @@ import LCTraceStore
 /// class name then wait for each other only for the moment of that insert, never for one
 /// another's whole batch, and cannot deadlock on it. (A text whose batch is rolled back stays,
 /// unreferenced: harmless.)
-package final class PGStrings {
+final class PGStrings {
     private let url: String
     private var inserter: PGConnection?
     private var ids: [String: Int64] = [:]
@@ -48,7 +48,7 @@ package final class PGStrings {
 /// A session's facts on PostgreSQL: metadata and stored instances through the shared queries,
 /// events through the portable reader (a cursor inside the caller's transaction, so a session
 /// of any length streams).
-package class PGSessionSource: SessionSource {
+class PGSessionSource: SessionSource {
     package let connection: PGReadConnection
     package let model: DatabaseReader
     private let events: PortableEventReader
@@ -77,7 +77,7 @@ package class PGSessionSource: SessionSource {
 /// is built under a transaction-scoped advisory lock of its own (taken in id order, so two
 /// analyses never deadlock), and its model is marked current only if no batch added rows to it
 /// since the build began (`sessions.changes`); otherwise it stays dirty for the next analysis.
-package final class PGAnalysisStore: PGSessionSource, AnalysisStore {
+final class PGAnalysisStore: PGSessionSource, AnalysisStore {
     private let strings: PGStrings
     /// `sessions.changes` when each session's build began (read under its lock).
     private var changesAtStart: [Int64: Int64] = [:]
@@ -105,7 +105,7 @@ package final class PGAnalysisStore: PGSessionSource, AnalysisStore {
     }
 
     /// A session's analysis lock (bigint form: the class in the high bits).
-    package static func sessionLock(_ session: Int64) -> String {
+    static func sessionLock(_ session: Int64) -> String {
         "pg_advisory_xact_lock(\((Int64(PGSchema.lockClass) << 32) | (session & 0xffff_ffff)))"
     }
 

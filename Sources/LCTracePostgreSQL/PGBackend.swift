@@ -5,7 +5,7 @@ import LCTraceStore
 /// live in the connection's schema (`public`, or `?options=-csearch_path=…` in the URL).
 /// A read-only command works in one REPEATABLE READ, READ ONLY snapshot; a writing one loads
 /// with COPY and analyses after loading (see `PGIngestSink`, `PGAnalysisStore`).
-package final class PGBackend: StorageBackend {
+final class PGBackend: StorageBackend {
     private let url: String
     private let name: String
     private let main: PGConnection
@@ -60,7 +60,7 @@ package final class PGBackend: StorageBackend {
 /// (`…; COMMIT; DELETE …` would leave the READ ONLY transaction under `PQexec`); it runs as
 /// a cursor, which PostgreSQL refuses for data-modifying CTEs; and `--timeout` is a deadline
 /// for the whole query, each page's FETCH given only the time left.
-package final class PGUserQuery: QueryRows {
+final class PGUserQuery: QueryRows {
     private let pg: PGConnection
     private let cursor = "lctrace_user"
     private var page: PGResult?
@@ -69,10 +69,10 @@ package final class PGUserQuery: QueryRows {
     private let first: PGResult
     private let deadline: PGDeadline?
     /// Rows fetched at a time: enough to keep the round trips cheap, few enough for flat memory.
-    package static let pageRows = 1000
+    static let pageRows = 1000
     /// True when the role is a superuser or a member of the roles that read or write the
     /// server's files or run its programs.
-    package let isSuperuser: Bool
+    let isSuperuser: Bool
     package let role: String
 
     package init(pg: PGConnection, sql: String, deadline: PGDeadline?) throws {
@@ -120,7 +120,7 @@ package final class PGUserQuery: QueryRows {
 
     /// Keywords that never belong in a read: writes, data-modifying CTEs, COPY, DO, CALL, and
     /// statements that change the session or the schema.
-    package static let refusedWords: Set<String> = ["insert", "update", "delete", "merge", "copy", "call", "do", "truncate",
+    static let refusedWords: Set<String> = ["insert", "update", "delete", "merge", "copy", "call", "do", "truncate",
                                             "create", "drop", "alter", "grant", "revoke", "lock", "vacuum",
                                             "notify", "listen", "set", "reset", "discard", "prepare", "execute",
                                             "refresh", "reindex", "cluster",
@@ -133,7 +133,7 @@ package final class PGUserQuery: QueryRows {
                                             "lo_from_bytea", "pg_read_file", "pg_read_binary_file", "pg_ls_dir",
                                             "pg_stat_file", "dblink", "dblink_exec", "dblink_connect"]
     /// Advisory locks: a query holding lctrace's own (files, sessions) would stall every ingest.
-    package static let refusedPrefixes = ["pg_advisory", "pg_try_advisory"]
+    static let refusedPrefixes = ["pg_advisory", "pg_try_advisory"]
 
     /// One statement that reads: what is left after a trailing semicolon.
     package static func checked(_ sql: String) throws -> String {
@@ -182,20 +182,20 @@ package final class PGUserQuery: QueryRows {
 
 /// The end of `lctrace query --timeout` on the server: each statement is given only the
 /// time left as its `statement_timeout`, so the whole query, not each statement, is bounded.
-package struct PGDeadline {
+struct PGDeadline {
     package let end: DispatchTime
 
     package init(seconds: Double) { end = DispatchTime.now() + .nanoseconds(Int(min(seconds, 86_400) * 1e9)) }
 
     /// Milliseconds left; the server's own timeout error once none are.
-    package func millisecondsLeft() throws -> Int64 {
+    func millisecondsLeft() throws -> Int64 {
         let left = Int64(bitPattern: end.uptimeNanoseconds) - Int64(bitPattern: DispatchTime.now().uptimeNanoseconds)
         guard left > 0 else { throw PGError(sqlState: "57014", message: "canceling statement due to statement timeout", sql: nil) }
         return max(1, left / 1_000_000)
     }
 
     /// Whole seconds left, rounded up (libpq's connect_timeout).
-    package func secondsLeft() throws -> Int { Int((try millisecondsLeft() + 999) / 1000) }
+    func secondsLeft() throws -> Int { Int((try millisecondsLeft() + 999) / 1000) }
 
     /// Gives the connection's next statements the time left.
     package func limit(_ pg: PGConnection) throws {

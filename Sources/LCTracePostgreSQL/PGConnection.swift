@@ -5,10 +5,10 @@ import LCTraceStore
 
 /// An error from PostgreSQL: the server's SQLSTATE and message, and the SQL that failed, but
 /// never the bound values (user data, possibly large), as `DatabaseError` does for SQLite.
-package struct PGError: Error, CustomStringConvertible, Equatable {
+struct PGError: Error, CustomStringConvertible, Equatable {
     /// Five-character SQLSTATE (`23505` unique violation, `57014` query cancelled, …); empty
     /// for a connection-level failure.
-    package var sqlState: String
+    var sqlState: String
     package var message: String
     package var sql: String?
 
@@ -19,16 +19,16 @@ package struct PGError: Error, CustomStringConvertible, Equatable {
     }
 
     /// The server cancelled the statement (`statement_timeout`, or a cancel request).
-    package var isTimeout: Bool { sqlState == "57014" }
+    var isTimeout: Bool { sqlState == "57014" }
     /// The connection could not be made or was lost (class 08), or the server is shutting down (57P).
-    package var isConnectionFailure: Bool { sqlState.isEmpty || sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") }
+    var isConnectionFailure: Bool { sqlState.isEmpty || sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") }
     /// A read-only transaction refused a write (25006), or the role lacks a privilege (42501).
-    package var isRefusedWrite: Bool { sqlState == "25006" || sqlState == "42501" }
+    var isRefusedWrite: Bool { sqlState == "25006" || sqlState == "42501" }
 }
 
 /// One result of a statement, owned: `PQclear` in `deinit`. Values come back as text (the
 /// simple, portable format); `nil` is SQL NULL.
-package final class PGResult {
+final class PGResult {
     package let handle: OpaquePointer
 
     package init(_ handle: OpaquePointer) { self.handle = handle }
@@ -38,7 +38,7 @@ package final class PGResult {
     package var columnCount: Int { Int(PQnfields(handle)) }
     package func columnName(_ column: Int) -> String { String(cString: PQfname(handle, Int32(column))) }
     /// The type OID of a column (23 int4, 20 int8, 701 float8, 25 text, 16 bool, …).
-    package func columnType(_ column: Int) -> UInt32 { PQftype(handle, Int32(column)) }
+    func columnType(_ column: Int) -> UInt32 { PQftype(handle, Int32(column)) }
 
     package func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(handle, Int32(row), Int32(column)) == 1 }
 
@@ -68,21 +68,21 @@ package final class PGResult {
     }
 
     /// The number of rows a command changed (`INSERT 0 5` → 5).
-    package var changedRows: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
+    var changedRows: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
 }
 
 /// One connection to a PostgreSQL server through libpq. Owns its handle (`PQfinish` in
 /// `deinit`). Statements take text parameters (`$1`, `$2`, …) and return text values; bulk
 /// loads go through `COPY … FROM STDIN` (https://www.postgresql.org/docs/current/libpq-copy.html).
 /// Not thread-safe: one connection per thread, as libpq requires.
-package final class PGConnection {
+final class PGConnection {
     private let handle: OpaquePointer
     /// The URL without its password, for messages.
-    package let displayURL: String
+    let displayURL: String
     /// Cursors opened on this connection so far (their names must differ).
     private var cursors = 0
 
-    package func newCursorName() -> String {
+    func newCursorName() -> String {
         cursors += 1
         return "lctrace_c\(cursors)"
     }
@@ -111,7 +111,7 @@ package final class PGConnection {
     deinit { PQfinish(handle) }
 
     /// `url` with any password replaced by `***` (URL form `user:pass@` and `password=` form).
-    package static func redacted(_ url: String) -> String {
+    static func redacted(_ url: String) -> String {
         var text = url
         if let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@"),
            let colon = text[scheme.upperBound..<at].firstIndex(of: ":") {
@@ -171,7 +171,7 @@ package final class PGConnection {
 
     /// The types the server infers for the parameters of `sql` (prepared unnamed, described).
     /// `DECLARE … CURSOR FOR` plans its query without inferring them, so it is told.
-    package func parameterTypes(_ sql: String) throws -> [UInt32] {
+    func parameterTypes(_ sql: String) throws -> [UInt32] {
         _ = try check(PQprepare(handle, "", sql, 0, nil), sql: sql)
         let described = try check(PQdescribePrepared(handle, ""), sql: sql)
         return (0..<Int32(PQnparams(described.handle))).map { PQparamtype(described.handle, $0) }
@@ -206,7 +206,7 @@ package final class PGConnection {
     /// the server in chunks of about 1 MB as they are written, so memory stays flat. Returns
     /// the number of rows the server stored.
     @discardableResult
-    package func copyIn(_ sql: String, _ body: (PGCopyWriter) throws -> Void) throws -> Int {
+    func copyIn(_ sql: String, _ body: (PGCopyWriter) throws -> Void) throws -> Int {
         guard let start = PQexec(handle, sql) else { throw error(nil, sql: sql) }
         let started = PGResult(start)
         guard PQresultStatus(start) == PGRES_COPY_IN else { throw error(start, sql: sql) }
@@ -297,7 +297,7 @@ package final class PGConnection {
 /// Rows for `COPY … FROM STDIN` in text format: tab between fields, newline after a row,
 /// `\N` for NULL, and backslash escapes for the characters the format gives a meaning to
 /// (https://www.postgresql.org/docs/current/sql-copy.html, "Text Format").
-package final class PGCopyWriter {
+final class PGCopyWriter {
     private unowned let connection: PGConnection
     private let sql: String
     private var bytes: [UInt8] = []
@@ -331,7 +331,7 @@ package final class PGCopyWriter {
         bytes += Array(String(value).utf8)
     }
 
-    package func endRow() throws {
+    func endRow() throws {
         bytes.append(0x0a)
         fieldsInRow = 0
         if bytes.count >= Self.chunk { try flush() }

@@ -14,7 +14,7 @@ import LCTraceFormat
 /// decisions about file rows are taken under a transaction-scoped lock of the file ledger.
 /// New texts and sessions are inserted on a connection of their own, committed at once, so
 /// ingesters never wait for each other's batches for them.
-package final class PGIngestSink: IngestSink {
+final class PGIngestSink: IngestSink {
     private let pg: PGConnection
     private let url: String
     private let strings: PGStrings

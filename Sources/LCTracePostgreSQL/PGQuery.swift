@@ -4,7 +4,7 @@ import LCTraceStore
 
 /// The SQL of the shared queries, made PostgreSQL's: `?N` and `?` parameters become `$N`
 /// (outside quotes and comments). Everything else they use is standard SQL.
-package enum PGDialect {
+enum PGDialect {
     /// The lowercased words of `sql` outside quotes, dollar quotes and comments, and how many
     /// `;` separate statements there, read as PostgreSQL's lexer reads them
     /// (https://www.postgresql.org/docs/current/sql-syntax-lexical.html): `$` inside an
@@ -12,7 +12,7 @@ package enum PGDialect {
     /// with one (`$1` is a parameter), `E'…'` strings take backslash escapes, and block
     /// comments nest. A scan that read any of these differently could hide a word from the
     /// check or refuse a harmless query.
-    package static func scan(_ sql: String) -> (words: [String], separators: Int) {
+    static func scan(_ sql: String) -> (words: [String], separators: Int) {
         let b = Array(sql.utf8)
         var words: [String] = []
         var separators = 0
@@ -82,7 +82,7 @@ package enum PGDialect {
         return (words, separators)
     }
 
-    package static func rewrite(_ sql: String) -> String {
+    static func rewrite(_ sql: String) -> String {
         var out = ""
         out.reserveCapacity(sql.utf8.count + 8)
         var next = 1
@@ -127,7 +127,7 @@ package enum PGDialect {
 /// come through a cursor, a page at a time, so a session of any length streams and other
 /// statements may run between two rows (the builder reads retired instances while it steps
 /// through events); outside one the result is read whole.
-package final class PGQuery: SQLQuery {
+final class PGQuery: SQLQuery {
     private unowned let connection: PGReadConnection
     private let sql: String
     private var parameters: [String?] = []
@@ -269,7 +269,7 @@ package final class PGQuery: SQLQuery {
 /// A connection the shared queries run on. A read-only one works inside one REPEATABLE READ,
 /// READ ONLY transaction begun at the first statement: every query of a report sees the same
 /// snapshot, however many ingests commit meanwhile.
-package final class PGReadConnection: SQLReadConnection {
+final class PGReadConnection: SQLReadConnection {
     package let pg: PGConnection
     /// True while a transaction is open (cursors need one).
     private(set) var inTransaction = false
@@ -290,7 +290,7 @@ package final class PGReadConnection: SQLReadConnection {
         return PGQuery(connection: self, sql: sql)
     }
 
-    package func newCursorName() -> String { pg.newCursorName() }
+    func newCursorName() -> String { pg.newCursorName() }
 
     package func jsonText(_ column: String, key: String) -> String { "(\(column)::jsonb ->> '\(key)')" }
 

@@ -4,19 +4,19 @@ import LCTraceStore
 /// ingesters starting on an empty database never race; versioned by the `meta` row
 /// 'schema_version'; and checked, every time it is opened, to be exactly what lctrace made
 /// (tables, columns, views, indexes, no triggers), as the SQLite backend checks its own.
-package enum PGSchema {
+enum PGSchema {
     package static let version: Int64 = 3
     /// Advisory lock keys (two int4): the schema's creation, the file ledger, a file row
     /// being loaded, a session being analysed. 0x6c637472 is "lctr".
-    package static let lockClass: Int32 = 0x6c63_7472
-    package static let schemaLock = "pg_advisory_xact_lock(\(lockClass), 0)"
-    package static let ledgerLock = "pg_advisory_xact_lock(\(lockClass), 1)"
+    static let lockClass: Int32 = 0x6c63_7472
+    static let schemaLock = "pg_advisory_xact_lock(\(lockClass), 0)"
+    static let ledgerLock = "pg_advisory_xact_lock(\(lockClass), 1)"
     /// Objects the schema makes, for refusing a database that holds some of them but not lctrace's.
     package static let tables = ["strings", "files", "file_sessions", "sessions", "events", "rejects", "instances",
                                  "appearances", "containment", "findings", "meta"]
 
     /// Why a database cannot be used (exit 74, one line).
-    package struct Refused: StorageFailure, CustomStringConvertible {
+    struct Refused: StorageFailure, CustomStringConvertible {
         package var description: String
         package var kind: StorageFailureKind { .unavailable }
         package var line: String { description }
@@ -88,7 +88,7 @@ package enum PGSchema {
             """).text(0, 0) == "t"
     }
 
-    package static func currentSchema(_ pg: PGConnection) throws -> String {
+    static func currentSchema(_ pg: PGConnection) throws -> String {
         try pg.query("SELECT current_schema()").text(0, 0) ?? "?"
     }
 
@@ -115,7 +115,7 @@ package enum PGSchema {
 
     /// Refuses a schema that is not the one lctrace made (a view in place of a table, a
     /// trigger, a column or index of someone else's), naming what differs.
-    package static func verify(_ pg: PGConnection, name: String) throws {
+    static func verify(_ pg: PGConnection, name: String) throws {
         let stored = try pg.query("SELECT value FROM meta WHERE key = 'schema_objects'")
         let expected = Set((stored.rowCount > 0 ? stored.text(0, 0) ?? "" : "").split(separator: "\n").map(String.init))
         let found = Set(try objects(pg))
@@ -132,7 +132,7 @@ package enum PGSchema {
     }
 
     /// A text[] literal for a parameter: `{"a","b"}`, each element quoted and escaped.
-    package static func arrayLiteral(_ values: [String]) -> String {
+    static func arrayLiteral(_ values: [String]) -> String {
         "{" + values.map { v in
             "\"" + v.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         }.joined(separator: ",") + "}"

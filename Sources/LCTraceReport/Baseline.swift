@@ -12,8 +12,8 @@ package struct BaselineEntry: Sendable, Equatable {
     package var cls: String?
     package var occurrences: Int
     package var sessions: Int
-    package var firstBuild: String?
-    package var lastBuild: String?
+    var firstBuild: String?
+    var lastBuild: String?
     /// For people: why it is accepted, a ticket. lctrace keeps it when it rewrites the file.
     package var note: String
 
@@ -52,9 +52,9 @@ package struct BaselineError: Error, CustomStringConvertible {
 package struct Baseline: Sendable {
     package static let version = 1
     package var file: String
-    package var entries: [BaselineEntry]
+    var entries: [BaselineEntry]
 
-    package init(file: String, entries: [BaselineEntry]) {
+    init(file: String, entries: [BaselineEntry]) {
         self.file = file
         self.entries = entries
     }

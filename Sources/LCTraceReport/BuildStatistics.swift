@@ -5,7 +5,7 @@ import LCTraceStore
 /// One build of the selection (oldest first in `ReportView.builds`): its sessions, devices,
 /// events and findings, so that builds with different session counts can be compared per
 /// 100 sessions.
-package struct BuildSummary: Sendable {
+struct BuildSummary: Sendable {
     /// "5.2.1 (812)".
     package var name: String
     /// The sessions' `build` value.
@@ -28,20 +28,20 @@ package struct BuildSummary: Sendable {
 
     /// The builds worth a column when there are too many to chart: the `limit` with the most
     /// sessions (the newer of equals), as indices into `builds`, oldest first.
-    package static func busiest(_ builds: [BuildSummary], limit: Int) -> [Int] {
+    static func busiest(_ builds: [BuildSummary], limit: Int) -> [Int] {
         guard builds.count > limit else { return Array(builds.indices) }
         return builds.indices.sorted { (builds[$0].sessions, $0) > (builds[$1].sessions, $1) }.prefix(limit).sorted()
     }
 
     /// Findings at `severity` (all, when nil) per 100 sessions.
-    package func perHundredSessions(_ severity: Severity? = nil) -> Double {
+    func perHundredSessions(_ severity: Severity? = nil) -> Double {
         guard sessions > 0 else { return 0 }
         return Double(severity.map(findings) ?? findings) * 100 / Double(sessions)
     }
 }
 
 /// viewIsAppearing → viewDidAppear of one class, build by build (`ReportView.gapsByBuild`).
-package struct ClassGapsByBuild: Sendable {
+struct ClassGapsByBuild: Sendable {
     package var cls: String
     /// Every build together.
     package var all: GapStats
@@ -50,7 +50,7 @@ package struct ClassGapsByBuild: Sendable {
 }
 
 /// One class's gaps in one build: percentiles and a distribution.
-package struct BuildGaps: Sendable {
+struct BuildGaps: Sendable {
     /// Index into `ReportView.builds`.
     package var build: Int
     package var stats: GapStats
@@ -61,11 +61,11 @@ package struct BuildGaps: Sendable {
 /// Log-spaced bins for drawing a distribution of gaps: four per decade from 1 ms to 10 s,
 /// then one for everything slower (the text histogram's seven buckets are too coarse to see
 /// a shift between builds).
-package enum GapDistribution {
+enum GapDistribution {
     /// Upper bounds (ns) of every bin but the last.
     package static let bounds: [Int64] = (0...16).map { Int64((pow(10, Double($0) / 4) * 1_000_000).rounded()) }
 
-    package static func bins(_ values: [Int64]) -> [Int] {
+    static func bins(_ values: [Int64]) -> [Int] {
         var counts = Array(repeating: 0, count: bounds.count + 1)
         for v in values {
             // Binary search: the first bound above v.
@@ -82,7 +82,7 @@ package enum GapDistribution {
 
 package extension ReportView {
     /// Per build (in build order) its sessions, devices, events and findings by severity.
-    static func buildSummaries(_ data: ReportData, rank: [Int], names: [String], values: [String?],
+    internal static func buildSummaries(_ data: ReportData, rank: [Int], names: [String], values: [String?],
                                sessionIndex: [String: Int]) -> [BuildSummary] {
         var out = names.indices.map { BuildSummary(name: names[$0], build: values[$0]) }
         var devices = Array(repeating: Set<String>(), count: names.count)
@@ -104,7 +104,7 @@ package extension ReportView {
     }
 
     /// The gap rows (when the report gathered them) by class and build, classes as `gapStats`.
-    static func gapsByBuild(_ rows: GapRows?, gapStats: [GapStats], rank: [Int], builds: Int) -> [ClassGapsByBuild] {
+    internal static func gapsByBuild(_ rows: GapRows?, gapStats: [GapStats], rank: [Int], builds: Int) -> [ClassGapsByBuild] {
         guard let rows, !rows.gap.isEmpty, builds > 0 else { return [] }
         var values: [Int: [Int64]] = [:]
         for i in rows.gap.indices {

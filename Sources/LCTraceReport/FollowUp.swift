@@ -19,18 +19,18 @@ package struct FollowUp: Sendable {
     }
 
     /// `lctrace query --db DB "SELECT * FROM findings_v WHERE rule = 'LC301' AND build = '812'"`.
-    package func findingsQuery(rule: String) -> String {
+    func findingsQuery(rule: String) -> String {
         command(HintQueries.findings(rule: rule, conditions: conditions, minSeverity: minSeverity))
     }
 
     /// `lctrace query --db DB "SELECT session, vc, since, t, message FROM findings_v WHERE identity IN (…)"`.
-    package func findingsQuery(identities: [String]) -> String {
+    func findingsQuery(identities: [String]) -> String {
         command(HintQueries.findings(identities: identities, conditions: conditions, minSeverity: minSeverity))
     }
 
     /// `lctrace timeline --db DB --session SID --vc VC#SINCE --around SEQ …`: the timeline the
     /// HTML report draws of an example (10 s around its decisive event), with the options in force.
-    package func timelineCommand(sid: String, vc: String?, since: Int64?, around: Int64?) -> String {
+    func timelineCommand(sid: String, vc: String?, since: Int64?, around: Int64?) -> String {
         var parts = ["lctrace", "timeline"]
         if let database { parts += ["--db", Shell.word(database)] }
         parts += ["--session", Shell.word(sid)]

@@ -9,9 +9,9 @@ import LCTraceModel
 /// and marks, and U+FFFE and U+FFFF (no XML characters) by their code, as `[U+202E]`. So a
 /// class name or message from a device can neither add markup, nor make a file a parser
 /// refuses, nor reach a reader as a terminal or bidirectional control.
-package enum MarkupText {
+enum MarkupText {
     /// Where the text goes, which decides the few characters written differently there.
-    package enum Context: Sendable {
+    enum Context: Sendable {
         /// HTML or SVG content, or an attribute value in double quotes: `'` as `&#39;` too (safe
         /// in single quotes), tab and line feed as they are, carriage return as ␍.
         case html

@@ -9,9 +9,9 @@ import Darwin
 /// continuity correction of ½. The approximation is sound for the sample sizes compared
 /// here (`BuildComparison.minimumSamples` and more per side); no distribution is assumed,
 /// which matters for appearance times (long right tails, many equal values).
-package enum RankTest {
+enum RankTest {
     /// (U of `b` over `a`, two-sided p-value).
-    package static func mannWhitney(_ a: [Int64], _ b: [Int64]) -> (u: Double, p: Double) {
+    static func mannWhitney(_ a: [Int64], _ b: [Int64]) -> (u: Double, p: Double) {
         let n1 = Double(a.count), n2 = Double(b.count)
         guard n1 > 0, n2 > 0 else { return (0, 1) }
         // Rank everything together: (value, from b).

@@ -28,7 +28,7 @@ package struct ReportData: Sendable {
     package var events = 0
     /// Completed, non-interactive, foreground appearance gaps (viewIsAppearing → viewDidAppear),
     /// ns, per class and animation.
-    package var gapSeries: [GapSeries: [Int64]] = [:]
+    var gapSeries: [GapSeries: [Int64]] = [:]
     /// The same per class, animated or not.
     package var gaps: [String: [Int64]] {
         var out: [String: [Int64]] = [:]
@@ -38,7 +38,7 @@ package struct ReportData: Sendable {
     /// True when the findings were computed for this report (tuning differs from the stored ones).
     package var recomputed = false
     /// The same gaps one by one with their sessions, when the request asked for them.
-    package var gapRows: GapRows?
+    var gapRows: GapRows?
     /// The tuning the findings were built (or recomputed) with.
     package var settings = RuleSettings()
     /// The selection's finding filters (`--min-severity`, `--class`).

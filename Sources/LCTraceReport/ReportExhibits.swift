@@ -7,7 +7,7 @@ import LCTraceStore
 /// named with the command that shows them, never silently left out.
 package struct ExhibitLimits: Sendable {
     /// Examples drawn (timeline, holders, raw events) per group, and on the page in all.
-    package var perGroup = 3
+    var perGroup = 3
     package var total = 60
     /// Raw events listed per example.
     package var events = 24
@@ -18,25 +18,25 @@ package struct ExhibitLimits: Sendable {
 
 /// What a report draws of one example finding: its session's timeline around the decisive
 /// event (the model `lctrace timeline` draws), the controllers that held it, its raw events.
-package struct FindingExhibit: Sendable {
+struct FindingExhibit: Sendable {
     package var timeline: Timeline?
     /// Why there is no timeline ("the session has no events").
     package var missing: String?
-    package var holders: [ExhibitHolder]
+    var holders: [ExhibitHolder]
     /// Raw events of the instance nearest the decisive event (at most `ExhibitLimits.events`),
     /// and the finding's evidence, in seq order.
     package var events: [TraceEvent]
     /// Seqs of the finding's evidence among `events`.
     package var evidence: Set<Int64>
     /// Events of the instance in all (those listed are `events.count`).
-    package var eventsTotal: Int
+    var eventsTotal: Int
     /// `lctrace query …` listing every event of the instance.
-    package var eventsCommand: String?
+    var eventsCommand: String?
 }
 
 /// A controller related to an example's instance: what contained, presented or moved it, and
 /// what it contained.
-package struct ExhibitHolder: Sendable, Equatable {
+struct ExhibitHolder: Sendable, Equatable {
     /// "container", "presented by", "pushed by", "popped by", "dismissed by", "view put into",
     /// "released along with", "child".
     package var relation: String
@@ -47,13 +47,13 @@ package struct ExhibitHolder: Sendable, Equatable {
 /// The examples a report draws, chosen from the view's groups, and the decisive seq of every
 /// example it lists (what `lctrace timeline --around` takes).
 package struct ReportExhibits: Sendable {
-    package var limits: ExhibitLimits
+    var limits: ExhibitLimits
     /// Finding index → what is drawn of it.
-    package var drawn: [Int: FindingExhibit] = [:]
+    var drawn: [Int: FindingExhibit] = [:]
     /// Finding index → the seq of its decisive event, for every listed example with a session.
-    package var decisiveSeq: [Int: Int64] = [:]
+    var decisiveSeq: [Int: Int64] = [:]
     /// Examples that would be drawn but for `limits.total`.
-    package var leftOut = 0
+    var leftOut = 0
 
     /// Families whose examples get a timeline: leaks and orphans (what an engineer has to see).
     package static let families: Set<RuleFamily> = [.leaks, .orphans]
@@ -111,7 +111,7 @@ package struct ReportExhibits: Sendable {
         return out
     }
 
-    package static func exhibit(_ i: Int, _ view: ReportView, source: TimelineSource, findings: [Finding], query: ExhibitQuery,
+    static func exhibit(_ i: Int, _ view: ReportView, source: TimelineSource, findings: [Finding], query: ExhibitQuery,
                         around: Int64?, limits: ExhibitLimits) throws -> FindingExhibit {
         let f = view.findings[i]
         let session = source.session

@@ -3,13 +3,13 @@ import LCTraceRules
 import LCTraceStore
 
 /// The findings of one family, as every report for people lays them out: a section per rule.
-package struct FamilySection: Sendable {
+struct FamilySection: Sendable {
     package var family: RuleFamily
     package var rules: [RuleSection]
 }
 
 /// The findings of one rule: its groups (the rows of its table) and its examples.
-package struct RuleSection: Sendable {
+struct RuleSection: Sendable {
     package var rule: RuleInfo
     /// Indices into `ReportView.findings`, in report order.
     package var findings: [Int]
@@ -21,17 +21,17 @@ package struct RuleSection: Sendable {
     /// worst by the rule's `worstFirstBy` detail, else report order.
     package var examples: [Int]
     /// True when the rule groups by `groupBy` (class and how a leaked controller left).
-    package var groupedByDetail: Bool { rule.report.groupBy != nil }
+    var groupedByDetail: Bool { rule.report.groupBy != nil }
     /// True when its only group is the session or the file (nothing per class to tabulate).
-    package var onlySessionOrFile: Bool {
+    var onlySessionOrFile: Bool {
         groups.count == 1 && (groups[0].label == FindingGroup.sessionLabel || groups[0].label == FindingGroup.fileLabel)
     }
 }
 
 /// One row of a rule's table: the findings about one class (and one `groupBy` value).
-package struct FindingGroup: Sendable {
+struct FindingGroup: Sendable {
     /// What a finding without a class is listed under.
-    package static let sessionLabel = "(session)", fileLabel = "(file)", unknownLabel = "?"
+    static let sessionLabel = "(session)", fileLabel = "(file)", unknownLabel = "?"
 
     /// The class, or `(session)`, `(file)`, `?`.
     package var label: String
@@ -42,25 +42,25 @@ package struct FindingGroup: Sendable {
     /// Findings held by a headline finding's instance (a child released with its leaked
     /// container): listed under it, counted by class.
     package var held: [HeldCount]
-    package var heldFindings: [Int]
+    var heldFindings: [Int]
     /// Distinct sessions, devices and builds of the headline findings.
     package var sessions: Int
     package var devices: Int
     /// Distinct builds ("5.2.1 (812)"), oldest first; indices into `ReportView.builds`.
     package var builds: [Int]
     /// The build of the oldest session showing it ("5.2.1 (812)").
-    package var firstBuild: String?
+    var firstBuild: String?
     /// The headline findings in example order (as `RuleSection.examples`).
     package var examples: [Int]
     /// Distinct identities of the group's findings (headline and held), in report order.
     package var identities: [String]
     /// Under a baseline: headline findings of new identities.
-    package var newFindings: Int
+    var newFindings: Int
     package var count: Int { findings.count }
 }
 
 /// A class of findings held by another, with how many.
-package struct HeldCount: Sendable, Equatable {
+struct HeldCount: Sendable, Equatable {
     package var cls: String
     package var count: Int
 }
@@ -80,9 +80,9 @@ package extension RuleFamily {
 }
 
 /// Builds the sections of a view once (text and HTML both lay them out).
-package enum SectionBuilder {
+enum SectionBuilder {
     /// `buildRank`: per session index its build's place in build order.
-    package static func sections(_ view: ReportView, buildRank: [Int]) -> [FamilySection] {
+    static func sections(_ view: ReportView, buildRank: [Int]) -> [FamilySection] {
         var byRule: [String: [Int]] = [:]
         for (i, f) in view.findings.enumerated() { byRule[f.rule, default: []].append(i) }
         var out: [FamilySection] = []
@@ -97,7 +97,7 @@ package enum SectionBuilder {
         return out
     }
 
-    package static func section(_ rule: RuleInfo, _ indices: [Int], _ view: ReportView, buildRank: [Int]) -> RuleSection {
+    static func section(_ rule: RuleInfo, _ indices: [Int], _ view: ReportView, buildRank: [Int]) -> RuleSection {
         let findings = view.findings
         let order = exampleOrder(rule, indices, view)
         let place = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })

@@ -22,12 +22,12 @@ package struct ReportOptions: Sendable {
 }
 
 /// How a finding stands against a baseline file.
-package enum BaselineState: String, Sendable {
+enum BaselineState: String, Sendable {
     case new, known
 }
 
 /// One defect: every finding of one identity, and what reports print about it.
-package struct IdentityGroup: Sendable {
+struct IdentityGroup: Sendable {
     package var identity: String
     package var identityKey: String
     package var rule: RuleInfo
@@ -40,8 +40,8 @@ package struct IdentityGroup: Sendable {
     /// Distinct builds, oldest first (`BuildOrder`), as "version (build)".
     package var builds: [String]
     /// The `build` values of the oldest and newest sessions it was seen in.
-    package var firstBuild: String?
-    package var lastBuild: String?
+    var firstBuild: String?
+    var lastBuild: String?
     /// Under a baseline: new or known.
     package var state: BaselineState?
     /// At or above `--fail-on` (and new, under a baseline).
@@ -78,7 +78,7 @@ package struct GapStats: Sendable {
 }
 
 /// Nearest-rank percentiles of sorted values.
-package enum Percentile {
+enum Percentile {
     package static func of(_ sorted: [Int64], _ p: Double) -> Int64 {
         guard !sorted.isEmpty else { return 0 }
         return sorted[rank(sorted.count, p)]
@@ -124,26 +124,26 @@ package struct ReportView: Sendable {
     /// `data.findings`, in report order (sessions in listing order, time within each, files last).
     package var findings: [Finding] { data.findings }
     /// Per finding: its identity group (index into `identities`).
-    package let groupOfFinding: [Int]
+    let groupOfFinding: [Int]
     /// Every identity: under a baseline new ones first, then by severity, occurrences and key.
-    package let identities: [IdentityGroup]
+    let identities: [IdentityGroup]
     /// Baseline entries seen nowhere in the selection (only those the selection could show).
-    package let fixed: [BaselineEntry]
-    package let gapStats: [GapStats]
+    let fixed: [BaselineEntry]
+    let gapStats: [GapStats]
     /// Class → where it is declared under `options.sourceRoot`.
-    package let sourceLocations: [String: SourceLocation]
+    let sourceLocations: [String: SourceLocation]
     /// "lctrace 0.3.0".
-    package let tool: String
+    let tool: String
     /// The builds of the selected sessions, oldest first, with their counts.
-    package let builds: [BuildSummary]
+    let builds: [BuildSummary]
     /// Per session (index into `data.sessions`): its build (index into `builds`).
-    package let buildOfSession: [Int]
+    let buildOfSession: [Int]
     /// Distinct devices of the selected sessions.
     package let devices: Int
     /// The findings by family and rule, each rule's grouped into the rows of its table.
-    package private(set) var sections: [FamilySection] = []
+    private(set) var sections: [FamilySection] = []
     /// Per class, the gaps build by build (when the report gathered `gapRows`).
-    package let gapsByBuild: [ClassGapsByBuild]
+    let gapsByBuild: [ClassGapsByBuild]
     /// The examples drawn (timelines, holders, raw events), when a reporter needs them and
     /// they were gathered (`ReportExhibits.gather`).
     package var exhibits: ReportExhibits?
@@ -236,13 +236,13 @@ package struct ReportView: Sendable {
     }
 
     /// The identity group of finding `i`.
-    package func group(ofFinding i: Int) -> IdentityGroup { identities[groupOfFinding[i]] }
+    func group(ofFinding i: Int) -> IdentityGroup { identities[groupOfFinding[i]] }
 
     /// Under a baseline: the state of finding `i`.
-    package func state(ofFinding i: Int) -> BaselineState? { identities[groupOfFinding[i]].state }
+    func state(ofFinding i: Int) -> BaselineState? { identities[groupOfFinding[i]].state }
 
-    package var newFindings: Int { options.baseline == nil ? 0 : findings.indices.filter { state(ofFinding: $0) == .new }.count }
-    package var knownFindings: Int { options.baseline == nil ? 0 : findings.count - newFindings }
+    var newFindings: Int { options.baseline == nil ? 0 : findings.indices.filter { state(ofFinding: $0) == .new }.count }
+    var knownFindings: Int { options.baseline == nil ? 0 : findings.count - newFindings }
 
     /// True when the gate fails: a finding at or above `--fail-on` (a new one under a baseline).
     package var failing: Bool { identities.contains { $0.failing } }
@@ -252,7 +252,7 @@ package extension ReportData {
     /// Whether the selection could have shown a baseline entry: its rule's family is
     /// reported and its app is among the sessions selected (an entry of another app, or of a
     /// family not asked for, is not "fixed", only out of view).
-    func couldShow(_ entry: BaselineEntry, _ families: Set<RuleFamily>) -> Bool {
+    internal func couldShow(_ entry: BaselineEntry, _ families: Set<RuleFamily>) -> Bool {
         guard let rule = RuleCatalog.info(entry.rule), families.contains(rule.family) else { return false }
         if rule.severity < minSeverity { return false }
         if let cls = className, entry.cls != cls { return false }
@@ -263,14 +263,14 @@ package extension ReportData {
 }
 
 /// Orders builds as people number them: app version numerically, then build number.
-package enum BuildOrder {
+enum BuildOrder {
     package static func key(_ s: SessionInfo) -> [Int] {
         let version = (s.appVersion ?? "").split(separator: ".").map { Int($0) ?? 0 }
         let build = Int(s.build ?? "") ?? 0
         return (version + Array(repeating: 0, count: Swift.max(0, 4 - version.count))) + [build]
     }
 
-    package static func precedes(_ a: SessionInfo, _ b: SessionInfo) -> Bool {
+    static func precedes(_ a: SessionInfo, _ b: SessionInfo) -> Bool {
         let (x, y) = (key(a), key(b))
         return x != y ? x.lexicographicallyPrecedes(y) : (a.build ?? "") < (b.build ?? "")
     }
@@ -280,7 +280,7 @@ package enum BuildOrder {
 
     /// The distinct builds of `sessions` in build order: per session its build's rank, and per
     /// rank the build's name ("5.2.1 (812)") and `build` value.
-    package static func ranks(_ sessions: [SessionInfo]) -> (rank: [Int], names: [String], values: [String?]) {
+    static func ranks(_ sessions: [SessionInfo]) -> (rank: [Int], names: [String], values: [String?]) {
         var first: [String: SessionInfo] = [:]
         for s in sessions where first[name(s)] == nil { first[name(s)] = s }
         let ordered = first.values.map { (key($0), $0) }.sorted { a, b in

@@ -20,11 +20,11 @@ package final class RowFormatter: RowSink {
 
     /// A table reads at most this many bytes of a text or blob; a larger one is shown cut
     /// whatever `maxWidth` says (`sizeCutColumns`). CSV and JSON write every value whole.
-    package static let largeValueBytes = 64 * 1024
+    static let largeValueBytes = 64 * 1024
     /// Characters of a table cell when the caller does not say.
     package static let defaultMaxWidth = 60
     /// Bytes handed on at a time.
-    package static let bufferBytes = 64 * 1024
+    static let bufferBytes = 64 * 1024
 
     private let style: Style
     private let columns: [String]
@@ -38,7 +38,7 @@ package final class RowFormatter: RowSink {
     /// Table: characters shown of a cell at most (nil: all, up to `largeValueBytes`).
     package let maxWidth: Int?
     /// Table: bytes of rows kept in memory before the rest go to a temporary file.
-    package var memoryBudget = 16 << 20
+    var memoryBudget = 16 << 20
 
     /// JSON: `"name": ` before each value (`, "name": ` after the first).
     private let jsonKeys: [[UInt8]]
@@ -465,7 +465,7 @@ package final class RowFormatter: RowSink {
 
     /// A CSV field: quoted when it holds a comma, a quote or a line break; with `neutralize`,
     /// a leading `'` before what a spreadsheet would run as a formula.
-    package static func csvField(_ s: String, neutralize: Bool = false) -> String {
+    static func csvField(_ s: String, neutralize: Bool = false) -> String {
         let s = neutralize && looksLikeFormula(s.utf8.first) ? "'" + s : s
         if s.utf8.contains(where: { $0 == 0x2c || $0 == 0x22 || $0 == 0x0a || $0 == 0x0d }) {
             return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""

@@ -2,7 +2,7 @@ import Foundation
 import LCTraceModel
 
 /// Where a class is declared in the app's sources.
-package struct SourceLocation: Sendable, Equatable {
+struct SourceLocation: Sendable, Equatable {
     /// Relative to the source root, with `/` separators.
     package var path: String
     /// 1-based.
@@ -15,10 +15,10 @@ package struct SourceLocation: Sendable, Equatable {
 /// `@interface Name :`. Never an `extension Name`, an Objective-C category
 /// `@interface Name (…)`, or a longer name that starts with it. With several candidates the
 /// first by path wins. Hidden folders (`.git`, `.build`) are not searched.
-package enum SourceIndex {
+enum SourceIndex {
     package static let extensions: Set<String> = ["swift", "h", "m", "mm"]
 
-    package static func locate(classes: Set<String>, under root: String) -> [String: SourceLocation] {
+    static func locate(classes: Set<String>, under root: String) -> [String: SourceLocation] {
         guard !classes.isEmpty else { return [:] }
         var found: [String: SourceLocation] = [:]
         for relative in sourceFiles(under: root) {
@@ -38,7 +38,7 @@ package enum SourceIndex {
     }
 
     /// The source files under `root`, relative, sorted by path.
-    package static func sourceFiles(under root: String) -> [String] {
+    static func sourceFiles(under root: String) -> [String] {
         let url = URL(fileURLWithPath: root)
         guard let walker = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.isRegularFileKey],
                                                           options: [.skipsHiddenFiles]) else { return [] }
@@ -53,7 +53,7 @@ package enum SourceIndex {
     }
 
     /// The class a line declares, if it is a primary class declaration.
-    package static func declaredClass(in line: String) -> String? {
+    static func declaredClass(in line: String) -> String? {
         let trimmed = line.drop { $0 == " " || $0 == "\t" }
         if trimmed.hasPrefix("@interface") {
             var rest = trimmed.dropFirst("@interface".count)

@@ -32,7 +32,7 @@ package enum TerminalText {
     }
 
     /// True for the scalars a terminal may act on rather than show.
-    @inline(__always) package static func needsEscape(_ s: Unicode.Scalar) -> Bool {
+    @inline(__always) static func needsEscape(_ s: Unicode.Scalar) -> Bool {
         switch s.value {
         case 0x00...0x1F, 0x7F...0x9F: return true            // C0, DEL, C1 (0x9B is CSI on its own)
         case 0x2028, 0x2029: return true                      // line and paragraph separators

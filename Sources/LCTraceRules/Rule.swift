@@ -70,7 +70,7 @@ package struct RuleSettings: Equatable, Sendable {
     /// LC203: how long a session must go on past a stuck viewWillAppear.
     package var stuckAppearing: Int64 = 2_000_000_000
     /// LC102: sessions that end this soon after addChild are not flagged.
-    package var didMoveEndSlack: Int64 = 1_000_000_000
+    var didMoveEndSlack: Int64 = 1_000_000_000
 
     package init() {}
 
@@ -78,9 +78,10 @@ package struct RuleSettings: Equatable, Sendable {
     /// what they were built with (equal settings, equal text).
     package var canonicalText: String {
         let live = maxLive.keys.sorted().map { "\($0)=\(maxLive[$0]!)" }.joined(separator: ",")
-        // The rules' version too: findings stored by older rules are stale as surely as
-        // findings stored with another grace.
-        return "rules=\(RuleCatalog.rulesVersion);grace=\(leakGrace);animated=\(gapAnimated);plain=\(gapPlain);max-live=\(live)"
+        // The rules' version and ids too: findings stored by older rules, or before a rule was
+        // added, are stale as surely as findings stored with another grace.
+        let rules = RuleCatalog.all.map(\.id).joined(separator: ",")
+        return "rules=\(RuleCatalog.rulesVersion):\(rules);grace=\(leakGrace);animated=\(gapAnimated);plain=\(gapPlain);max-live=\(live)"
     }
 }
 
@@ -165,7 +166,8 @@ package enum RuleCatalog {
     ]
 
     /// Every rule, in report order (made once: reports look rules up per finding).
-    package static let all: [RuleInfo] = sessionRules.map { $0.info } + [RejectedLinesRule.info]
+    /// Every rule, in report order: by id (the families' ranges follow: LC1xx, LC2xx, …).
+    package static let all: [RuleInfo] = (sessionRules.map { $0.info } + [RejectedLinesRule.info]).sorted { $0.id < $1.id }
 
     private static let byID = Dictionary(all.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
 
@@ -219,7 +221,7 @@ package enum RuleCatalog {
 }
 
 /// Formatting helpers for messages: short, lowercase, naming values.
-package enum MessageText {
+enum MessageText {
     package static func ms(_ ns: Int64) -> String {
         let ms = Double(ns) / 1_000_000
         if ms >= 10_000 { return String(format: "%.1f s", ms / 1000) }

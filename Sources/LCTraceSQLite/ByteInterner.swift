@@ -5,7 +5,7 @@ import LCTraceModel
 /// Open addressing over a power-of-two table; keys are copied into one arena. A cache, not a
 /// copy of the table: it empties itself at `limit` entries, so memory stays flat however many
 /// distinct ids a run meets (they are mostly local to one session).
-package final class ByteInterner {
+final class ByteInterner {
     private struct Entry {
         package var hash: UInt64 = 0
         package var start: Int32 = 0

@@ -8,7 +8,7 @@ import LCTraceStore
 /// from them instead of reading the rows back from the table (which cost about as much as
 /// building the model). `IngestStore` decides when a capture is complete and drops it
 /// otherwise; the reader turns it into the same events, in the same order, as the table.
-package final class CapturedRows: CapturedSessionRows, @unchecked Sendable {
+final class CapturedRows: CapturedSessionRows, @unchecked Sendable {
     /// One events row. Ids are `strings.id` values, 0 for NULL (ids start at 1).
     package struct Row: Equatable {
         package var seq: Int64
@@ -45,7 +45,7 @@ package final class CapturedRows: CapturedSessionRows, @unchecked Sendable {
 
     /// The rows in seq order, as `SELECT … ORDER BY seq` returns them (seqs are unique: only
     /// rows that went in are captured).
-    package func inSeqOrder() -> [Row] {
+    func inSeqOrder() -> [Row] {
         ascending ? rows : rows.sorted { $0.seq < $1.seq }
     }
 }

@@ -15,7 +15,7 @@ import Foundation
 ///
 /// Sendable: its thread and the writer share only what `condition` guards; `connection` is used
 /// by the thread alone.
-package final class Checkpointer: @unchecked Sendable {
+final class Checkpointer: @unchecked Sendable {
     /// Not owned: the thread may outlive `stop` by a moment, and must not keep the writer's
     /// connection open then (the last close is what removes the log).
     private unowned let writer: SQLiteDatabase
@@ -25,14 +25,14 @@ package final class Checkpointer: @unchecked Sendable {
     private var closed = false
     private var finished = false
     /// Frames in the log that wake the copying thread.
-    package let wakeFrames: Int32
+    let wakeFrames: Int32
     /// Frames in the log at which the writer finishes the copy so the log can start over.
-    package let restartFrames: Int32
+    let restartFrames: Int32
     /// Checkpoints by the thread that found frames copied, and by the writer to let the log start over.
-    package private(set) var checkpoints = 0
-    package private(set) var writerCheckpoints = 0
+    private(set) var checkpoints = 0
+    private(set) var writerCheckpoints = 0
     /// The largest log seen after a commit (frames), for tests and diagnostics.
-    package private(set) var largestLog: Int32 = 0
+    private(set) var largestLog: Int32 = 0
 
     /// Takes over `writer`'s checkpoints until `stop`.
     package init(writer: SQLiteDatabase, wakeFrames: Int32 = 1024, restartFrames: Int32 = 8192) throws {

@@ -10,7 +10,7 @@ import LCTraceModel
 /// A `--db` path that cannot be a database, said with the path and the real reason before
 /// SQLite tries it: SQLite's own words ("file is not a database", "disk I/O error", "unable to
 /// open database file") name neither, and came with a hint about disks.
-package struct DatabaseFileError: StorageFailure, CustomStringConvertible {
+struct DatabaseFileError: StorageFailure, CustomStringConvertible {
     package var line: String
     package var hint: String?
     package var kind: StorageFailureKind { .unavailable }
@@ -37,9 +37,9 @@ package struct SQLiteBackendKind: StorageBackendKind {
 }
 
 /// What lctrace checks of a database file before SQLite opens it.
-package enum DatabaseFile {
+enum DatabaseFile {
     /// The first bytes of every SQLite database file (https://sqlite.org/fileformat.html).
-    package static let sqliteHeader = Array("SQLite format 3\0".utf8)
+    static let sqliteHeader = Array("SQLite format 3\0".utf8)
 
     /// Refuses `path` when it cannot be the database: a directory, a file that is not SQLite,
     /// a missing folder, no permission. What only SQLite can tell (a damaged page) it tells.
@@ -117,7 +117,7 @@ package enum DatabaseFile {
     }
 
     /// Whether the file starts as SQLite's do, and if not a hint saying what it looks like.
-    package static func sqliteKind(_ path: String) -> (isSQLite: Bool, hint: String?) {
+    static func sqliteKind(_ path: String) -> (isSQLite: Bool, hint: String?) {
         guard let handle = FileHandle(forReadingAtPath: path) else { return (true, nil) }  // SQLite will say
         defer { try? handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 512)) ?? Data())
@@ -129,7 +129,7 @@ package enum DatabaseFile {
     }
 
     /// Runs `open`; an error of SQLite's names the database it is about.
-    package static func opening<T>(_ path: String, _ open: () throws -> T) throws -> T {
+    static func opening<T>(_ path: String, _ open: () throws -> T) throws -> T {
         do {
             return try open()
         } catch var error as SQLiteError {

@@ -12,7 +12,7 @@ import LCTraceStore
 /// which rows this process is loading, and how each load ended. A row being loaded belongs to
 /// the ingest that holds its byte lock (`LoaderLocks`, never a process id alone), so a killed
 /// load is found and resumed by the next ingest, under the same row id.
-package final class FileLedger {
+final class FileLedger {
     private let db: SQLiteDatabase
     private let statements: StatementCache
     /// File rows this store is loading now (planned, not finished), with their raw sizes:

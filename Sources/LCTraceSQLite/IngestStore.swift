@@ -14,7 +14,7 @@ import LCTraceFormat
 /// written by `RejectWriter`. All writes happen inside `begin()`/`commit()` batches taken with
 /// BEGIN IMMEDIATE, so a kill at any moment leaves whole batches only, and a second
 /// process can interleave its own batches.
-package final class IngestStore: IngestSink {
+final class IngestStore: IngestSink {
     package let db: SQLiteDatabase
     /// Also the model writer's during ingest (`BackgroundAnalyzer`): the texts of a model are
     /// those just interned for its events, so its lookups hit this cache instead of the table.
@@ -40,7 +40,7 @@ package final class IngestStore: IngestSink {
     /// and at `maxCachedSessions` (a cache: memory stays flat however many sessions a run meets).
     private var highestSeq: [Int64: Int64] = [:]
     /// Sessions the per-session caches hold before they are emptied (about 100 bytes each).
-    package static let maxCachedSessions = 16_384
+    static let maxCachedSessions = 16_384
     private var dataVersion: Int64 = -1
 
     /// When a watched session last got a row, as a transaction number: lets a model built from
@@ -83,7 +83,7 @@ package final class IngestStore: IngestSink {
     /// takes them after each file; off, nothing is kept).
     package var capturesRows = false
     /// Most rows held in captures at once; a session past it is read back instead.
-    package var captureLimit = 65_536
+    var captureLimit = 65_536
     /// Rows of the sessions that had none when this store met them, under the current
     /// data_version: all the rows such a session has. Dropped whenever another connection
     /// commits (it may have added rows), on rollback, and past `captureLimit`.
@@ -289,7 +289,7 @@ package final class IngestStore: IngestSink {
 
     /// The `sessions.id` of `sid`, inserting the row when new (callers cache by bytes); its
     /// `vc_base` goes to the cache of bases.
-    package func sessionID(_ sid: String) throws -> Int64 {
+    func sessionID(_ sid: String) throws -> Int64 {
         insertSession.reset()
         insertSession.bind(sid, at: 1)
         try insertSession.step()
@@ -365,8 +365,8 @@ package final class IngestStore: IngestSink {
         package var vc: Int64?, other: Int64?
         package var flags: Int64
         /// The interned `rest` object, or none (`restText` then says whether there is one inline).
-        package var restID: Int64?
-        package var restText: Span
+        var restID: Int64?
+        var restText: Span
     }
 
     /// Binds a row's 8 values from parameter `first` on (integers and NULLs only when they

@@ -18,7 +18,7 @@ import LCTraceModel
 /// On Linux the locks are open-file-description locks (F_OFD_SETLK), so two ingests in one
 /// process (tests) hold theirs apart; elsewhere they are POSIX record locks, which a process
 /// shares between its ingests (each store also remembers its own rows: `loadingHere`).
-package final class LoaderLocks {
+final class LoaderLocks {
     private let fd: Int32
     package let path: String
 
@@ -70,7 +70,7 @@ package final class LoaderLocks {
     }
 
     /// True when another ingest holds the lock of row `id` (it is loading the row now).
-    package func isHeld(_ id: Int64) -> Bool {
+    func isHeld(_ id: Int64) -> Bool {
         var l = lock(Int32(F_WRLCK), id)
         guard fcntl(fd, Self.getLock, &l) == 0 else { return true }   // cannot tell: do not take it
         return l.l_type != Int16(F_UNLCK)

@@ -5,7 +5,7 @@ import LCTraceStore
 /// Writes a session's model and findings, replacing what was there: the model tables are a
 /// pure function of the session's events, so rebuilding is always safe. Runs inside the
 /// analyzer's write transactions.
-package final class ModelWriter {
+final class ModelWriter {
     private let db: SQLiteDatabase
     private let strings: StringPool
     private let deletes: [SQLiteStatement]

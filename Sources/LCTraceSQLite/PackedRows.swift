@@ -4,10 +4,10 @@ import LCTraceModel
 /// the encoders the writers use and the decoders the SQLite readers use, the same rules the
 /// schema's `*_rows` and `*_v` views spell in SQL. A database stays under 40 bytes per event
 /// this way; the views give every documented column back.
-package enum PackedEvent {
+enum PackedEvent {
     /// Bit 0 of `events.flags`: `other` holds the class (when it is not NULL), or the other key
     /// was present with a null value (when it is).
-    package static let otherBit: Int64 = 1
+    static let otherBit: Int64 = 1
     /// The booleans of format v1 in the order of their bit pairs (k: bits 2k+1 present, 2k+2 value).
     private static let booleans: [EventFlags] = [.animated, .isMovingToParent, .isBeingPresented,
                                                  .isMovingFromParent, .isBeingDismissed, .interactive]
@@ -27,7 +27,7 @@ package enum PackedEvent {
     /// The decoded flags of a row whose packed `flags` are `packed` and whose `other` column
     /// is NULL or not (`event_rows.flags`).
     @inline(__always)
-    package static func decodedFlags(_ packed: Int64, otherIsNull: Bool) -> EventFlags {
+    static func decodedFlags(_ packed: Int64, otherIsNull: Bool) -> EventFlags {
         var flags: EventFlags = []
         for (k, flag) in booleans.enumerated() {
             if packed & (1 << (2 * k + 1)) != 0 { flags.insert(.present(flag)) }
@@ -41,7 +41,7 @@ package enum PackedEvent {
     /// class, detail and thread (and for a wall time holding a NUL, which SQLite's JSON
     /// functions would cut: `wallID`), text for the wall time and the attrs, keys in this order,
     /// only those present. False when there are none (the column is then NULL).
-    package static func appendRest(to out: inout [UInt8], cls: Int64?, detail: Int64?, thread: Int64?, wallID: Int64? = nil,
+    static func appendRest(to out: inout [UInt8], cls: Int64?, detail: Int64?, thread: Int64?, wallID: Int64? = nil,
                            wall: UnsafeRawBufferPointer?, attrs: UnsafeRawBufferPointer?) -> Bool {
         guard cls != nil || detail != nil || thread != nil || wallID != nil || wall != nil || attrs != nil else { return false }
         var first = true
@@ -64,7 +64,7 @@ package enum PackedEvent {
     }
 
     /// The class and detail ids of a `rest` object (what the model needs of it).
-    package static func restIDs(_ json: UnsafeRawBufferPointer) -> (cls: Int64?, detail: Int64?) {
+    static func restIDs(_ json: UnsafeRawBufferPointer) -> (cls: Int64?, detail: Int64?) {
         (integer(after: "\"class\":", in: json), integer(after: "\"detail\":", in: json))
     }
 
@@ -99,12 +99,12 @@ package enum PackedEvent {
     }
 
     /// True when `bytes` hold a NUL: such a text goes to `strings`, not into a JSON object.
-    package static func holdsNUL(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    static func holdsNUL(_ bytes: UnsafeRawBufferPointer) -> Bool {
         !bytes.isEmpty && memchr(bytes.baseAddress!, 0, bytes.count) != nil
     }
 
     /// `bytes` (UTF-8) as a JSON string literal: quote, backslash and control characters escaped.
-    package static func appendJSONString(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+    static func appendJSONString(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
         out.append(0x22)
         for b in bytes {
             switch b {
@@ -125,7 +125,7 @@ package enum PackedEvent {
 }
 
 /// The codes of the model tables' `codes` columns (schema 3), as the `*_rows` views decode them.
-package enum ModelCodes {
+enum ModelCodes {
     package static func code(_ state: AppearanceState) -> Int64 {
         switch state {
         case .hidden: return 0

@@ -2,7 +2,7 @@ internal import CSQLite
 import LCTraceStore
 
 /// The current row of a statement being stepped: valid until the next step.
-package struct QueryRow: RowValues {
+struct QueryRow: RowValues {
     package let handle: OpaquePointer
     package let count: Int
 
@@ -34,7 +34,7 @@ package struct QueryRow: RowValues {
     }
 }
 
-package extension SQLiteStatement {
+extension SQLiteStatement {
     /// The names of the result's columns.
     var columnNames: [String] { (0..<columnCount).map(columnName) }
 
@@ -48,7 +48,7 @@ package extension SQLiteStatement {
 /// A user's statement on SQLite (`lctrace query`): prepared on the restricted connection
 /// (`ReadOnlyQuery`), its rows handed over where SQLite holds them (`QueryRow`), 30 times
 /// faster than an array of values per row.
-package final class SQLiteUserQuery: QueryRows {
+final class SQLiteUserQuery: QueryRows {
     private let statement: SQLiteStatement
     private let deadline: QueryDeadline?
     package let columnNames: [String]

@@ -12,16 +12,16 @@ import LCTraceStore
 /// is trusted: only a database whose every table, view, index and trigger is exactly
 /// lctrace's reaches a query (`SQLiteSchema.verifyObjects`), and lctrace's views read packed
 /// rows with `json_extract`, which SQLite 3.40 does not mark harmless for untrusted schemas.
-package enum ReadOnlyQuery {
+enum ReadOnlyQuery {
     /// The largest text or blob a query may make (zeroblob, replace, printf …); stored values
     /// are far below it (a line is at most 1 MiB).
-    package static let maxValueBytes: Int32 = 64 << 20
+    static let maxValueBytes: Int32 = 64 << 20
 
     /// Functions a query may not call, whatever SQLite was built with.
-    package static let deniedFunctions: Set<String> = ["fts3_tokenizer", "load_extension"]
+    static let deniedFunctions: Set<String> = ["fts3_tokenizer", "load_extension"]
 
     /// Pragmas that only read, allowed with no argument or as table-valued functions.
-    package static let readablePragmas: Set<String> = [
+    static let readablePragmas: Set<String> = [
         "table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list",
         "user_version", "schema_version", "page_count", "page_size", "freelist_count", "database_list",
         "compile_options", "function_list", "pragma_list", "table_list", "collation_list", "encoding",
@@ -29,7 +29,7 @@ package enum ReadOnlyQuery {
     ]
 
     /// Hardens `db` for users' SQL (see above) and installs the authorizer.
-    package static func restrict(_ db: SQLiteDatabase) {
+    static func restrict(_ db: SQLiteDatabase) {
         for (op, on) in [(SQLITE_DBCONFIG_DEFENSIVE, 1), (SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0),
                          (SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0), (SQLITE_DBCONFIG_TRUSTED_SCHEMA, 1)] {
             _ = lctrace_db_config_flag(db.handle, op, Int32(on))
@@ -86,7 +86,7 @@ package enum ReadOnlyQuery {
     }
 }
 
-package extension ReadOnlyQuery {
+extension ReadOnlyQuery {
     /// True when `sql` holds something other than blanks, comments and semicolons: SQLite
     /// prepares no statement from those. Text that does not parse counts as a statement.
     static func holdsStatement(_ sql: String, _ db: SQLiteDatabase) -> Bool {
@@ -107,7 +107,7 @@ package extension ReadOnlyQuery {
 /// Stops a query at a deadline (`lctrace query --timeout`): SQLite calls back every few
 /// thousand steps of its virtual machine, and the query ends with SQLITE_INTERRUPT
 /// (https://sqlite.org/c3ref/progress_handler.html).
-package final class QueryDeadline {
+final class QueryDeadline {
     private let deadline: UInt64
 
     /// Installs the deadline on `db`, `nanoseconds` from now.
@@ -129,7 +129,7 @@ package final class QueryDeadline {
     deinit { sqlite3_progress_handler(db.handle, 0, nil, nil) }
 
     /// True once the deadline has passed.
-    package var passed: Bool { DispatchTime.now().uptimeNanoseconds >= deadline }
+    var passed: Bool { DispatchTime.now().uptimeNanoseconds >= deadline }
 
     /// True when `error` is the interruption this deadline caused.
     package func stopped(_ error: SQLiteError) -> Bool { (error.code & 0xff) == SQLITE_INTERRUPT && passed }

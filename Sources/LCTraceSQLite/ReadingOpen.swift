@@ -14,7 +14,7 @@ import Foundation
 /// meanwhile) keeps them, as it must. Opening a WAL database `immutable` instead would create
 /// nothing, but an ingest starting during the read would then copy pages into the file under
 /// the reader, which would read a half-written database.
-package extension SQLiteSchema {
+extension SQLiteSchema {
     /// The files SQLite keeps beside a WAL database while it is open.
     static func walFiles(of path: String) -> [String] { [path + "-wal", path + "-shm"] }
 

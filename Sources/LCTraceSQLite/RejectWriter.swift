@@ -1,7 +1,7 @@
 import LCTraceStore
 
 /// Writes the `rejects` rows of an ingest: rejected lines, conflicting duplicates, damage.
-package final class RejectWriter {
+final class RejectWriter {
     private let insert: SQLiteStatement
 
     package init(db: SQLiteDatabase) throws {

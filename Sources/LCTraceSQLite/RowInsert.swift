@@ -1,8 +1,8 @@
 /// The INSERT statements of one table: one row, and `rowsPerStatement` rows at once. Events
 /// and model rows come by the hundred thousand, and a statement run per row costs more than
 /// the row. Every column is bound for every row, so bindings are never cleared.
-package struct RowInsert {
-    package let rowsPerStatement: Int
+struct RowInsert {
+    let rowsPerStatement: Int
     package let one: SQLiteStatement
     package let many: SQLiteStatement
     package let columns: Int32
@@ -41,7 +41,7 @@ package struct RowInsert {
 
     /// Inserts one row with the one-row statement; false when it did not go in (a conflict
     /// the suffix let pass).
-    package func insertOne<T>(_ item: T, _ bind: (T, SQLiteStatement, Int32) throws -> Void) throws -> Bool {
+    func insertOne<T>(_ item: T, _ bind: (T, SQLiteStatement, Int32) throws -> Void) throws -> Bool {
         one.resetKeepingBindings()
         try bind(item, one, 1)
         try one.step()

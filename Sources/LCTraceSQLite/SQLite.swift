@@ -9,7 +9,7 @@ import LCTraceStore
 
 /// An error from SQLite, carrying the SQL and SQLite's own message but never the bound
 /// values (they may be user data and can be large).
-package struct SQLiteError: Error, CustomStringConvertible, Equatable {
+struct SQLiteError: Error, CustomStringConvertible, Equatable {
     /// The primary result code (`SQLITE_BUSY`, `SQLITE_READONLY`, …).
     package var code: Int32
     package var message: String
@@ -24,9 +24,9 @@ package struct SQLiteError: Error, CustomStringConvertible, Equatable {
     /// True when the database or its folder cannot be written: read-only file, full disk,
     /// or an I/O failure. The command line maps these to exit status 74.
     /// True when the database file is damaged (a corrupt page, or not a database at all).
-    package var isCorrupt: Bool { [SQLITE_CORRUPT, SQLITE_NOTADB].contains(code & 0xff) }
+    var isCorrupt: Bool { [SQLITE_CORRUPT, SQLITE_NOTADB].contains(code & 0xff) }
 
-    package var isIOFailure: Bool {
+    var isIOFailure: Bool {
         [SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_PERM]
             .contains(code & 0xff)
     }
@@ -37,7 +37,7 @@ let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// One SQLite connection. Owns its handle; closes it in `deinit`.
 package final class SQLiteDatabase {
-    package enum Mode {
+    enum Mode {
         case readWrite, readOnly
         /// Read and write an existing database, never creating one (`Schema.releaseWALFiles`).
         case readWriteExisting
@@ -51,7 +51,7 @@ package final class SQLiteDatabase {
     /// Opens (and for `.readWrite` creates) the database at `path`.
     /// A read-only connection uses `SQLITE_OPEN_READONLY`, so no statement can write,
     /// whatever SQL a user sends (https://sqlite.org/c3ref/open.html).
-    package init(path: String, mode: Mode = .readWrite) throws {
+    init(path: String, mode: Mode = .readWrite) throws {
         self.path = path
         var db: OpaquePointer?
         let flags: Int32
@@ -103,7 +103,7 @@ package final class SQLiteDatabase {
         }
     }
 
-    package func prepare(_ sql: String) throws -> SQLiteStatement { try SQLiteStatement(database: self, sql: sql) }
+    func prepare(_ sql: String) throws -> SQLiteStatement { try SQLiteStatement(database: self, sql: sql) }
 
     /// The first column of the first row, or nil.
     package func scalarInt(_ sql: String, _ bindings: [SQLValue] = []) throws -> Int64? {
@@ -119,8 +119,8 @@ package final class SQLiteDatabase {
     }
 
     package var changes: Int { Int(sqlite3_changes(handle)) }
-    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
-    package var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
     /// Ends the transaction. Statements left on a row are reset first: in WAL mode such a
     /// statement keeps its read snapshot after COMMIT, and once another process commits, the
@@ -131,7 +131,7 @@ package final class SQLiteDatabase {
     }
 
     /// True when a statement of this connection is stepped but not reset (it holds a snapshot).
-    package var hasActiveStatements: Bool { busyStatement != nil }
+    var hasActiveStatements: Bool { busyStatement != nil }
 
     /// A statement of this connection that is stepped but not reset, if any.
     private var busyStatement: OpaquePointer? {
@@ -140,7 +140,7 @@ package final class SQLiteDatabase {
         return stmt
     }
 
-    package func error(_ rc: Int32, sql: String?) -> SQLiteError {
+    func error(_ rc: Int32, sql: String?) -> SQLiteError {
         SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
 
@@ -148,7 +148,7 @@ package final class SQLiteDatabase {
     /// busy handler where waiting could deadlock (changing the journal mode, creating the
     /// schema while another process does: https://sqlite.org/c3ref/busy_handler.html), so
     /// those steps retry here instead of failing a concurrent ingest.
-    package func retryingWhileBusy<T>(seconds: Double = 120, _ body: () throws -> T) throws -> T {
+    func retryingWhileBusy<T>(seconds: Double = 120, _ body: () throws -> T) throws -> T {
         let deadline = Date().addingTimeInterval(seconds)
         var pause: UInt32 = 2_000
         while true {
@@ -163,7 +163,7 @@ package final class SQLiteDatabase {
     }
 
     /// Takes the write lock: `BEGIN IMMEDIATE`, retried while busy.
-    package func beginImmediate() throws {
+    func beginImmediate() throws {
         try retryingWhileBusy { try execute("BEGIN IMMEDIATE") }
     }
 
@@ -183,7 +183,7 @@ package final class SQLiteDatabase {
 }
 
 /// A prepared statement. Prepared once, reset and re-bound for each row in hot loops.
-package final class SQLiteStatement {
+final class SQLiteStatement {
     package let handle: OpaquePointer
     package unowned let database: SQLiteDatabase
     package let sql: String
@@ -228,7 +228,7 @@ package final class SQLiteStatement {
     }
 
     /// Binds an integer or NULL unless the parameter already holds exactly that.
-    @inline(__always) package func bindKeeping(_ value: Int64?, at index: Int32) {
+    @inline(__always) func bindKeeping(_ value: Int64?, at index: Int32) {
         if keptStates == nil {
             let count = Int(sqlite3_bind_parameter_count(handle)) + 1
             keptValues = .allocate(capacity: count)
@@ -248,7 +248,7 @@ package final class SQLiteStatement {
     }
 
     /// True when the statement cannot change the database (https://sqlite.org/c3ref/stmt_readonly.html).
-    package var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+    var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
 
     package func reset() {
         sqlite3_reset(handle)
@@ -290,7 +290,7 @@ package final class SQLiteStatement {
     }
 
     /// Binds UTF-8 bytes as text (copied by SQLite), or NULL for nil.
-    @inline(__always) package func bindText(_ bytes: UnsafeRawBufferPointer?, at index: Int32) {
+    @inline(__always) func bindText(_ bytes: UnsafeRawBufferPointer?, at index: Int32) {
         forgetKept(index)
         if let bytes, let base = bytes.baseAddress {
             sqlite3_bind_text64(handle, index, base.assumingMemoryBound(to: CChar.self), sqlite3_uint64(bytes.count),
@@ -304,12 +304,12 @@ package final class SQLiteStatement {
 
     /// True when column `i` is text equal to `bytes`, or NULL and `bytes` is nil.
     /// The text of column `i` of the current row, valid until the next step or reset; nil for NULL.
-    package func columnBytes(_ i: Int) -> UnsafeRawBufferPointer? {
+    func columnBytes(_ i: Int) -> UnsafeRawBufferPointer? {
         guard let p = sqlite3_column_text(handle, Int32(i)) else { return nil }
         return UnsafeRawBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, Int32(i))))
     }
 
-    package func columnEquals(_ i: Int, _ bytes: UnsafeRawBufferPointer?) -> Bool {
+    func columnEquals(_ i: Int, _ bytes: UnsafeRawBufferPointer?) -> Bool {
         guard let p = sqlite3_column_text(handle, Int32(i)) else { return bytes == nil }
         guard let bytes else { return false }
         let n = Int(sqlite3_column_bytes(handle, Int32(i)))
@@ -360,9 +360,9 @@ package final class SQLiteStatement {
     package func columnName(_ i: Int) -> String { String(cString: sqlite3_column_name(handle, Int32(i))) }
     package func isNull(_ i: Int) -> Bool { sqlite3_column_type(handle, Int32(i)) == SQLITE_NULL }
     /// True when column `i` holds an integer (not text, NULL, a real or a blob).
-    package func isInteger(_ i: Int) -> Bool { sqlite3_column_type(handle, Int32(i)) == SQLITE_INTEGER }
+    func isInteger(_ i: Int) -> Bool { sqlite3_column_type(handle, Int32(i)) == SQLITE_INTEGER }
     /// Calls `body` with the bytes of column `i` as text, valid only inside it.
-    package func withText<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    func withText<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         let p = sqlite3_column_text(handle, Int32(i))
         return try body(UnsafeRawBufferPointer(start: p, count: p == nil ? 0 : Int(sqlite3_column_bytes(handle, Int32(i)))))
     }

@@ -5,7 +5,7 @@ import LCTraceRules
 import LCTraceStore
 
 /// The embedded backend: one SQLite file (WAL mode), the default.
-package final class SQLiteBackend: StorageBackend {
+final class SQLiteBackend: StorageBackend {
     package let db: SQLiteDatabase
     private let writing: Bool
 
@@ -63,7 +63,7 @@ package final class SQLiteBackend: StorageBackend {
 
 /// A session's facts on one connection: its events read from the primary key with interned
 /// ids resolved (`SessionEventReader`), its metadata, and its stored instances.
-package class SQLiteSessionSource: CapturedRowsReader {
+class SQLiteSessionSource: CapturedRowsReader {
     package let db: SQLiteDatabase
     package let events: SessionEventReader
     package let model: DatabaseReader
@@ -97,7 +97,7 @@ package class SQLiteSessionSource: CapturedRowsReader {
 
 /// The analysis's connection: reads sessions and replaces their models, in the same
 /// transaction (the writer's, during an ingest: `strings` is then the ingest's cache).
-package final class SQLiteAnalysisStore: SQLiteSessionSource, AnalysisStore {
+final class SQLiteAnalysisStore: SQLiteSessionSource, AnalysisStore {
     private let writer: ModelWriter
     private var selectTargets: SQLiteStatement?
 
@@ -134,7 +134,7 @@ package final class SQLiteAnalysisStore: SQLiteSessionSource, AnalysisStore {
 }
 
 /// Snapshots on a read-only connection of its own (the analysis thread's during an ingest).
-package final class SQLiteSnapshotReader: SQLiteSessionSource, SnapshotReader {
+final class SQLiteSnapshotReader: SQLiteSessionSource, SnapshotReader {
     private var spanQuery: SQLiteStatement?
 
     package init(path: String) throws {

@@ -1,6 +1,6 @@
 internal import CSQLite
 
-package extension SQLiteError {
+extension SQLiteError {
     /// What kind of failure an error is, for a message that says the real reason.
     enum Reason: Sendable {
         case corrupt, notADatabase, readOnly, diskFull, ioFailure, cannotOpen, permission, busy, other

@@ -10,11 +10,11 @@ import LCTraceModel
 /// The versioned public schema. `PRAGMA user_version` carries `Schema.version`; a database
 /// from another version is migrated when lctrace knows how, refused with a clear message
 /// otherwise, never silently misread.
-package enum SQLiteSchema {
+enum SQLiteSchema {
     package static let version: Int64 = 4
 
     /// Why a database cannot be used.
-    package struct VersionError: Error, CustomStringConvertible {
+    struct VersionError: Error, CustomStringConvertible {
         package var description: String
     }
 
@@ -80,7 +80,7 @@ package enum SQLiteSchema {
 
     /// Refuses a database path, or a journal beside it, that exists and is not a regular file:
     /// SQLite would block forever opening a FIFO.
-    package static func refuseSpecialFiles(_ path: String) throws {
+    static func refuseSpecialFiles(_ path: String) throws {
         for name in [path, path + "-wal", path + "-shm", path + "-journal"] {
             var st = stat()
             guard stat(name, &st) == 0 else { continue }
@@ -92,7 +92,7 @@ package enum SQLiteSchema {
 
     /// lctrace's tables, views and indexes, by "type name", with their SQL normalised: what
     /// the DDL makes on an empty database.
-    package static let expectedObjects: [String: String] = {
+    static let expectedObjects: [String: String] = {
         guard let memory = try? SQLiteDatabase(path: ":memory:"), (try? memory.execute(ddl)) != nil,
               let objects = try? objects(memory) else { return [:] }
         return objects
@@ -101,7 +101,7 @@ package enum SQLiteSchema {
     /// Refuses a database whose schema is not exactly lctrace's: a table replaced by a view (a
     /// recursive one hangs a report), a trigger (one on `events` can drop every new event), an
     /// index or column that differs. SQLite's own tables (sqlite_stat1 after ANALYZE) are allowed.
-    package static func verifyObjects(_ db: SQLiteDatabase, path: String) throws {
+    static func verifyObjects(_ db: SQLiteDatabase, path: String) throws {
         let found = try objects(db)
         let expected = expectedObjects
         var differences: [String] = []
@@ -140,7 +140,7 @@ package enum SQLiteSchema {
 
     /// SQL without comments, whitespace runs made one space: two schemas made from DDL that
     /// differs only in its comments compare equal.
-    package static func normalised(_ sql: String) -> String {
+    static func normalised(_ sql: String) -> String {
         var out: [UInt8] = []
         let bytes = Array(sql.utf8)
         var i = 0

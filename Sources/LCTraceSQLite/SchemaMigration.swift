@@ -4,7 +4,7 @@ import LCTraceModel
 /// Migrations of older databases, run by the writing commands (`Schema.openForWriting`)
 /// inside their first write transaction; read-only commands refuse an older database and
 /// say how to migrate it.
-package extension SQLiteSchema {
+extension SQLiteSchema {
     /// Brings a database of schema version `from` to `version` in place, one version at a time.
     static func migrate(_ db: SQLiteDatabase, from: Int64, path: String) throws {
         guard (1...3).contains(from) else {

@@ -4,7 +4,7 @@ import LCTraceModel
 /// Reads back the events of one session in `seq` order, unpacked (`PackedEvent`) with interned
 /// ids resolved, for the model builder. Streams: one row at a time from the primary key,
 /// whatever the session size.
-package final class SessionEventReader {
+final class SessionEventReader {
     private let db: SQLiteDatabase
     private let select: SQLiteStatement
     private let selectBase: SQLiteStatement

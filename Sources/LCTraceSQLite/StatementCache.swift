@@ -3,7 +3,7 @@ import LCTraceStore
 /// Statements prepared once per connection and handed out reset: the per-file and
 /// per-session bookkeeping of an ingest (preparing them anew cost the writer some 2,400
 /// parses on 300 files).
-package final class StatementCache {
+final class StatementCache {
     private let db: SQLiteDatabase
     private var statements: [String: SQLiteStatement] = [:]
 

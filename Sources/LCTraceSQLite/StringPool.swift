@@ -1,5 +1,5 @@
 /// Interns text into the `strings` table, caching ids. Used inside write transactions.
-package final class StringPool {
+final class StringPool {
     private let db: SQLiteDatabase
     private var ids: [String: Int64] = [:]
     private let insert: SQLiteStatement
@@ -37,7 +37,7 @@ package final class StringPool {
         return id
     }
 
-    package static let defaultMaxCached = 50_000
+    static let defaultMaxCached = 50_000
 
     package func id(_ text: String?) throws -> Int64? {
         guard let text else { return nil }

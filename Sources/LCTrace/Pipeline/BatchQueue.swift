@@ -3,7 +3,7 @@ import LCTraceModel
 
 /// A bounded hand-off between the reading thread and the writing thread. Bounded, so memory
 /// stays flat: the reader waits when the writer (SQLite) is behind.
-package final class BatchQueue<Element>: @unchecked Sendable {
+final class BatchQueue<Element>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Element] = []
     private let capacity: Int

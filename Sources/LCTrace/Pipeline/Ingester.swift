@@ -11,12 +11,12 @@ import LCTraceRules
 import LCTraceStore
 
 /// Settings of one ingest run.
-package struct IngestOptions: Sendable {
+struct IngestOptions: Sendable {
     /// Events per transaction: large enough for speed, small enough that a concurrent
     /// ingest waits at most a moment for the write lock.
-    package var batchSize = 20_000
+    var batchSize = 20_000
     /// Checkpoints run on a thread of their own (`Checkpointer`) rather than in the writer's commits.
-    package var backgroundCheckpoints = true
+    var backgroundCheckpoints = true
     package var maxLineLength = LineReader.defaultMaxLineLength
     /// Keep at most this many reject examples per file in the report (all go to the database).
     package var rejectExamples = 5
@@ -25,7 +25,7 @@ package struct IngestOptions: Sendable {
 
 /// Streams trace files into the database: Source → LineReader → EventDecoder → IngestSink.
 /// Never prints: progress goes to a callback, results to the returned summary.
-package final class Ingester {
+final class Ingester {
     package let store: any IngestSink
     package let options: IngestOptions
     private let decoder = EventDecoder()
@@ -53,7 +53,7 @@ package final class Ingester {
     /// where the backend can tell whether a session changed since a snapshot (SQLite; other
     /// backends analyze after loading). True when it will.
     @discardableResult
-    package func analyzeWhileLoading(settings: RuleSettings) throws -> Bool {
+    func analyzeWhileLoading(settings: RuleSettings) throws -> Bool {
         guard let host = store as? any LoadingAnalysisHost else { return false }
         analysis = try BackgroundAnalyzer(host: host, settings: settings)
         return true
@@ -137,7 +137,7 @@ package final class Ingester {
     }
 
     /// SHA-256 of a file's raw bytes, read in fixed chunks.
-    package static func hashFile(_ location: InputLocation) -> String? {
+    static func hashFile(_ location: InputLocation) -> String? {
         guard let fd = try? TraceInput.openRegularFile(location) else { return nil }
         defer { close(fd) }
         var hasher = SHA256()
@@ -154,7 +154,7 @@ package final class Ingester {
 
     /// A file whose fate is decided: a report already (missing, already loaded), or a row to
     /// load into and a reader thread decoding it into batches.
-    package final class PreparedFile {
+    final class PreparedFile {
         package let path: String
         package var report: FileReport
         package let input: TraceInput?
@@ -166,8 +166,8 @@ package final class Ingester {
         /// stored, a file of 6,000 lines (128 + 512 + 2,048 + 4,096 …) is decoded whole while the
         /// file before it is stored, so the writer finds it ready (with 2, the writer waited
         /// for the reader a fifth of the run).
-        package static let readAhead = 4
-        package let filled = BatchQueue<EventBatch>(capacity: PreparedFile.readAhead)
+        static let readAhead = 4
+        let filled = BatchQueue<EventBatch>(capacity: PreparedFile.readAhead)
         package let empty = BatchQueue<EventBatch>(capacity: PreparedFile.readAhead + 2)
 
         package init(report: FileReport) {
@@ -388,7 +388,7 @@ package final class Ingester {
 
     /// Text a batch holds before it is handed over, whatever its number of lines: with the
     /// batches in flight of two files, at most 40 MiB of text however long the lines.
-    package static let maxBatchBytes = 4 << 20
+    static let maxBatchBytes = 4 << 20
 
     private static func isBlank(_ bytes: UnsafeRawBufferPointer) -> Bool {
         for b in bytes where !(b == 0x20 || b == 0x09 || b == 0x0d) { return false }

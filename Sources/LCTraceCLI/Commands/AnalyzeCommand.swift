@@ -6,8 +6,8 @@ import LCTraceStore
 import LCTraceReport
 
 /// `lctrace analyze`: rebuilds the model tables and findings (changed sessions, or all).
-package enum AnalyzeCommand: Command {
-    package static let spec = CommandSpec(
+enum AnalyzeCommand: Command {
+    static let spec = CommandSpec(
         name: "analyze",
         summary: "Rebuild the model (instances, appearances, containment) and the findings.",
         options: [

@@ -4,8 +4,8 @@ import LCTraceReport
 
 /// `lctrace baseline -o FILE`: the identities of the current findings as a file to commit and
 /// review; `report --baseline FILE` then fails only on findings that are not in it.
-package enum BaselineCommand: Command {
-    package static let spec = CommandSpec(
+enum BaselineCommand: Command {
+    static let spec = CommandSpec(
         name: "baseline",
         summary: "Write the current findings' identities as a baseline file for report --baseline.",
         options: [

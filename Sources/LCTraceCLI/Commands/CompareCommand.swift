@@ -6,8 +6,8 @@ import LCTraceStore
 /// release: new, fixed and persisting identities (per 100 sessions on each side) and
 /// statistically significant timing regressions; exit 1 on a new finding at or above
 /// `--fail-on` or a regression.
-package enum CompareCommand: Command {
-    package static let spec = CommandSpec(
+enum CompareCommand: Command {
+    static let spec = CommandSpec(
         name: "compare",
         summary: "Compare two builds: new, fixed and persisting findings, and timing regressions.",
         options: [

@@ -2,8 +2,8 @@ import LCTraceModel
 
 /// `lctrace completions bash|zsh|fish`: a completion script generated from the commands'
 /// specs, so that every command and option, new ones too, completes as the help lists it.
-package enum CompletionsCommand: Command {
-    package static let spec = CommandSpec(
+enum CompletionsCommand: Command {
+    static let spec = CommandSpec(
         name: "completions",
         summary: "Print a shell completion script for bash, zsh or fish.",
         positional: "SHELL",

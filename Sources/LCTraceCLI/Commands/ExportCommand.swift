@@ -2,8 +2,8 @@ import LCTrace
 import LCTraceReport
 
 /// `lctrace export`: sessions as a Chrome trace (Perfetto UI, chrome://tracing).
-package enum ExportCommand: Command {
-    package static let spec = CommandSpec(
+enum ExportCommand: Command {
+    static let spec = CommandSpec(
         name: "export",
         summary: "Write sessions as a Chrome trace that Perfetto UI and chrome://tracing open.",
         options: [

@@ -1,8 +1,8 @@
 /// `lctrace help [COMMAND]`: the overview, one command's help, the whole manual page, or a
 /// reference page of docs/ as Markdown. Every text comes from the commands' specs
 /// (`CommandSpec.help`, `ManPage`, `MarkdownReference`).
-package enum HelpCommand: Command {
-    package static let spec = CommandSpec(
+enum HelpCommand: Command {
+    static let spec = CommandSpec(
         name: "help",
         summary: "Show the overview, a command's help, or the manual page (--man).",
         positional: "[COMMAND]",

@@ -9,8 +9,8 @@ import LCTraceFormat
 
 /// `lctrace ingest PATH...`: loads trace files into the database, then rebuilds the model
 /// and findings of the sessions that changed.
-package enum IngestCommand: Command {
-    package static let spec = CommandSpec(
+enum IngestCommand: Command {
+    static let spec = CommandSpec(
         name: "ingest",
         summary: "Load trace files (gzip or plain JSON lines) into the database and analyze them.",
         positional: "PATH...",
@@ -147,7 +147,7 @@ package enum IngestCommand: Command {
 }
 
 /// A throttled progress line: drawn on a terminal at most ten times a second, never when piped.
-package final class ProgressLine {
+final class ProgressLine {
     private let console: Console
     private var last = Date.distantPast
     private var shown = false

@@ -10,7 +10,7 @@ import LCTraceModel
 /// Where a command's document goes: `-o/--output FILE`, or standard output. A file is written
 /// beside its final name and renamed into place when complete, so a failed or interrupted
 /// run never leaves a truncated document under the name asked for.
-package final class OutputFile {
+final class OutputFile {
     /// The option that names the file.
     static let option = OptionSpec("output", short: "o", value: "FILE", help: "Write to FILE instead of standard output.")
 

@@ -4,8 +4,8 @@ import LCTraceReport
 import LCTraceStore
 
 /// `lctrace query SQL`: ad-hoc SQL over a read-only connection.
-package enum QueryCommand: Command {
-    package static let spec = CommandSpec(
+enum QueryCommand: Command {
+    static let spec = CommandSpec(
         name: "query",
         summary: "Run ad-hoc SQL over the database (read-only).",
         positional: "SQL",
@@ -112,7 +112,7 @@ package enum QueryCommand: Command {
 }
 
 /// SQL that could not be read from a file or standard input.
-package enum SQLInputError: OneLineError {
+enum SQLInputError: OneLineError {
     case unreadable(String, String), tooLong(String), notText(String)
 
     package var line: String {
@@ -133,6 +133,6 @@ package enum SQLInputError: OneLineError {
 }
 
 /// A query that ran past `--timeout`.
-package struct QueryStopped: Error {
+struct QueryStopped: Error {
     var message: String
 }

@@ -7,8 +7,8 @@ import LCTraceStore
 
 /// `lctrace report`: findings for people (text) and machines (json, csv, sarif, junit), with
 /// an exit status CI can gate on; under `--baseline` only new findings fail the gate.
-package enum ReportCommand: Command {
-    package static let spec = CommandSpec(
+enum ReportCommand: Command {
+    static let spec = CommandSpec(
         name: "report",
         summary: "Print findings: grouped for people, or as JSON/CSV/SARIF/JUnit; exit 1 on findings at --fail-on.",
         options: DatabaseOption.options

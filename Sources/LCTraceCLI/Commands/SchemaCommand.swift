@@ -2,8 +2,8 @@ import LCTrace
 import LCTraceStore
 
 /// `lctrace schema`: prints the documented SQL schema (tables, columns, views).
-package enum SchemaCommand: Command {
-    package static let spec = CommandSpec(
+enum SchemaCommand: Command {
+    static let spec = CommandSpec(
         name: "schema",
         summary: "Print the SQL schema of the database, every column commented.",
         options: [

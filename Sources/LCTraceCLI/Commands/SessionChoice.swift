@@ -4,7 +4,7 @@ import LCTraceStore
 /// Turns what a user typed after `--session` into sessions: an exact id, or a prefix of one
 /// (case-insensitive) that names a single session. An ambiguous prefix is refused with the
 /// candidates, never guessed.
-package enum SessionChoice {
+enum SessionChoice {
     /// The one session `text` names.
     static func one(_ text: String, db: Storage) throws -> SessionInfo {
         let matches = try candidates(text, db: db)

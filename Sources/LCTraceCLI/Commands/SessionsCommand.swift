@@ -5,8 +5,8 @@ import LCTraceSQLite
 import LCTraceStore
 
 /// `lctrace sessions`: one line per session.
-package enum SessionsCommand: Command {
-    package static let spec = CommandSpec(
+enum SessionsCommand: Command {
+    static let spec = CommandSpec(
         name: "sessions",
         summary: "List sessions: app, version, device, OS, SDK, start, duration, events, lost events.",
         options: [

@@ -4,8 +4,8 @@ import LCTraceStore
 
 /// `lctrace timeline`: what happened in one session, lane by lane, around a seq, an instance
 /// or its worst finding; text for a terminal, or SVG.
-package enum TimelineCommand: Command {
-    package static let spec = CommandSpec(
+enum TimelineCommand: Command {
+    static let spec = CommandSpec(
         name: "timeline",
         summary: "Draw one session: a lane per controller, appearances, containment, presentations, findings.",
         options: [

@@ -11,8 +11,8 @@ import LCTraceStore
 ///   rules   docs/rule-reference.md  every rule's `RuleInfo` (summary, explanation, help)
 ///   schema  docs/schema.md          the DDL of the schema files (`Backends.all`' `ddl`)
 /// scripts/generate-docs writes them; a test fails when a page in the repository is stale.
-package enum MarkdownReference {
-    package enum Page: String, CaseIterable, Sendable {
+enum MarkdownReference {
+    enum Page: String, CaseIterable, Sendable {
         case cli, rules, schema
 
         /// Where the page lives in the repository.
@@ -117,7 +117,7 @@ package enum MarkdownReference {
 
     static func rules() -> String {
         var s = generatedNote(.rules, from: "each rule's RuleInfo (Sources/LCTraceRules/) and the prose in Sources/LCTraceCLI/Docs/MarkdownReference.swift")
-        s += "# lctrace rule reference (rules version 1.1)\n\n"
+        s += "# lctrace rule reference (rules version \(RuleCatalog.rulesVersion))\n\n"
         s += """
             Every rule lctrace runs: what it finds, what it deliberately never flags (UIKit does many \
             things that look like bugs and are not), how to tune it, what usually fixes it, and how \
@@ -129,7 +129,7 @@ package enum MarkdownReference {
             """
         s += "- [Findings](#findings) · [How lctrace reads a session](#how-lctrace-reads-a-session)\n"
         s += "- Rules: " + RuleFamily.allCases.map { "[\($0.rawValue)](#\(anchor(familyHeading($0))))" }.joined(separator: " · ") + "\n"
-        s += "- [What 1.1 changed](#what-11-changed) · [Finding identity](#finding-identity-11)\n\n"
+        s += "- [What 1.2 changed](#what-12-changed) · [What 1.1 changed](#what-11-changed) · [Finding identity](#finding-identity-11)\n\n"
         s += "| id | name | severity | finds |\n|---|---|---|---|\n"
         for rule in RuleCatalog.all {
             s += "| [\(rule.id)](#\(anchor("\(rule.id) \(rule.name) (\(rule.severity.rawValue))"))) | \(rule.name) | \(rule.severity.rawValue) | \(cell(inline(rule.summary))) |\n"
@@ -264,6 +264,29 @@ package enum MarkdownReference {
     ]
 
     static let whatChanged = """
+        ## What 1.2 changed
+
+        Rules 1.2 came from a second batch of UIKit scenarios (multi-window iPads, search \
+        controllers, chains presented from children, window root changes, files lost \
+        mid-transition). Against 1.1:
+
+        - One foreground clock for every time limit (the leak grace, LC102's 1 s, LC203's 2 s, \
+        LC401's background overlap), taken from all scenes: the app is in the foreground while any \
+        of its scenes is; messages state foreground time as such.
+        - Chains that children present: what a controller inside X presented goes with X's \
+        dismissal; the controllers a dismissal removes, and what they contain, are hidden from its \
+        end (a later deinit is no LC201).
+        - Controllers UIKit owns by design: a `UISearchController` (by class, or the `uikit` class \
+        of its `init`) and what it contains are never leaks.
+        - Window roots: `windowRoot` releases the old root, what it contains and every chain it \
+        presented (`how` = `root`).
+        - Holes: no LC202–LC205 verdict on a transition across a `seq` hole, no LC101–LC105 on a \
+        containment step whose counterpart may lie in one.
+        - Interactive transitions cover the controllers they move (and their children), nothing \
+        else, and are known from `interactive` on `viewWillAppear` / `viewWillDisappear` too.
+        - LC402 covers iPadOS, tvOS, Mac Catalyst and visionOS.
+        - Duplicates compare as JSON values; LC904's identity names the file's app when known.
+
         ## What 1.1 changed
 
         Rules 1.1 came from hand-written UIKit scenarios. Against 1.0:

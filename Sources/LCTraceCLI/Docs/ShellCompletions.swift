@@ -1,14 +1,14 @@
 import LCTraceModel
 
 /// What a shell may offer for an option's value or for a command's arguments.
-package enum ValueCompletion: Sendable, Equatable {
+enum ValueCompletion: Sendable, Equatable {
     case none
     case files
     case commands
     case words([String])
 }
 
-package extension OptionSpec {
+extension OptionSpec {
     /// `choices` when given; file names for a PATH, FILE or DIR value; else nothing.
     var completion: ValueCompletion {
         if !choices.isEmpty { return .words(choices) }
@@ -23,7 +23,7 @@ package extension OptionSpec {
     var brief: String { ShellCompletions.firstSentence(help) }
 }
 
-package extension CommandSpec {
+extension CommandSpec {
     var argumentCompletion: ValueCompletion {
         if let positionalCompletion { return positionalCompletion }
         guard let positional else { return .none }
@@ -36,7 +36,7 @@ package extension CommandSpec {
 
 /// Completion scripts for bash, zsh and fish, generated from `CLI.commands`' specs and
 /// `CLI.globalOptions`: nothing here names a command or an option.
-package enum ShellCompletions {
+enum ShellCompletions {
     package enum Shell: String, CaseIterable, Sendable { case bash, zsh, fish }
 
     package static func script(for shell: Shell) -> String {

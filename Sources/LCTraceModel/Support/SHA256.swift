@@ -12,7 +12,7 @@ import Darwin
 /// Swift rounds were 4 % of the ingest's instructions); `LCTRACE_NO_SHA_HW=1` turns them off.
 package struct SHA256 {
     /// The CPU's SHA extensions can be used (checked once).
-    package static let hardwareAvailable = lct_sha256_hw_available() != 0 && getenv("LCTRACE_NO_SHA_HW") == nil
+    static let hardwareAvailable = lct_sha256_hw_available() != 0 && getenv("LCTRACE_NO_SHA_HW") == nil
     private let hardware: Bool
 
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =

@@ -6,7 +6,7 @@ package struct SessionSet: Sendable, Equatable {
     private var words: [UInt64] = []
     private var sparse = Set<Int64>()
     package private(set) var count = 0
-    package static let denseLimit: Int64 = 1 << 32
+    static let denseLimit: Int64 = 1 << 32
 
     package init() {}
 

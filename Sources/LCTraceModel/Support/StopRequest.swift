@@ -14,7 +14,7 @@ package final class StopRequest: @unchecked Sendable {
     package init() {}
 
     /// True once a stop was requested.
-    package var isRequested: Bool {
+    var isRequested: Bool {
         lock.lock()
         defer { lock.unlock() }
         return requested

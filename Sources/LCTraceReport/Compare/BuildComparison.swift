@@ -10,29 +10,29 @@ package struct ComparisonSide: Sendable {
 }
 
 /// One identity in a comparison, with its findings on each side.
-package struct ComparedIdentity: Sendable {
+struct ComparedIdentity: Sendable {
     package var identity: String
     package var identityKey: String
     package var rule: RuleInfo
     package var cls: String?
-    package var baseCount: Int
-    package var headCount: Int
+    var baseCount: Int
+    var headCount: Int
     /// Findings of this identity per 100 sessions of each side (builds differ in session count).
-    package var basePer100: Double
-    package var headPer100: Double
+    var basePer100: Double
+    var headPer100: Double
     /// A message of an occurrence (the head's when it has one).
     package var example: String
 }
 
 /// viewIsAppearing → viewDidAppear of one class (animated or not) on both sides.
-package struct TimingComparison: Sendable {
+struct TimingComparison: Sendable {
     package var cls: String
     package var animated: Bool
-    package var baseN: Int, headN: Int
-    package var baseP50: Int64, baseP90: Int64, headP50: Int64, headP90: Int64
-    package var pValue: Double
+    var baseN: Int, headN: Int
+    var baseP50: Int64, baseP90: Int64, headP50: Int64, headP90: Int64
+    var pValue: Double
     /// Significant (p < `BuildComparison.significance`) and at least the minimum effect.
-    package var regressed: Bool
+    var regressed: Bool
 }
 
 /// The view model of `lctrace compare`: per identity new, fixed and persisting with their
@@ -46,21 +46,21 @@ package struct TimingComparison: Sendable {
 /// least 10 appearances on each side: a difference that is significant but tiny (a large
 /// campaign makes 2 ms significant) is not a regression, and noise never flags.
 package struct BuildComparison: Sendable {
-    package static let significance = 0.01
-    package static let minimumRelativeEffect = 0.20
-    package static let minimumAbsoluteEffect: Int64 = 20_000_000
-    package static let minimumSamples = 10
+    static let significance = 0.01
+    static let minimumRelativeEffect = 0.20
+    static let minimumAbsoluteEffect: Int64 = 20_000_000
+    static let minimumSamples = 10
 
     package let base: ComparisonSide
     package let head: ComparisonSide
-    package let new: [ComparedIdentity]
-    package let fixed: [ComparedIdentity]
-    package let persisting: [ComparedIdentity]
+    let new: [ComparedIdentity]
+    let fixed: [ComparedIdentity]
+    let persisting: [ComparedIdentity]
     /// Every class compared with enough samples on both sides, regressions first.
-    package let timings: [TimingComparison]
+    let timings: [TimingComparison]
     package let failOn: Severity?
 
-    package var regressions: [TimingComparison] { timings.filter(\.regressed) }
+    var regressions: [TimingComparison] { timings.filter(\.regressed) }
 
     /// True when the gate fails: a new identity at or above `failOn`, or a timing regression
     /// (`--fail-on never` mutes both).

@@ -3,7 +3,7 @@ import LCTraceFormat
 
 /// `compare --format json`: `{"base":{…},"head":{…},"new":[…],"fixed":[…],"persisting":[…],
 /// "regressions":[…]}` in the shapes the README documents.
-package enum CompareJSONReporter: ComparisonReporter {
+enum CompareJSONReporter: ComparisonReporter {
     package static let id = "json"
     package static let summary = "one JSON document"
 

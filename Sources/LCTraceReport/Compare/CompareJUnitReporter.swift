@@ -2,7 +2,7 @@
 /// of the head's identities (`lctrace.compare.findings`: each new one at or above `--fail-on`
 /// fails, persisting ones pass; fixed ones are not tests of the head) and one of the timings
 /// (`lctrace.compare.timing`: a class compared per animation, failing on a regression).
-package enum CompareJUnitReporter: ComparisonReporter {
+enum CompareJUnitReporter: ComparisonReporter {
     package static let id = "junit"
     package static let summary = "JUnit XML: new identities and timing regressions as failures"
 

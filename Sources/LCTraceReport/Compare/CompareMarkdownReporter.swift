@@ -1,6 +1,6 @@
 /// `compare --format markdown`: a short summary for a pull-request comment: the counts, the
 /// new identities and the regressions (fixed and persisting are only counted).
-package enum CompareMarkdownReporter: ComparisonReporter {
+enum CompareMarkdownReporter: ComparisonReporter {
     package static let id = "markdown"
     package static let summary = "a short summary for a pull-request comment"
 

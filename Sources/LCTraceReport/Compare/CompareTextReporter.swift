@@ -2,7 +2,7 @@ import LCTraceModel
 
 /// `compare --format text`: new, fixed and persisting identities with their rates per 100
 /// sessions, then the timing comparison, regressions first.
-package enum CompareTextReporter: ComparisonReporter {
+enum CompareTextReporter: ComparisonReporter {
     package static let id = "text"
     package static let summary = "for people"
 

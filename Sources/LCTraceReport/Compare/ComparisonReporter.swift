@@ -7,7 +7,7 @@ package protocol ComparisonReporter {
 }
 
 /// Formatting shared by the compare reporters.
-package enum CompareFormat {
+enum CompareFormat {
     package static func ms(_ ns: Int64) -> String {
         let ms = Double(ns) / 1e6
         return ms >= 100 ? String(format: "%.0f ms", ms) : String(format: "%.1f ms", ms)

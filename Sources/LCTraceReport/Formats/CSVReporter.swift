@@ -1,7 +1,7 @@
 import LCTraceModel
 
 /// `--format csv`: the JSON findings' columns, one row per finding, `detail` as a JSON object.
-package enum CSVReporter: Reporter {
+enum CSVReporter: Reporter {
     package static let id = "csv"
     package static let summary = "one row per finding, the JSON keys as columns"
 

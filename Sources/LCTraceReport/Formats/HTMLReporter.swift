@@ -7,7 +7,7 @@ import LCTraceRules
 /// summary, findings per 100 sessions and appearance times per build, and the findings grouped
 /// as in the text report, filterable, each group opening onto its examples with the timeline of
 /// their session, the controllers that held them and their raw events.
-package enum HTMLReporter: Reporter {
+enum HTMLReporter: Reporter {
     package static let id = "html"
     package static let summary = "one self-contained page with timelines and charts, for -o report.html"
     package static let inputs: ReportInputs = [.gapsBySession, .exhibits]
@@ -16,15 +16,15 @@ package enum HTMLReporter: Reporter {
 }
 
 /// The page of one view.
-package struct HTMLPage {
+struct HTMLPage {
     package let view: ReportView
     /// Identity → its key.
     package let keys: [String: String]
     /// The builds charted (indices into `view.builds`, oldest first): every one, or the
     /// `chartedBuilds` with the most sessions.
-    package let charted: [Int]
+    let charted: [Int]
     /// Builds charted at most: a campaign over hundreds of builds keeps the busiest.
-    package static let chartedBuilds = 30
+    static let chartedBuilds = 30
 
     package init(view: ReportView) {
         self.view = view
@@ -32,13 +32,13 @@ package struct HTMLPage {
         charted = BuildSummary.busiest(view.builds, limit: Self.chartedBuilds)
     }
     /// Classes charted at most (those with the most appearances); the table lists them all.
-    package static let chartedClasses = 24
+    static let chartedClasses = 24
     /// Identities named in a group at most.
-    package static let identitiesShown = 6
+    static let identitiesShown = 6
 
-    package func esc(_ s: String) -> String { MarkupText.escape(s) }
+    func esc(_ s: String) -> String { MarkupText.escape(s) }
     package func n(_ v: Int) -> String { NumberFormat.thousands(v) }
-    package func plural(_ v: Int, _ word: String, _ words: String? = nil) -> String { "\(n(v)) \(v == 1 ? word : words ?? word + "s")" }
+    func plural(_ v: Int, _ word: String, _ words: String? = nil) -> String { "\(n(v)) \(v == 1 ? word : words ?? word + "s")" }
 
     package func render() -> String {
         var body = "<a class=\"skip\" href=\"#findings\">Skip to the findings</a>\n"

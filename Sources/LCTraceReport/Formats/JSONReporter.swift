@@ -4,7 +4,7 @@ import LCTraceModel
 /// `--format json`: the document of rules.md, each finding with its identity, session context
 /// and typed detail; under a baseline each finding says new or known and the document lists
 /// what the baseline holds that was not seen (`fixed`).
-package enum JSONReporter: Reporter {
+enum JSONReporter: Reporter {
     package static let id = "json"
     package static let summary = "one JSON document, the shape of rules.md"
 

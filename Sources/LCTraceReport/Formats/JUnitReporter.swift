@@ -5,7 +5,7 @@ import LCTraceRules
 /// GitHub test reporters): a testsuite per rule family, a testcase per identity (`classname`
 /// the controller class, or the app for session-level rules; `name` the identity key), and a
 /// `failure` for those at or above `--fail-on`; under a baseline known identities pass.
-package enum JUnitReporter: Reporter {
+enum JUnitReporter: Reporter {
     package static let id = "junit"
     package static let summary = "JUnit XML, a testcase per identity, for CI test reports"
 

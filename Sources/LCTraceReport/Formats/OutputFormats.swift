@@ -12,9 +12,9 @@ package struct OutputFormat<Value>: @unchecked Sendable {
 /// The `--format` values one command accepts, the first its default. The command line parses,
 /// suggests, documents and completes `--format` from it alone (`FormatOption`).
 package struct FormatChoices<Value>: @unchecked Sendable {
-    package let formats: [OutputFormat<Value>]
+    let formats: [OutputFormat<Value>]
 
-    package init(_ formats: [OutputFormat<Value>]) {
+    init(_ formats: [OutputFormat<Value>]) {
         precondition(!formats.isEmpty, "a command's formats cannot be empty")
         self.formats = formats
     }

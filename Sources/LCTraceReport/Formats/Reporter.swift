@@ -13,8 +13,8 @@ package protocol Reporter {
     static func render(_ view: ReportView) -> String
 }
 
-package extension Reporter {
-    static var inputs: ReportInputs { [] }
+extension Reporter {
+    package static var inputs: ReportInputs { [] }
 }
 
 /// What a reporter can ask the command to gather into the view model.

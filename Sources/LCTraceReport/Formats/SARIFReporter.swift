@@ -9,10 +9,10 @@ import LCTraceRules
 /// sessions and builds in its message and `properties`, and `partialFingerprints` from the
 /// identity, so code scanning follows one defect across runs. With `--source-root` the result
 /// points at the file declaring the class (`uriBaseId` SRCROOT).
-package enum SARIFReporter: Reporter {
+enum SARIFReporter: Reporter {
     package static let id = "sarif"
     package static let summary = "SARIF 2.1.0, one result per identity, for code scanning"
-    package static let fingerprintKey = "lctraceIdentity/v1"
+    static let fingerprintKey = "lctraceIdentity/v1"
 
     package static func render(_ view: ReportView) -> String {
         let rules = RuleCatalog.all

@@ -4,7 +4,7 @@ import LCTraceModel
 /// `--format text`: the report for people, grouped by family, rule and class, counts first,
 /// then the worst examples; under a baseline the new identities come first with a NEW marker
 /// and the baseline's entries no longer seen are listed last. Colour only on a terminal.
-package enum TextReporter: Reporter {
+enum TextReporter: Reporter {
     package static let id = "text"
     package static let summary = "grouped for people"
 
@@ -13,7 +13,7 @@ package enum TextReporter: Reporter {
 }
 
 /// The text report of one view.
-package struct TextReport {
+struct TextReport {
     package let view: ReportView
     package var data: ReportData { view.data }
     package var color: Bool { view.options.color }

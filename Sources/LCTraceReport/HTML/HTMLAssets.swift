@@ -2,7 +2,7 @@
 /// light and a dark scheme from `prefers-color-scheme`, a layout that reads at 1280 px and
 /// at a phone's width, and filters that work from the keyboard. Without the script the page
 /// shows everything (a mail client that strips scripts loses only the filters).
-package enum HTMLAssets {
+enum HTMLAssets {
     package static let style = """
     :root{color-scheme:light dark;--bg:#ffffff;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--card:#f6f8fa;--accent:#0969da;
     --error:#cf222e;--warning:#bc4c00;--info:#0969da;--new:#8250df;--ok:#1a7f37;--heat:#0969da;--p50:#1a7f37;--p90:#cf222e;--focus:#0969da}

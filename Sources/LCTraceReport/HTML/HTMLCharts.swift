@@ -6,9 +6,9 @@ import LCTraceModel
 /// each build with its p50 and p90. Sized in CSS pixels so that text stays readable (a narrow
 /// screen scrolls the plot sideways rather than shrinking it); coloured by the page's classes;
 /// each with a title, a description and a title on every bar or column.
-package enum HTMLCharts {
-    package static func esc(_ s: String) -> String { MarkupText.escape(s) }
-    package static func fmt(_ v: Double) -> String { String(format: "%.1f", v) }
+enum HTMLCharts {
+    static func esc(_ s: String) -> String { MarkupText.escape(s) }
+    static func fmt(_ v: Double) -> String { String(format: "%.1f", v) }
 
     /// Per build, its findings per 100 sessions stacked by severity (errors at the bottom).
     package static func findingsPerBuild(_ builds: [BuildSummary], id: String) -> String {
@@ -57,7 +57,7 @@ package enum HTMLCharts {
 
     /// One class: a column per build, the share of its appearances in each `GapDistribution`
     /// bin as the cell's strength (log time upwards), p50 as a line and p90 dashed.
-    package static func gapsByBuild(_ c: ClassGapsByBuild, builds: [BuildSummary], id: String) -> String {
+    static func gapsByBuild(_ c: ClassGapsByBuild, builds: [BuildSummary], id: String) -> String {
         let bins = GapDistribution.bounds.count + 1
         let n = max(c.builds.count, 1)
         let col = min(36.0, max(7.0, 320.0 / Double(n)))

@@ -12,16 +12,16 @@ package struct SVGTimeline {
     /// Width of the drawing in CSS pixels.
     package var width = 960
     /// Prefix of the ids inside the document, so that several timelines can share one page.
-    package var idPrefix = "lct"
+    var idPrefix = "lct"
     /// With the XML namespace, for a file of its own; without it, for inline use in HTML.
-    package var standalone = true
+    var standalone = true
     /// With its own `<style>`; a page that draws many sets `SVGTimeline.style` once instead.
-    package var includeStyle = true
+    var includeStyle = true
 
     package init(_ timeline: Timeline) { self.timeline = timeline }
 
-    package static let laneHeight = 18
-    package static let labelWidth = 300
+    static let laneHeight = 18
+    static let labelWidth = 300
     package static let top = 46
 
     package func render() -> String {

@@ -14,7 +14,7 @@ package struct TextTimeline {
     /// Long lines cut to the width (a terminal) rather than kept whole (a pipe, a log).
     package var cutsLongLines: Bool
     /// Lines of the event list before it says how many more there are.
-    package var maxListed = 30
+    var maxListed = 30
 
     /// `cutsLongLines` nil: as `color` (colour and cut lines go together on a terminal).
     package init(_ timeline: Timeline, width: Int, color: Bool, cutsLongLines: Bool? = nil) {
@@ -25,9 +25,9 @@ package struct TextTimeline {
     }
 
     /// The narrowest timeline drawn: below it, lines wrap.
-    package static let minimumWidth = 60
+    static let minimumWidth = 60
 
-    package static let legend = ["/ appearing", "# visible", "\\ disappearing", ". hidden", ": released, not deallocated",
+    static let legend = ["/ appearing", "# visible", "\\ disappearing", ". hidden", ": released, not deallocated",
                          "R release", "X deinit", "x id reused", "o-v o-^ present, dismiss, push, pop, view outside containment", "! finding",
                          "~ background", "> presented"]
 
@@ -95,7 +95,7 @@ package struct TextTimeline {
     // MARK: Rows
 
     /// A lane's name: indentation (and '> ' under a presenter), class, instance.
-    package struct Label {
+    struct Label {
         package var prefix: String
         package var cls: String
         package var key: String
@@ -104,7 +104,7 @@ package struct TextTimeline {
 
         /// The name in `width` columns: the class is shortened first, since the instance is
         /// what a reader looks up; then the indentation.
-        package func fitted(_ width: Int) -> String {
+        func fitted(_ width: Int) -> String {
             guard full.count > width else { return full }
             let room = width - prefix.count - key.count - 2
             if room >= 1 { return prefix + cls.prefix(room) + "… " + key }
@@ -113,14 +113,14 @@ package struct TextTimeline {
     }
 
     /// A character and how to colour it.
-    package struct Cell: Equatable {
-        package var char: Character
+    struct Cell: Equatable {
+        var char: Character
         package var style: Style
         package enum Style: Equatable { case plain, appearing, visible, released, release, end, finding, arrow, background }
     }
 
     /// Columns over the window: column i covers [start + i·step, start + (i+1)·step).
-    package struct Grid {
+    struct Grid {
         package let window: TimeWindow
         package let columns: Int
         package let step: Double
@@ -235,7 +235,7 @@ package struct TextTimeline {
     }
 
     /// The multiples of `step` in `window`, computed so that no time near the end of Int64 traps.
-    package static func ticks(_ window: TimeWindow, step: Int64) -> [Int64] {
+    static func ticks(_ window: TimeWindow, step: Int64) -> [Int64] {
         var out: [Int64] = []
         var tick = window.start.plusClamped(step - 1) / step * step
         while tick <= window.end {
@@ -248,7 +248,7 @@ package struct TextTimeline {
     }
 
     /// A round tick interval (1, 2 or 5 times a power of ten, in ns) every 8 columns or more.
-    package static func tickStep(duration: Int64, columns: Int) -> Int64 {
+    static func tickStep(duration: Int64, columns: Int) -> Int64 {
         let target = Double(max(duration, 1)) * 8 / Double(max(columns, 1))
         var unit: Double = 1_000_000  // 1 ms
         while true {
@@ -257,7 +257,7 @@ package struct TextTimeline {
         }
     }
 
-    package static func tickLabel(_ t: Int64, step: Int64) -> String {
+    static func tickLabel(_ t: Int64, step: Int64) -> String {
         let seconds = Double(t) / 1e9
         if step >= 1_000_000_000 { return String(format: "%.0fs", seconds) }
         if step >= 100_000_000 { return String(format: "%.1fs", seconds) }
@@ -326,7 +326,7 @@ package struct TextTimeline {
     /// `items` joined by `separator` in lines of at most `width` columns (an item longer than
     /// a line gets a line of its own); the first line begins with `first`, the others are
     /// indented as far.
-    package static func wrap(_ items: [String], separator: String, width: Int, first: String) -> [String] {
+    static func wrap(_ items: [String], separator: String, width: Int, first: String) -> [String] {
         var lines: [String] = []
         var line = first
         var empty = true

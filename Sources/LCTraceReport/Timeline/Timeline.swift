@@ -12,32 +12,32 @@ package struct Timeline: Sendable {
     /// The span drawn.
     package var window: TimeWindow
     /// The session's first to last event.
-    package var sessionSpan: TimeWindow
+    var sessionSpan: TimeWindow
     /// Lanes in display order: containment tree, depth first, each parent above its children.
-    package var lanes: [TimelineLane]
+    var lanes: [TimelineLane]
     /// Presentations, dismissals, pushes, pops and views outside containment, in time order.
-    package var arrows: [TimelineArrow]
+    var arrows: [TimelineArrow]
     /// Containment edges between two lanes (container → child), in time order.
-    package var edges: [TimelineEdge]
+    var edges: [TimelineEdge]
     /// The session's findings whose decisive event is in the window, in time order.
-    package var findings: [TimelineFinding]
+    var findings: [TimelineFinding]
     /// When the app was in the background (clipped to the window).
     package var background: [TimeWindow]
     /// What the window and the lane limits left out, so a reader knows what is not shown.
-    package var omitted: TimelineOmissions
+    var omitted: TimelineOmissions
     /// Why the window is where it is ("10 s around seq 187"), for the header.
-    package var focus: String?
+    var focus: String?
 
     /// The lane of an instance, when it is drawn.
     package func lane(_ key: InstanceKey?) -> Int? {
         guard let key else { return nil }
         return laneIndex[key]
     }
-    package var laneIndex: [InstanceKey: Int] = [:]
+    var laneIndex: [InstanceKey: Int] = [:]
 }
 
 /// One controller instance.
-package struct TimelineLane: Sendable {
+struct TimelineLane: Sendable {
     package var key: InstanceKey
     package var cls: String?
     /// Depth among the lanes drawn: under its container, or under its presenter when it has
@@ -49,7 +49,7 @@ package struct TimelineLane: Sendable {
     package var presentedBy: InstanceKey?
     /// Drawn under its presenter (it has no container drawn): a modal screen above the one
     /// that presented it.
-    package var underPresenter = false
+    var underPresenter = false
     /// Its first event and its end (deinit or reused id); nil end: alive when the session ended.
     package var start: Int64
     package var end: Int64?
@@ -57,20 +57,20 @@ package struct TimelineLane: Sendable {
     /// `deinit` or `reused`.
     package var endHow: String?
     /// Appearance phases in time order, clipped to nothing: renderers clip to the window.
-    package var spans: [TimelineSpan]
+    var spans: [TimelineSpan]
     /// The release that started its leak clock (not cancelled by a later appearance).
     package var release: TimelineRows.ReleaseRow?
     /// Named by `--vc` (or the instance of the finding the window is centred on).
-    package var focused: Bool
+    var focused: Bool
 
     /// "Class vc#since": how every output names an instance.
     package var label: String { "\(cls ?? "?") \(key)" }
 }
 
 /// One phase of one appearance cycle.
-package struct TimelineSpan: Sendable, Equatable {
+struct TimelineSpan: Sendable, Equatable {
     /// appearing, visible or disappearing.
-    package var phase: AppearanceState
+    var phase: AppearanceState
     package var start: Int64
     package var end: Int64
     /// The cycle's viewWillAppear seq (its key in `appearances`).
@@ -81,7 +81,7 @@ package struct TimelineSpan: Sendable, Equatable {
 
 /// A presentation or navigation call, from the controller that made it to the one it moved;
 /// or a view put into (or taken out of) a controller's hierarchy that does not contain it.
-package struct TimelineArrow: Sendable, Equatable {
+struct TimelineArrow: Sendable, Equatable {
     /// present, dismiss, push, pop, viewAttached or viewDetached.
     package var kind: EventKind
     package var seq: Int64
@@ -97,7 +97,7 @@ package struct TimelineArrow: Sendable, Equatable {
 }
 
 /// An addChild edge between two lanes.
-package struct TimelineEdge: Sendable, Equatable {
+struct TimelineEdge: Sendable, Equatable {
     package var parent: InstanceKey
     package var child: InstanceKey
     package var addSeq: Int64
@@ -106,7 +106,7 @@ package struct TimelineEdge: Sendable, Equatable {
 }
 
 /// A finding placed on the timeline: on its instance's lane, or on the session row.
-package struct TimelineFinding: Sendable {
+struct TimelineFinding: Sendable {
     package var finding: Finding
     /// The instance it is about, when that instance is a lane.
     package var lane: InstanceKey?
@@ -116,22 +116,22 @@ package struct TimelineFinding: Sendable {
 }
 
 /// What a timeline does not show, counted, with the findings it leaves out.
-package struct TimelineOmissions: Sendable {
+struct TimelineOmissions: Sendable {
     /// Instances with no moment in the window.
     package var outside = 0
     /// Instances alive in the window with nothing happening to them (hidden throughout).
     package var idle = 0
     /// Instances `--vc` or `--class` left out.
-    package var filtered = 0
+    var filtered = 0
     /// Instances left out past the lane limit.
-    package var overLimit = 0
+    var overLimit = 0
     /// Findings whose decisive event is outside the window (or about an instance not drawn).
     package var findings: [TimelineFinding] = []
 
     package var isEmpty: Bool { outside == 0 && idle == 0 && filtered == 0 && overLimit == 0 && findings.isEmpty }
 
     /// The instances left out, as every timeline says it ("3 instances outside the window").
-    package var instanceParts: [String] {
+    var instanceParts: [String] {
         var parts: [String] = []
         if outside > 0 { parts.append("\(NumberFormat.thousands(outside)) instance\(outside == 1 ? "" : "s") outside the window") }
         if idle > 0 { parts.append("\(NumberFormat.thousands(idle)) hidden throughout (--idle draws them)") }
@@ -141,7 +141,7 @@ package struct TimelineOmissions: Sendable {
     }
 
     /// The first `limit` findings left out ("LC101 at seq 54 (1.82 s)"), then how many more.
-    package func findingParts(_ limit: Int) -> [String] {
+    func findingParts(_ limit: Int) -> [String] {
         var parts = findings.prefix(limit).map { f -> String in
             var text = f.finding.rule
             if let seq = f.seq { text += " at seq \(seq)" }

@@ -3,12 +3,12 @@ import LCTraceStore
 
 /// What a timeline draws beyond the window: which instances to centre on, which to keep,
 /// and how many lanes at most.
-package struct TimelineOptions: Sendable {
+struct TimelineOptions: Sendable {
     /// Instances the timeline is about (`--vc`, or the finding it is centred on): always drawn.
-    package var focus: Set<InstanceKey> = []
+    var focus: Set<InstanceKey> = []
     /// Draw only the focus instances and what relates to them: their containers and children,
     /// and the other end of their presentations and navigation (`--vc`).
-    package var onlyRelated = false
+    var onlyRelated = false
     /// Draw only instances of this class and their containers (`--class`).
     package var className: String?
     /// Lanes drawn at most (nil: no limit); the rest are counted in `omitted.overLimit`.
@@ -16,13 +16,13 @@ package struct TimelineOptions: Sendable {
     /// Also draw instances alive in the window with nothing happening to them.
     package var showIdle = false
     /// Why the window is where it is, for the header.
-    package var focusDescription: String?
+    var focusDescription: String?
 
     package init() {}
 }
 
 /// Turns a session's rows (stored or rebuilt) and findings into a `Timeline` of a window.
-package enum TimelineBuilder {
+enum TimelineBuilder {
     /// `decisiveSeq`: the seq of a finding's decisive event, when known (`--around` takes it).
     package static func build(session: SessionInfo, rows: TimelineRows, findings: [Finding], window: TimeWindow,
                              options: TimelineOptions = TimelineOptions(),
@@ -146,7 +146,7 @@ package enum TimelineBuilder {
     /// The phases of an instance's cycles. A cycle with no recorded end ends where the model
     /// says it did: at the next cycle (a cancelled disappearance, a broken order), at the
     /// instance's end, or at the session's end.
-    package static func spans(_ cycles: [TimelineRows.Cycle], instance x: TimelineRows.Instance, sessionEnd: Int64) -> [TimelineSpan] {
+    static func spans(_ cycles: [TimelineRows.Cycle], instance x: TimelineRows.Instance, sessionEnd: Int64) -> [TimelineSpan] {
         var out: [TimelineSpan] = []
         for (i, c) in cycles.enumerated() {
             let next = i + 1 < cycles.count ? cycles[i + 1].willT : nil
@@ -238,7 +238,7 @@ package enum TimelineBuilder {
 
     // MARK: Arrows and background
 
-    package static func arrows(_ rows: TimelineRows, window: TimeWindow, ids: InstanceResolver) -> [TimelineArrow] {
+    static func arrows(_ rows: TimelineRows, window: TimeWindow, ids: InstanceResolver) -> [TimelineArrow] {
         var out: [TimelineArrow] = []
         for e in rows.events where window.contains(e.t) {
             guard let vc = e.vc else { continue }
@@ -293,7 +293,7 @@ package enum TimelineBuilder {
 }
 
 /// Which instance a controller id names at a given seq: ids are addresses UIKit reuses.
-package struct InstanceResolver {
+struct InstanceResolver {
     private var byID: [String: [TimelineRows.Instance]] = [:]
     private var presenters: [InstanceKey: String] = [:]
 

@@ -28,9 +28,9 @@ package enum TimelineError: Error, Equatable {
 /// recomputed as `report` would), picks the window, reads only the rows it needs.
 package enum TimelineReport {
     /// Width of the window around a seq or a finding when none is asked for.
-    package static let defaultWidth: Int64 = 10_000_000_000
+    static let defaultWidth: Int64 = 10_000_000_000
     /// A session this short is drawn whole when nothing else is asked for.
-    package static let wholeSessionLimit: Int64 = 120_000_000_000
+    static let wholeSessionLimit: Int64 = 120_000_000_000
 
     /// `progress` hears how far the rebuild of a session changed since its analysis is (events read).
     package static func make(db: Storage, session listed: SessionInfo, _ request: TimelineRequest,
@@ -42,7 +42,7 @@ package enum TimelineReport {
 
     /// The timeline of a session whose source and findings the caller has already (the HTML
     /// report draws several examples of one session, from the findings it reports).
-    package static func make(source: TimelineSource, findings: [Finding], _ request: TimelineRequest) throws -> Timeline {
+    static func make(source: TimelineSource, findings: [Finding], _ request: TimelineRequest) throws -> Timeline {
         let session = source.session
         guard let first = session.firstT, let last = session.lastT else { throw TimelineError.emptySession(sid: session.sid) }
         let span = TimeWindow(start: first, end: max(first, last))
@@ -133,7 +133,7 @@ package enum TimelineReport {
 
     /// The seq of a finding's decisive event: the last of its evidence at its t (what
     /// `--around` takes); nil when none is (`time` gives an event's t, nil when absent).
-    package static func decisiveSeq(_ f: Finding, time: (Int64) throws -> Int64?) throws -> Int64? {
+    static func decisiveSeq(_ f: Finding, time: (Int64) throws -> Int64?) throws -> Int64? {
         guard let t = f.t else { return nil }
         for seq in f.evidence.reversed() where try time(seq) == t { return seq }
         return nil

@@ -7,7 +7,7 @@ import LCTraceStore
 /// for a session whose events changed since (`sessions.dirty`, whose stored rows are stale or
 /// partial), its model rebuilt in memory from its events. The events themselves always come
 /// from the table.
-package final class TimelineSource {
+final class TimelineSource {
     /// The session; for a rebuilt one, with the counts and times of its events (a session
     /// loaded with `--no-analyze` has none stored yet).
     package private(set) var session: SessionInfo
@@ -36,7 +36,7 @@ package final class TimelineSource {
     }
 
     /// True when the model was rebuilt in memory (the session changed since its analysis).
-    package var isRebuilt: Bool { rebuilt != nil }
+    var isRebuilt: Bool { rebuilt != nil }
 
     package func eventTime(seq: Int64) throws -> Int64? { try query.eventTime(seq: seq) }
 

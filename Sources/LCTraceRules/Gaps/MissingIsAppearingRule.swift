@@ -9,10 +9,10 @@ import LCTraceModel
 /// Does not flag: sessions on older systems or SDKs, or with no session record; appearances
 /// that resume a cancelled disappearance (a cancelled sheet swipe or interactive pop brings
 /// the controller back with viewWillAppear → viewDidAppear alone).
-package enum MissingIsAppearingRule: Rule {
+enum MissingIsAppearingRule: Rule {
     /// iOS, iPadOS, tvOS and Mac Catalyst 13+ when built with SDK 17+; (1.2) visionOS at any
     /// version (its numbering starts at 1, and it has had viewIsAppearing from its first SDK).
-    package static func hasViewIsAppearing(_ m: SessionMetadata) -> Bool {
+    static func hasViewIsAppearing(_ m: SessionMetadata) -> Bool {
         let name = (m.osName ?? "").lowercased().filter { $0.isLetter }
         if name == "visionos" || name == "xros" { return true }
         guard let os = SessionMetadata.version(m.osVersion), os.0 >= 13,

@@ -12,7 +12,7 @@ import LCTraceModel
 /// transition ends when a controller it moves completes or cancels its appearance);
 /// appearances during which the app went to the background; cancelled appearances (no
 /// viewDidAppear); appearances without viewIsAppearing (LC402).
-package enum SlowAppearanceRule: Rule {
+enum SlowAppearanceRule: Rule {
     package static let info = RuleInfo(id: "LC401", name: "slow-appearance", severity: .warning, family: .gaps,
                                summary: "slow viewIsAppearing → viewDidAppear",
                                explanation: "A completed appearance whose viewIsAppearing → viewDidAppear gap exceeds the threshold: 1000 ms when animated, 250 ms when not (--gap-threshold animated=1000ms,plain=250ms). The gap is the transition after the view was laid out; a long one is main-thread work or a stalled animation. Not flagged: an appearance of a controller an interactive transition in progress moves (the finger decides how long it takes): (1.2) the pushed or popped, presented or dismissed controller, the one it reveals or covers, and what they contain, or one whose viewWillAppear (or, for the controller it covers, viewWillDisappear) carries interactive: true, with or without push/pop events; other appearances at the same time are judged; an appearance during which the app went to the background ((1.2) every scene: one window in the background beside an active one stops nothing); a cancelled appearance (no viewDidAppear); an appearance without viewIsAppearing (LC402).",

@@ -6,7 +6,7 @@ import LCTraceModel
 /// session, at the instance that crossed the limit, with the largest count reached.
 ///
 /// Does not flag: classes without a limit; instances whose id was reused (counted as freed).
-package enum InstanceGrowthRule: Rule {
+enum InstanceGrowthRule: Rule {
     package static let info = RuleInfo(id: "LC303", name: "instance-growth", severity: .warning, family: .leaks,
                                summary: "too many live instances of one class",
                                explanation: "More than N live instances of one class at once, with per-class limits given by --max-live Class=N (repeatable; the rule is off without one): one finding per class and session, at the instance that crossed the limit, with the largest count reached (peak). Not flagged: a class without a limit; instances whose id was reused (counted as freed).",

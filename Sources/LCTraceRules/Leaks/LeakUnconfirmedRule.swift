@@ -8,7 +8,7 @@ import LCTraceModel
 /// there) before the grace had run in the foreground: a suspended app runs no deinit.
 ///
 /// Does not flag: anything LC301 reports; controllers shown again after their release.
-package enum LeakUnconfirmedRule: Rule {
+enum LeakUnconfirmedRule: Rule {
     package static let info = RuleInfo(id: "LC302", name: "leak-unconfirmed", severity: .info, family: .leaks,
                                summary: "released, session ended inside the grace period",
                                explanation: "A released controller with no deinit when the session ended before release + grace of foreground time: it may have been on its way out, or leaked; the trace cannot tell. That includes a session that ended in the background (suspended or killed there) before the grace had run in the foreground. Not flagged: (1.2) a controller UIKit keeps by design (a UISearchController and its results controller); anything LC301 reports; a controller shown again after its release.",

@@ -8,7 +8,7 @@ import LCTraceModel
 ///
 /// Does not flag: attachments after addChild (the right order); views that never become the
 /// host's child (that is LC101).
-package enum AttachBeforeAddRule: Rule {
+enum AttachBeforeAddRule: Rule {
     package static let info = RuleInfo(id: "LC105", name: "attach-before-add", severity: .info, family: .orphans,
                                summary: "view attached before addChild",
                                explanation: "A view was attached into its host first and the addChild to that host followed while it was attached: the wrong order (addChild, addSubview, didMove is the protocol), though the controller does end up a proper child, so it is not an orphan. Not flagged: (1.2) an attachment with lost events before or during it; an attachment after the addChild (the right order); a view that never becomes the host's child (LC101).",

@@ -8,7 +8,7 @@ import LCTraceModel
 ///
 /// Does not flag: sessions that end within 1 s of the addChild (a transition still running);
 /// a duplicate addChild to the same parent (UIKit ignores it).
-package enum MissingDidMoveRule: Rule {
+enum MissingDidMoveRule: Rule {
     package static let info = RuleInfo(id: "LC102", name: "missing-did-move", severity: .warning, family: .orphans,
                                summary: "addChild without didMove(toParent:)",
                                explanation: "addChild to a parent with no didMove(toParent:) before the child was removed, deallocated or the session ended: UIKit calls willMove(toParent:) inside addChild, didMove is the container's duty. Not flagged: (1.2) an edge with lost events after its addChild (the didMove may be among them); the 1 s counts foreground time, so a push frozen by suspension is not late; a session that ends within 1 s of the addChild (a transition still running); a repeated addChild to the same parent (UIKit ignores it).",
@@ -42,11 +42,11 @@ package enum MissingDidMoveRule: Rule {
     }
 
     /// The parent's class, for the identity key (nil when the parent was never seen as an instance).
-    package static func parentClass(_ model: SessionModel, _ edge: ContainmentEdge) -> String? {
+    static func parentClass(_ model: SessionModel, _ edge: ContainmentEdge) -> String? {
         edge.parentSince.flatMap { model.cls(of: InstanceKey(vc: edge.parent, since: $0)) }
     }
 
-    package static func parentName(_ model: SessionModel, _ edge: ContainmentEdge) -> String {
+    static func parentName(_ model: SessionModel, _ edge: ContainmentEdge) -> String {
         if let since = edge.parentSince, let cls = model.cls(of: InstanceKey(vc: edge.parent, since: since)) {
             return "\(cls) (\(edge.parent))"
         }

@@ -7,7 +7,7 @@ import LCTraceModel
 /// is the container's duty, and without it the child never learns it is leaving.
 ///
 /// Does not flag: an implicit removal by addChild to another parent (UIKit does it properly).
-package enum MissingWillMoveRule: Rule {
+enum MissingWillMoveRule: Rule {
     package static let info = RuleInfo(id: "LC103", name: "missing-will-move", severity: .warning, family: .orphans,
                                summary: "removeFromParent without willMove(toParent: nil)",
                                explanation: "removeFromParent with no willMove(toParent: nil) since the child was added: removeFromParent calls didMove(toParent: nil) itself, but willMove before it is the container's duty, and without it the child never learns it is leaving. Not flagged: (1.2) a removal with lost events since the addChild (the willMove may be among them); the implicit removal that an addChild to another parent performs (UIKit does that one properly).",

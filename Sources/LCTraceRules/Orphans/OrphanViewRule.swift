@@ -14,7 +14,7 @@ import LCTraceModel
 /// addChild); a view attached first and adopted by addChild while still attached (that is
 /// LC105, info); (1.1) in a session with lost events, an instance whose `init` was not
 /// recorded (its containment history is incomplete; see `RuleCatalog.settle`).
-package enum OrphanViewRule: Rule {
+enum OrphanViewRule: Rule {
     package static let info = RuleInfo(id: "LC101", name: "orphan-view", severity: .error, family: .orphans,
                                summary: "view attached into a controller that is not its parent",
                                explanation: "A controller's root view attached (viewAttached) into host H while the controller is not H's child (no addChild to H, or to a controller whose hierarchy holds H, still in force), and it does not become H's child while attached: such an orphan gets no appearance or trait callbacks from UIKit. Not flagged: (1.2) an attachment with lost events before it (since the controller's previous event) or during it: the addChild may be among them; a view attached into a window or a transition container (host null, where presented controllers live); a controller that a present names as presented and that is not yet dismissed, whatever host its view reports (an over-current-context presentation puts it inside the context controller's view); the children of navigation, tab and split controllers (UIKit adds them with a recorded addChild); a view attached first and adopted by addChild while still attached (LC105).",

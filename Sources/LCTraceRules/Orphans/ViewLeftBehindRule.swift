@@ -8,7 +8,7 @@ import LCTraceModel
 ///
 /// Does not flag: a view detached after the removal (some containers remove the view just
 /// after); a child re-added to the same parent while its view was still there.
-package enum ViewLeftBehindRule: Rule {
+enum ViewLeftBehindRule: Rule {
     package static let info = RuleInfo(id: "LC104", name: "view-left-behind", severity: .warning, family: .orphans,
                                summary: "child removed but its view left in the parent's hierarchy",
                                explanation: "A child was removed with removeFromParent while its view stayed attached in the old parent's hierarchy, and it was never detached afterwards: the controller left the containment tree while its view stays on screen. Not flagged: (1.2) a removal with lost events after it while the view stayed (the viewDetached may be among them); a view detached after the removal (some containers remove the view just after); a child re-added to the same parent while its view was still there.",

@@ -7,7 +7,7 @@ import LCTraceModel
 /// with the count and the first occurrence.
 ///
 /// Does not flag: equal `t` on consecutive events (UIKit delivers many callbacks at once).
-package enum ClockBackwardsRule: Rule {
+enum ClockBackwardsRule: Rule {
     package static let info = RuleInfo(id: "LC903", name: "clock-backwards", severity: .warning, family: .quality,
                                summary: "t decreasing while seq increases",
                                explanation: "t decreasing while seq increases: the monotonic clock went backwards or the recorder mixed clocks, so durations across that point are wrong; one finding per session, with the count and the first occurrence. Not flagged: equal t on consecutive events (UIKit delivers many callbacks at once).",

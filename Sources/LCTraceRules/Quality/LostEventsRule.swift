@@ -6,7 +6,7 @@ import LCTraceModel
 /// session is marked `confidence: low`: a missing event may have explained it.
 ///
 /// Does not flag: events lost after the last one recorded (nothing shows them).
-package enum LostEventsRule: Rule {
+enum LostEventsRule: Rule {
     package static let info = RuleInfo(id: "LC901", name: "lost-events", severity: .warning, family: .quality,
                                summary: "holes in seq",
                                explanation: "Holes in the session's seq (events the recorder lost), with their count and ranges; every finding of such a session gets confidence low. Not flagged: events lost after the last one recorded (nothing shows them).",

@@ -6,7 +6,7 @@ import LCTraceModel
 /// late, or lost it). The events are kept and modelled from the first one.
 ///
 /// Does not flag: ids only named as a parent, host or presenter; events after a deinit (LC205).
-package enum UnknownInstanceRule: Rule {
+enum UnknownInstanceRule: Rule {
     package static let info = RuleInfo(id: "LC902", name: "unknown-instance", severity: .warning, family: .quality,
                                summary: "events for an id with no init",
                                explanation: "Events for a controller id that had no init in the session (the recorder started late, or lost it); the events are kept and modelled from the first one. Not flagged: ids only named as a parent, host or presenter; events after a deinit (LC205).",

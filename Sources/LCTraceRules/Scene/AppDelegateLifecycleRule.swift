@@ -11,7 +11,7 @@ import LCTraceModel
 ///
 /// Does not flag: (1.1) appDidFinishLaunching and appWillTerminate, which are not deprecated;
 /// apps built with an older SDK; sessions with no session record (no SDK known).
-package enum AppDelegateLifecycleRule: Rule {
+enum AppDelegateLifecycleRule: Rule {
     package static let info = RuleInfo(id: "LC501", name: "app-delegate-lifecycle", severity: .warning, family: .scene,
                                summary: "deprecated app-delegate life cycle",
                                explanation: "One of the four app-delegate state transitions the iOS 26 SDK deprecates (appDidBecomeActive, appWillResignActive, appDidEnterBackground, appWillEnterForeground) in a session whose sdk is 26 or later: the UISceneDelegate callbacks replace them. One finding per deprecated event and session, with its count. Not flagged: appDidFinishLaunching and appWillTerminate, which are not deprecated; apps built with an older SDK; sessions with no session record (no SDK known).",
@@ -21,7 +21,7 @@ package enum AppDelegateLifecycleRule: Rule {
     package static let scope = RuleScope.session
 
     /// The scene-delegate callback that replaces each deprecated one.
-    package static let replacements: [EventKind: EventKind] = [
+    static let replacements: [EventKind: EventKind] = [
         .appDidBecomeActive: .sceneDidBecomeActive, .appWillResignActive: .sceneWillResignActive,
         .appDidEnterBackground: .sceneDidEnterBackground, .appWillEnterForeground: .sceneWillEnterForeground,
     ]

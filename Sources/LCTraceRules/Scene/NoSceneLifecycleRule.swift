@@ -9,7 +9,7 @@ import LCTraceModel
 /// (1.1) app extensions (session record key `extension`: extensions have no scene life cycle);
 /// (1.1) sessions whose start (seq 0) is not in the trace (a lost first file may have held
 /// the scene events).
-package enum NoSceneLifecycleRule: Rule {
+enum NoSceneLifecycleRule: Rule {
     package static let info = RuleInfo(id: "LC502", name: "no-scene-lifecycle", severity: .error, family: .scene,
                                summary: "no scene life cycle with SDK 27+",
                                explanation: "A session of an app built with SDK 27 or later with no scene event at all: such an app has no scene life cycle and fails to launch. Not flagged: older SDKs; sessions with no session record; sessions with any scene event; app extensions (a session record with extension: extensions have no scene life cycle); sessions whose start (seq 0) is not in the trace (a lost first file may have held the scene events).",

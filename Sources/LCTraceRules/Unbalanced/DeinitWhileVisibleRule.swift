@@ -9,7 +9,7 @@ import LCTraceModel
 /// backgrounding (which sends no disappear callbacks), an id reused with no deinit recorded;
 /// (1.1) a controller a dismissal took along up its presentation chain (UIKit removes the
 /// intermediate ones without callbacks, so they still look visible when they deinit).
-package enum DeinitWhileVisibleRule: Rule {
+enum DeinitWhileVisibleRule: Rule {
     package static let info = RuleInfo(id: "LC201", name: "deinit-while-visible", severity: .error, family: .unbalanced,
                                summary: "deallocated while on screen",
                                explanation: "deinit while the instance was appearing, visible or disappearing: it was deallocated without the disappearance UIKit owes every shown controller. Not flagged: (1.2) the controllers contained by the ones a dismissal took along (they are hidden from the dismissal's end) and those of a replaced window root; a controller still visible when the session ends (no deinit); an id reused with no deinit recorded; backgrounding; a controller that a dismissal took along up its presentation chain (UIKit removes the intermediate ones without callbacks, so they still look visible when they deinit).",

@@ -7,7 +7,7 @@ import LCTraceModel
 ///
 /// Does not flag: a `viewWillDisappear` while appearing (a cancelled appearance, legal), nor
 /// app backgrounding (which sends no disappear callbacks at all).
-package enum DisappearWithoutAppearRule: Rule {
+enum DisappearWithoutAppearRule: Rule {
     package static let info = RuleInfo(id: "LC204", name: "disappear-without-appear", severity: .warning, family: .unbalanced,
                                summary: "disappearance without a matching appearance",
                                explanation: "viewWillDisappear or viewDidDisappear while hidden, or viewDidDisappear while visible (no viewWillDisappear before it). Not flagged: (1.2) an event after lost events of the instance; viewWillDisappear while appearing (a cancelled appearance, legal); app backgrounding.",

@@ -8,7 +8,7 @@ import LCTraceModel
 ///
 /// Does not flag: `viewWillAppear` after a `viewWillDisappear` (a cancelled interactive pop
 /// or sheet swipe: disappearing → appearing is legal).
-package enum DoubleAppearRule: Rule {
+enum DoubleAppearRule: Rule {
     package static let info = RuleInfo(id: "LC202", name: "double-appear", severity: .error, family: .unbalanced,
                                summary: "appearance delivered twice",
                                explanation: "viewWillAppear while already appearing or visible, or viewDidAppear while already visible: usually a container forwarding appearance by hand on top of UIKit's automatic forwarding. Not flagged: (1.2) an event after lost events of the instance (they may have completed the transition; the state resumes from what the event implies); viewWillAppear after viewWillDisappear (a cancelled interactive pop or sheet swipe: disappearing to appearing is legal).",

@@ -9,7 +9,7 @@ import LCTraceModel
 ///
 /// Does not flag: what LC201, LC202 and LC204 report; layout callbacks in any order (UIKit
 /// does not promise one); a cancelled disappearance (disappearing → appearing is legal).
-package enum LifecycleOrderRule: Rule {
+enum LifecycleOrderRule: Rule {
     package static let info = RuleInfo(id: "LC205", name: "lifecycle-order", severity: .warning, family: .unbalanced,
                                summary: "lifecycle callback out of order",
                                explanation: "Any other break of the lifecycle order: a second viewDidLoad, viewDidAppear while hidden or disappearing, viewIsAppearing outside an appearance or twice in one, viewDidDisappear while appearing, a second viewWillDisappear, and any event for an id after its deinit with no new init (reported once per instance). Not flagged: (1.2) an appearance event after lost events of the instance; what LC201, LC202 and LC204 report; layout callbacks in any order (UIKit does not promise one); a cancelled disappearance.",

@@ -10,7 +10,7 @@ import LCTraceModel
 /// Does not flag: sessions that end within 2 s of the viewWillAppear; time spent in the
 /// background (no callbacks arrive there); appearances that did complete, however late
 /// (those are LC401's business).
-package enum StuckAppearingRule: Rule {
+enum StuckAppearingRule: Rule {
     package static let info = RuleInfo(id: "LC203", name: "stuck-appearing", severity: .warning, family: .unbalanced,
                                summary: "viewWillAppear never completed nor cancelled",
                                explanation: "A viewWillAppear never completed (viewDidAppear) nor cancelled (viewWillDisappear): the instance was still appearing when the session ended, and the session went on for at least 2 s of foreground time past it. Not flagged: (1.2) an appearance with lost events after it (its completion may be among them); a session that ends within 2 s of the viewWillAppear; background time (no callbacks arrive there); an appearance that did complete, however late (LC401).",

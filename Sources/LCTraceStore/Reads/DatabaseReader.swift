@@ -46,7 +46,7 @@ package final class DatabaseReader {
 
     /// The WHERE clause of a session filter over `sessions` (parameters ?1, ?2, ?3). The
     /// session is a whole id: a prefix is resolved first (`sessions(matching:)`).
-    package static let filterClause = "(CAST(?1 AS TEXT) IS NULL OR sid = ?1) AND (CAST(?2 AS TEXT) IS NULL OR app = ?2) AND (CAST(?3 AS TEXT) IS NULL OR build = ?3)"
+    static let filterClause = "(CAST(?1 AS TEXT) IS NULL OR sid = ?1) AND (CAST(?2 AS TEXT) IS NULL OR app = ?2) AND (CAST(?3 AS TEXT) IS NULL OR build = ?3)"
 
     /// Session ids that start with `prefix`, ignoring case, in order; at most `limit`.
     package func sessions(matching prefix: String, limit: Int) throws -> [String] {
@@ -147,7 +147,7 @@ package final class DatabaseReader {
     /// instance's class id (-1 when unknown), whether it was animated, its session id, the gap
     /// in ns. The class comes from a second stream over the instances in the same session
     /// order, a session's at a time (a join looked each one up: 0.18 s of 0.34 on 10 M events).
-    package func forEachCountedGap(_ filter: SessionFilter,
+    func forEachCountedGap(_ filter: SessionFilter,
                            _ body: (_ cls: Int64, _ animated: Bool, _ session: Int64, _ gap: Int64) throws -> Void) throws {
         let selected = "SELECT id FROM sessions WHERE dirty = 0 AND \(Self.filterClause)"
         let q = try db.query(db.countedGapsSQL(sessions: selected))
@@ -174,7 +174,7 @@ package final class DatabaseReader {
     }
 
     /// The name of a class id, looked up once each ("?" for -1 or an id `strings` lacks).
-    package func classNames() throws -> (Int64) throws -> String {
+    func classNames() throws -> (Int64) throws -> String {
         let name = try db.query("SELECT text FROM strings WHERE id = ?")
         var names: [Int64: String] = [:]
         return { cls in

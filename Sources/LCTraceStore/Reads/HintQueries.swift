@@ -10,7 +10,7 @@ package enum HintQueries {
 
     /// The conditions of the filters in force over findings_v: `column = value`, and the
     /// severities at or above the lowest one shown.
-    package static func filterTerms(_ conditions: [(String, String)], _ minSeverity: Severity?) -> [String] {
+    static func filterTerms(_ conditions: [(String, String)], _ minSeverity: Severity?) -> [String] {
         var terms = conditions.map { "\($0.0) = \(literal($0.1))" }
         if let minSeverity, minSeverity > .info {
             let allowed = Severity.allCases.filter { $0 >= minSeverity }.map { literal($0.rawValue) }

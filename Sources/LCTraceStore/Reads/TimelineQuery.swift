@@ -108,13 +108,13 @@ package final class TimelineQuery {
     private let sid: String
 
     /// Events that begin or end a background period.
-    package static let backgroundKinds: [EventKind] = [
+    static let backgroundKinds: [EventKind] = [
         .sceneDidEnterBackground, .appDidEnterBackground,
         .sceneWillEnterForeground, .appWillEnterForeground, .sceneDidBecomeActive, .appDidBecomeActive,
     ]
     /// Events that draw arrows and marks on a timeline: presentations, navigation, views
     /// moving between hierarchies, and what the background periods are made of.
-    package static let markedKinds: [EventKind] = [.present, .dismiss, .push, .pop, .viewAttached, .viewDetached]
+    static let markedKinds: [EventKind] = [.present, .dismiss, .push, .pop, .viewAttached, .viewDetached]
         + backgroundKinds
 
     package init(db: any SQLReadConnection, session: Int64, sid: String) {

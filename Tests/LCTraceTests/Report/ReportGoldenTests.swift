@@ -12,8 +12,8 @@ final class ReportGoldenTests: SampleDatabaseTestCase {
         return r.out.replacingOccurrences(of: db, with: "$DB")
     }
 
-    /// The files hold the samples' paths in the checkout that recorded them: both sides say
-    /// `$ROOT` for whatever comes before `/SampleTraces/`, so they compare in any checkout.
+    /// The files say `$ROOT` for whatever comes before `/SampleTraces/` (the checkout), on
+    /// both sides, so they compare in any checkout.
     static func anyCheckout(_ text: String) -> String {
         text.replacingOccurrences(of: #"/[^\s"'<>=]*/SampleTraces/"#, with: "$ROOT/SampleTraces/", options: .regularExpression)
     }

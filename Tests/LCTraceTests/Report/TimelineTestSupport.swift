@@ -86,13 +86,14 @@ class SampleDatabaseTestCase: XCTestCase {
 enum Golden {
     static let directory = TestSupport.root.appendingPathComponent("Tests/LCTraceTests/Report/Golden")
 
-    /// `steady` is applied to both sides before they are compared (not to what is recorded).
+    /// `steady` is applied to both sides before they are compared, and to what is recorded (so
+    /// the files hold no checkout's path).
     static func check(_ actual: String, _ name: String, steady: (String) -> String = { $0 },
                       file: StaticString = #filePath, line: UInt = #line) {
         let url = directory.appendingPathComponent(name)
         if ProcessInfo.processInfo.environment["LCTRACE_RECORD"] == "1" {
             try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            XCTAssertNoThrow(try actual.write(to: url, atomically: true, encoding: .utf8), file: file, line: line)
+            XCTAssertNoThrow(try steady(actual).write(to: url, atomically: true, encoding: .utf8), file: file, line: line)
             return
         }
         guard let recorded = try? String(contentsOf: url, encoding: .utf8) else {
