@@ -23,9 +23,17 @@ let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], 
 
 let package = Package(
     name: "lctrace",
+    // The recorder runs in apps from iOS 13 (viewIsAppearing's first release); the rest of
+    // the package builds where Swift 6 does. Linux ignores the list.
+    platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13)],
     products: [
         .executable(name: "lctrace", targets: ["lctrace"]),
         .library(name: "LCTrace", targets: ["LCTrace"]),
+        // What an iOS app adds: only LCTraceFormat and zlib come with it (no SQLite, no
+        // libpq, no ISA-L), and no unsafe flags, which SwiftPM refuses in a dependency.
+        // Static: an app and its extensions each link their own copy, and `swift build
+        // --product LCTraceRecorder` builds just it (SwiftPM refuses that for an automatic one).
+        .library(name: "LCTraceRecorder", type: .static, targets: ["LCTraceRecorder"]),
     ],
     targets: [
         // C libraries and our own small C.
@@ -52,6 +60,10 @@ let package = Package(
         .target(name: "LCTrace", dependencies: ["LCTraceIngest", "LCTraceReport", "LCTraceSQLite", "LCTracePostgreSQL"],
                 swiftSettings: hotPath),
 
+        // The recorder an app links.
+        .target(name: "LCTraceRecorder", dependencies: ["LCTraceFormat", "CZlib"],
+                resources: [.copy("PrivacyInfo.xcprivacy")]),
+
         // The command line and the tools.
         .target(name: "LCTraceCLI", dependencies: ["LCTrace"]),
         .executableTarget(name: "lctrace", dependencies: ["LCTraceCLI"]),
@@ -60,6 +72,8 @@ let package = Package(
         .executableTarget(name: "lctrace-fuzz", dependencies: ["LCTraceGen", "LCTrace", "LCTraceCLI"]),
         .testTarget(name: "LCTraceTests", dependencies: ["LCTrace", "LCTraceCLI", "LCTraceGen"],
                     exclude: ["Fuzz/regressions", "Report/Golden", "Fixtures"]),
+        // The recorder's core on any platform: its files read back by lctrace's own decoder and model.
+        .testTarget(name: "LCTraceRecorderTests", dependencies: ["LCTraceRecorder", "LCTraceIngest", "LCTraceAnalysis"]),
     ],
     swiftLanguageModes: [.v6]
 )
