@@ -103,7 +103,6 @@ final class EventBuffer: @unchecked Sendable {
             droppedRun = 0
         }
         put(event, t: t)
-        recordedTotal += 1
         let after = tail - head
         if after >= wakeCount && waiting < wakeCount { lock.broadcast() }
         return true
@@ -114,6 +113,7 @@ final class EventBuffer: @unchecked Sendable {
         event.seq = nextSeq
         event.t = t
         nextSeq += 1
+        recordedTotal += 1
         (slots + tail % capacity).initialize(to: event)
         tail += 1
     }

@@ -45,6 +45,8 @@ final class TraceWriter: @unchecked Sendable {
     private var nextPart = 0
     private var filesOpened = 0
     private var lastFlush = MonotonicClock.system.nanoseconds()
+    /// The writer's own marks (files deleted), stamped when made, written with the next member.
+    private var pendingMarks: [RecordedEvent] = []
 
     // Behind `buffer.lock`.
     private var tickets: [@Sendable () -> Void] = []
@@ -164,9 +166,10 @@ final class TraceWriter: @unchecked Sendable {
             rotateRequested = false
             buffer.lock.unlock()
 
-            if !range.isEmpty { writeMember(range) }
+            if !range.isEmpty || !pendingMarks.isEmpty { writeMember(range) }
             lastFlush = MonotonicClock.system.nanoseconds()
-            if rotate || stop { finishFile() }
+            // Not at a stop: its mark would follow sessionEnd; the next session's start enforces the cap.
+            if rotate || stop { finishFile(enforcingCap: !stop) }
             for completion in done { completion() }
             if stop {
                 let late: [@Sendable () -> Void] = buffer.lock.withLock {
@@ -183,7 +186,7 @@ final class TraceWriter: @unchecked Sendable {
 
     private func writeMember(_ range: Range<Int>) {
         let now = buffer.now()
-        if let open = file, open.size >= rotateBytes || now - open.openedAt >= rotateAgeNanoseconds { finishFile() }
+        if let open = file, open.size >= rotateBytes || now - open.openedAt >= rotateAgeNanoseconds { finishFile(enforcingCap: true) }
         var json = JSONWriter(capacity: range.count * 160 + 1024)
         if file == nil, openNextFile(at: now), filesOpened > 1 {
             // A rotated file starts with the session record again (a fresh seq, the same content).
@@ -198,10 +201,16 @@ final class TraceWriter: @unchecked Sendable {
             lastSeq = max(lastSeq, event.seq)
             count += 1
         }
+        for mark in pendingMarks {
+            encoder.append(mark, to: &json)
+            lastSeq = max(lastSeq, mark.seq)
+            count += 1
+        }
+        pendingMarks = []
         guard let open = file else { return lose(count) }
         let compressed = json.bytes.withUnsafeBytes { gzip.compress($0) }
         guard compressed, gzip.output.withUnsafeBytes({ open.append($0) }) else {
-            finishFile()
+            finishFile(enforcingCap: false)
             return lose(count)
         }
         let memberBytes = gzip.output.count
@@ -241,24 +250,27 @@ final class TraceWriter: @unchecked Sendable {
         }
     }
 
-    private func finishFile() {
+    private func finishFile(enforcingCap: Bool) {
         guard let open = file else { return }
         open.close()
         file = nil
         buffer.lock.withLock { activeFileName = nil }
-        enforceCap()
+        if enforcingCap { enforceCap() }
     }
 
     /// Deletes the oldest finished files until the directory holds at most `maxStoredBytes`
-    /// of trace files, and says so in the trace (`recorder.deletedFiles`).
+    /// of trace files less the room of the file being written (`rotateBytes`: it grows to
+    /// that before the next rotation), and says so in the trace (`recorder.deletedFiles`, in the next member,
+    /// after the session record that heads a file).
     private func enforceCap() {
         let files = TraceDirectory.list(directory)
+        let budget = maxStoredBytes - rotateBytes
         var total = files.reduce(0) { $0 + $1.size }
-        guard total > maxStoredBytes else { return }
+        guard total > budget else { return }
         let active = buffer.lock.withLock { activeFileName }
         var deleted = 0
         var bytes = 0
-        for f in files where total > maxStoredBytes && f.name.text != active {
+        for f in files where total > budget && f.name.text != active {
             guard (try? FileManager.default.removeItem(at: f.url)) != nil else { continue }
             total -= f.size
             deleted += 1
@@ -269,10 +281,12 @@ final class TraceWriter: @unchecked Sendable {
             stats.filesDeleted += Int64(deleted)
             stats.bytesDeleted += Int64(bytes)
         }
+        // Stamped now, past the buffer: it is never dropped, and it goes in after a stop too.
         var mark = RecordedEvent(.mark)
         mark.text = TraceWriter.deletedMarkName
         mark.numbers = [("files", Int64(deleted)), ("bytes", Int64(bytes))]
-        buffer.record(mark)
+        (mark.seq, mark.t) = buffer.stampOutOfBand()
+        pendingMarks.append(mark)
     }
 
     /// The mark that reports files deleted for the byte cap: `{"ev":"mark","name":"recorder.deletedFiles","files":N,"bytes":B}`.
