@@ -60,9 +60,10 @@ let package = Package(
         .target(name: "LCTrace", dependencies: ["LCTraceIngest", "LCTraceReport", "LCTraceSQLite", "LCTracePostgreSQL"],
                 swiftSettings: hotPath),
 
-        // The recorder an app links.
+        // The recorder an app links, and its stress and benchmark tool.
         .target(name: "LCTraceRecorder", dependencies: ["LCTraceFormat", "CZlib"],
                 resources: [.copy("PrivacyInfo.xcprivacy")]),
+        .executableTarget(name: "lctrace-recorder-stress", dependencies: ["LCTraceRecorder"]),
 
         // The command line and the tools.
         .target(name: "LCTraceCLI", dependencies: ["LCTrace"]),
@@ -72,7 +73,8 @@ let package = Package(
         .executableTarget(name: "lctrace-fuzz", dependencies: ["LCTraceGen", "LCTrace", "LCTraceCLI"]),
         .testTarget(name: "LCTraceTests", dependencies: ["LCTrace", "LCTraceCLI", "LCTraceGen"],
                     exclude: ["Fuzz/regressions", "Report/Golden", "Fixtures"]),
-        // The recorder's core on any platform: its files read back by lctrace's own decoder and model.
+        // The recorder's core on any platform: its files read back by lctrace's own decoder and
+        // model (the kill test runs lctrace-recorder-stress, which `swift test` builds too).
         .testTarget(name: "LCTraceRecorderTests", dependencies: ["LCTraceRecorder", "LCTraceIngest", "LCTraceAnalysis"]),
     ],
     swiftLanguageModes: [.v6]

@@ -57,6 +57,11 @@ final class EventBuffer: @unchecked Sendable {
         return store(event)
     }
 
+    /// `record` with the lock held (the writer's rotation markers).
+    func recordLocked(_ event: RecordedEvent) -> Bool {
+        accepting && store(event)
+    }
+
     /// `record` for the last event (`sessionEnd`): waits up to `timeout` for room, then
     /// closes the buffer to everything after it. Returns its seq, or nil when none came.
     func recordLast(_ event: RecordedEvent, timeoutNanoseconds: UInt64) -> Int64? {

@@ -3,12 +3,13 @@ import CZlib
 /// Compresses each flush into one complete gzip member (RFC 1952 §2.2: a file may hold many,
 /// one after another). A member ends with its trailer, so everything flushed before a kill
 /// is readable; only a member cut in the middle of its write is lost, and the reader keeps
-/// the lines before the cut. One z_stream, reset between members (no allocation per flush).
+/// the lines before the cut. One z_stream, reset between members, and one output buffer,
+/// grown to the largest member's bound: nothing is allocated per flush.
 final class GzipMembers {
     private var stream = z_stream()
     private var ready = false
-    /// The last member (valid until the next `compress`).
-    private(set) var output: [UInt8] = []
+    private var buffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    private var produced = 0
 
     init(level: Int) {
         // windowBits 15 + 16: a gzip wrapper (zlib manual, deflateInit2); memLevel 8: 256 KiB of state.
@@ -16,26 +17,30 @@ final class GzipMembers {
                               ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
     }
 
-    deinit { if ready { deflateEnd(&stream) } }
+    deinit {
+        if ready { deflateEnd(&stream) }
+        buffer.deallocate()
+    }
+
+    /// The last member (valid until the next `compress`).
+    var output: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: buffer[0..<produced]) }
 
     /// `input` as one gzip member in `output`; false when zlib failed.
     func compress(_ input: UnsafeRawBufferPointer) -> Bool {
+        produced = 0
         guard ready else { return false }
-        output.removeAll(keepingCapacity: true)
+        // deflateBound: room for the whole member, so one Z_FINISH call ends it.
+        let bound = Int(deflateBound(&stream, uLong(input.count)))
+        if buffer.count < bound {
+            buffer.deallocate()
+            buffer = .allocate(byteCount: bound, alignment: 16)
+        }
         stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
         stream.avail_in = uInt(input.count)
-        var rc: Int32
-        repeat {
-            let start = output.count
-            let room = max(Int(deflateBound(&stream, uLong(stream.avail_in))), 1 << 12)
-            output.append(contentsOf: repeatElement(0, count: room))
-            rc = output.withUnsafeMutableBufferPointer { out in
-                stream.next_out = out.baseAddress! + start
-                stream.avail_out = uInt(room)
-                return deflate(&stream, Z_FINISH)
-            }
-            output.removeLast(Int(stream.avail_out))
-        } while rc == Z_OK
+        stream.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
+        stream.avail_out = uInt(buffer.count)
+        let rc = deflate(&stream, Z_FINISH)
+        produced = buffer.count - Int(stream.avail_out)
         stream.next_in = nil
         stream.next_out = nil
         deflateReset(&stream)

@@ -41,6 +41,7 @@ public final class TraceRecorder: Sendable {
                                   wall: UTCTime(milliseconds: wall).rfc3339)
         writer = TraceWriter(buffer: buffer, directory: directory, encoder: encoder, configuration: configuration, wall: wall)
         buffer.record(RecordedEvent(.session))
+        writer.enforceCapAtStart()
         writer.start()
     }
 
@@ -78,7 +79,7 @@ public final class TraceRecorder: Sendable {
     }
 
     /// Flushes and finishes the current file, so it can be uploaded now (the next event
-    /// starts a new part with the session record again).
+    /// starts a new part with the session record again); `completion` runs once it is.
     public func finishCurrentFile(completion: (@Sendable () -> Void)? = nil) {
         writer.flush(rotate: true, completion: completion)
     }
@@ -93,6 +94,12 @@ public final class TraceRecorder: Sendable {
     public func removeFinishedFiles(_ files: [URL]) -> [URL] { writer.remove(files) }
 
     public var statistics: RecorderStatistics { writer.statistics }
+
+    /// Events in the buffer now (the benchmark paces itself by it).
+    package var waitingEvents: Int { buffer.waiting }
+
+    /// The bytes the buffer's slots take (the benchmark's memory budget).
+    package var bufferBytes: Int { buffer.capacity * MemoryLayout<RecordedEvent>.stride }
 
     // MARK: View-controller events
 

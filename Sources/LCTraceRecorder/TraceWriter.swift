@@ -1,5 +1,4 @@
 import Foundation
-import LCTraceFormat
 
 /// What the recorder has done so far.
 public struct RecorderStatistics: Sendable, Equatable {
@@ -22,7 +21,8 @@ public struct RecorderStatistics: Sendable, Equatable {
 
 /// The background writer: one thread that drains the buffer every `flushInterval` (or at
 /// `flushEventCount` events, or when asked), encodes the events, compresses them into one
-/// gzip member, appends it with one `write`, rotates files by size and age (the session
+/// gzip member (of `flushEventCount` events at most, so its memory stays small whatever
+/// the backlog), appends it with one `write`, rotates files by size and age (the session
 /// record repeated at the top of each), and keeps the directory under its byte cap. No
 /// fsync: bytes handed to `write` survive a process kill in the page cache, and Apple's
 /// flushes are slow; only a power loss can cost the last members.
@@ -41,15 +41,26 @@ final class TraceWriter: @unchecked Sendable {
 
     // The writer thread's own.
     private let gzip: GzipMembers
+    /// The lines of the member being made (its capacity kept from member to member).
+    private var lines: [UInt8] = []
+    /// Events per member at most: what bounds the writer's memory, whatever waits.
+    private let eventsPerMember: Int
+    /// About 150 kB of lines, 15 kB compressed: a member's 18 bytes of framing and fresh
+    /// dictionary cost nothing at that size, and the writer's buffers stay under a megabyte.
+    static let maxEventsPerMember = 1024
     private var file: OpenTraceFile?
     private var nextPart = 0
     private var filesOpened = 0
     private var lastFlush = MonotonicClock.system.nanoseconds()
-    /// The writer's own marks (files deleted), stamped when made, written with the next member.
-    private var pendingMarks: [RecordedEvent] = []
+    /// The marker met: the session record that heads the next file.
+    private var nextFileHead: RecordedEvent?
 
     // Behind `buffer.lock`.
     private var tickets: [@Sendable () -> Void] = []
+    /// Waiting for the next rotation marker to be met.
+    private var rotationTickets: [@Sendable () -> Void] = []
+    /// A rotation marker is in the buffer, not yet met.
+    private var rotationQueued = false
     private var flushRequested = false
     private var rotateRequested = false
     private var stopping = false
@@ -67,6 +78,8 @@ final class TraceWriter: @unchecked Sendable {
         maxStoredBytes = max(c.maxStoredBytes, 2 * max(1 << 12, c.rotateBytes))
         observer = c.flushObserver
         gzip = GzipMembers(level: c.compressionLevel)
+        eventsPerMember = max(1, min(c.flushEventCount, c.bufferCapacity, TraceWriter.maxEventsPerMember))
+        lines.reserveCapacity(eventsPerMember * 192)
         fileApp = c.session.app
         fileStamp = UTCTime(milliseconds: wall).compact
         fileSession = c.sessionID
@@ -83,12 +96,18 @@ final class TraceWriter: @unchecked Sendable {
 
     /// Writes what is buffered now as soon as possible; `completion` runs on the writer
     /// thread once it is in a file (or could not be: a full disk).
+    /// With `rotate`, the file ends too: a rotation marker goes in behind what is buffered
+    /// now, and `completion` runs once the writer met it.
     func flush(rotate: Bool, completion: (@Sendable () -> Void)?) {
         let queued: Bool = buffer.lock.withLock {
             if finished { return false }
             flushRequested = true
-            if rotate { rotateRequested = true }
-            if let completion { tickets.append(completion) }
+            if rotate {
+                queueRotationLocked()
+                if let completion { rotationTickets.append(completion) }
+            } else if let completion {
+                tickets.append(completion)
+            }
             buffer.lock.broadcast()
             return true
         }
@@ -149,8 +168,11 @@ final class TraceWriter: @unchecked Sendable {
 
     // MARK: The thread
 
+    /// Deletes what the byte cap says must go before the first file is started (called by
+    /// the recorder before `start`, so its mark follows the session record at once).
+    func enforceCapAtStart() { enforceCap() }
+
     private func run() {
-        enforceCap()
         while true {
             buffer.lock.lock()
             while !(stopping || flushRequested || buffer.waitingLocked >= buffer.wakeCount
@@ -159,24 +181,31 @@ final class TraceWriter: @unchecked Sendable {
             }
             let range = buffer.takeLocked()
             let stop = stopping
-            let rotate = rotateRequested
+            // A file too big or too old ends behind what is buffered now (and a marker that
+            // found the buffer full is tried again).
+            if rotateRequested || isDueLocked { queueRotationLocked() }
             let done = tickets
             tickets = []
             flushRequested = false
-            rotateRequested = false
             buffer.lock.unlock()
 
-            if !range.isEmpty || !pendingMarks.isEmpty { writeMember(range) }
+            // Members of at most `eventsPerMember` events: a backlog is written in several.
+            var start = range.lowerBound
+            while start < range.upperBound {
+                let end = min(range.upperBound, start + eventsPerMember)
+                write(start..<end)
+                start = end
+            }
             lastFlush = MonotonicClock.system.nanoseconds()
-            // Not at a stop: its mark would follow sessionEnd; the next session's start enforces the cap.
-            if rotate || stop { finishFile(enforcingCap: !stop) }
+            buffer.lock.withLock { if isDueLocked { queueRotationLocked() } }
+            if stop { finishFile(enforcingCap: false) }  // the next session's start enforces the cap
             for completion in done { completion() }
             if stop {
                 let late: [@Sendable () -> Void] = buffer.lock.withLock {
                     finished = true
                     buffer.lock.broadcast()
-                    defer { tickets = [] }
-                    return tickets
+                    defer { tickets = []; rotationTickets = [] }
+                    return tickets + rotationTickets
                 }
                 for completion in late { completion() }
                 return
@@ -184,32 +213,77 @@ final class TraceWriter: @unchecked Sendable {
         }
     }
 
-    private func writeMember(_ range: Range<Int>) {
-        let now = buffer.now()
-        if let open = file, open.size >= rotateBytes || now - open.openedAt >= rotateAgeNanoseconds { finishFile(enforcingCap: true) }
-        var json = JSONWriter(capacity: range.count * 160 + 1024)
-        if file == nil, openNextFile(at: now), filesOpened > 1 {
-            // A rotated file starts with the session record again (a fresh seq, the same content).
-            var copy = RecordedEvent(.session)
-            (copy.seq, copy.t) = buffer.stampOutOfBand()
-            encoder.append(copy, to: &json)
-        }
+    /// The current file reached `rotateBytes` or `rotateAge`.
+    private var isDueLocked: Bool {
+        guard let open = file else { return false }
+        return open.size >= rotateBytes || buffer.now() - open.openedAt >= rotateAgeNanoseconds
+    }
+
+    /// Puts a rotation marker in the buffer (the lock held), behind what is there: a session record with
+    /// its own seq. Where the writer meets it, the file ends and the next one starts with it,
+    /// so every event before it is in the finished file and every one after it in the next:
+    /// a kill at any moment leaves the seqs written contiguous. (A full buffer: tried again
+    /// after the next member.)
+    private func queueRotationLocked() {
+        guard !rotationQueued else { return }
+        rotationQueued = buffer.recordLocked(RecordedEvent(.session))
+        rotateRequested = !rotationQueued
+    }
+
+    /// Encodes the events of `range` and writes them as a member, or two when a rotation
+    /// marker comes in the middle (the part before it ends the current file).
+    private func write(_ range: Range<Int>) {
+        lines.removeAll(keepingCapacity: true)
         var count = 0
         var lastSeq: Int64 = -1
         buffer.drain(range) { event in
-            encoder.append(event, to: &json)
+            if case .standard(.session) = event.kind, event.seq > 0 {
+                writeMember(count: count, lastSeq: lastSeq)
+                finishFile(enforcingCap: true)
+                let done: [@Sendable () -> Void] = buffer.lock.withLock {
+                    rotationQueued = false
+                    defer { rotationTickets = [] }
+                    return rotationTickets
+                }
+                for completion in done { completion() }
+                nextFileHead = event
+                lines.removeAll(keepingCapacity: true)
+                count = 0
+                return
+            }
+            if file == nil { startFile(&lines, &count, &lastSeq) }
+            encoder.append(event, to: &lines)
             lastSeq = max(lastSeq, event.seq)
             count += 1
         }
-        for mark in pendingMarks {
-            encoder.append(mark, to: &json)
-            lastSeq = max(lastSeq, mark.seq)
+        writeMember(count: count, lastSeq: lastSeq)
+    }
+
+    /// Opens the next part and puts the session record at its head: the rotation marker
+    /// met, or after a failed write a copy stamped now (the one case where a kill can leave a
+    /// hole below it: the events still buffered when the disk failed).
+    private func startFile(_ lines: inout [UInt8], _ count: inout Int, _ lastSeq: inout Int64) {
+        guard openNextFile(at: buffer.now()) else { return }
+        var head = nextFileHead
+        nextFileHead = nil
+        if head == nil && filesOpened > 1 {
+            var copy = RecordedEvent(.session)
+            (copy.seq, copy.t) = buffer.stampOutOfBand()
+            head = copy
+        }
+        if let head {
+            encoder.append(head, to: &lines)
+            lastSeq = max(lastSeq, head.seq)
             count += 1
         }
-        pendingMarks = []
+    }
+
+    /// Compresses `lines` into one member and appends it to the file (nothing when empty).
+    private func writeMember(count: Int, lastSeq: Int64) {
+        guard count > 0 else { return }
         guard let open = file else { return lose(count) }
-        let compressed = json.bytes.withUnsafeBytes { gzip.compress($0) }
-        guard compressed, gzip.output.withUnsafeBytes({ open.append($0) }) else {
+        let compressed = lines.withUnsafeBytes { gzip.compress($0) }
+        guard compressed, open.append(gzip.output) else {
             finishFile(enforcingCap: false)
             return lose(count)
         }
@@ -229,7 +303,7 @@ final class TraceWriter: @unchecked Sendable {
         }
     }
 
-    /// Opens the next part; false when it could not be (the events wait for the next try).
+    /// Opens the next part; false when it could not be (its events are lost and counted).
     private func openNextFile(at t: Int64) -> Bool {
         do {
             try TraceDirectory.prepare(directory)
@@ -260,8 +334,8 @@ final class TraceWriter: @unchecked Sendable {
 
     /// Deletes the oldest finished files until the directory holds at most `maxStoredBytes`
     /// of trace files less the room of the file being written (`rotateBytes`: it grows to
-    /// that before the next rotation), and says so in the trace (`recorder.deletedFiles`, in the next member,
-    /// after the session record that heads a file).
+    /// that before the next rotation), and says so in the trace with a `recorder.deletedFiles`
+    /// mark (in order, like any event; a full buffer drops it, the statistics keep the count).
     private func enforceCap() {
         let files = TraceDirectory.list(directory)
         let budget = maxStoredBytes - rotateBytes
@@ -281,12 +355,10 @@ final class TraceWriter: @unchecked Sendable {
             stats.filesDeleted += Int64(deleted)
             stats.bytesDeleted += Int64(bytes)
         }
-        // Stamped now, past the buffer: it is never dropped, and it goes in after a stop too.
         var mark = RecordedEvent(.mark)
         mark.text = TraceWriter.deletedMarkName
         mark.numbers = [("files", Int64(deleted)), ("bytes", Int64(bytes))]
-        (mark.seq, mark.t) = buffer.stampOutOfBand()
-        pendingMarks.append(mark)
+        buffer.record(mark)
     }
 
     /// The mark that reports files deleted for the byte cap: `{"ev":"mark","name":"recorder.deletedFiles","files":N,"bytes":B}`.

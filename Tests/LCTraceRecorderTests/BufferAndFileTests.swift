@@ -176,7 +176,7 @@ final class RecorderFileTests: XCTestCase {
         XCTAssertEqual(try RecorderTests.findings(files.flatMap(\.events)).map(\.rule), [])
     }
 
-    /// Files rotate by age (on the monotonic clock of `t`).
+    /// Files rotate by age (on the monotonic clock of `t`), and on request.
     func testRotationByAge() throws {
         let dir = RecorderTests.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -191,10 +191,13 @@ final class RecorderFileTests: XCTestCase {
         r.mark("same file")
         XCTAssertTrue(r.flush(timeout: 10))
         clock.advance(milliseconds: 600)
+        // The writer sees the age at its next flush: the file ends behind what is buffered then.
+        XCTAssertTrue(r.flush(timeout: 10))
         r.mark("next file")
         XCTAssertTrue(r.stop())
         let files = try RecorderTests.files(dir)
         XCTAssertEqual(files.map { $0.events.compactMap(\.detail) }, [["first", "same file"], ["next file", "stopped"]])
+        XCTAssertEqual(files.map { $0.events.first?.kind }, [.session, .session])
     }
 
     /// The byte cap deletes the oldest finished trace files first (never the file being
