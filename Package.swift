@@ -75,7 +75,12 @@ let package = Package(
                     exclude: ["Fuzz/regressions", "Report/Golden", "Fixtures"]),
         // The recorder's core on any platform: its files read back by lctrace's own decoder and
         // model (the kill test runs lctrace-recorder-stress, which `swift test` builds too).
-        .testTarget(name: "LCTraceRecorderTests", dependencies: ["LCTraceRecorder", "LCTraceIngest", "LCTraceAnalysis"]),
+        .testTarget(name: "LCTraceRecorderTests",
+                    dependencies: ["LCTraceRecorder", "LCTraceFormat", "LCTraceModel", "LCTraceRules", "LCTraceIngest", "LCTraceAnalysis"]),
+        // The UIKit hooks on an iOS simulator (xcodebuild test); compiles to nothing elsewhere.
+        // Decoder and model without a database: neither target's closure has SQLite or libpq.
+        .testTarget(name: "LCTraceRecorderUIKitTests",
+                    dependencies: ["LCTraceRecorder", "LCTraceFormat", "LCTraceModel", "LCTraceRules", "LCTraceIngest", "LCTraceAnalysis"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -73,6 +73,13 @@ package enum NavigationChange {
     case set(old: [AnyObject], new: [AnyObject])
 }
 
+/// A navigation change in progress (`beginNavigation`).
+package struct NavigationToken: Sendable {
+    fileprivate let sentinel: InstanceSentinel
+    fileprivate let lock: RecorderLock
+    package func end() { lock.withLock { sentinel.navigationDepth -= 1 } }
+}
+
 /// The platform-independent half of UIKit recording: which controllers are recorded, their
 /// ids (a fresh one and an `init` at an instance's first callback: nothing is hooked in an
 /// initializer, so nothing touches a controller before its init returned), the parent,
@@ -283,13 +290,22 @@ package final class ControllerTracker: @unchecked Sendable {
     /// containers call their own methods) records nothing more. Calls `original` once.
     package func navigation<R>(_ nav: AnyObject, _ change: NavigationChange, animated: Bool, interactive: Bool,
                                original: () -> R) -> R {
-        guard let n = sentinel(nav) else { return original() }
+        let token = beginNavigation(nav, change, animated: animated, interactive: interactive)
+        defer { token?.end() }
+        return original()
+    }
+
+    /// `navigation` in two halves, for a hook that must call the original outside the
+    /// tracker's call: records the change, unless one of the same controller is in
+    /// progress; `end()` the token once the original returned.
+    package func beginNavigation(_ nav: AnyObject, _ change: NavigationChange, animated: Bool, interactive: Bool) -> NavigationToken? {
+        guard let n = sentinel(nav) else { return nil }
+        let token = NavigationToken(sentinel: n, lock: lock)
         let outermost = lock.withLock { () -> Bool in
             n.navigationDepth += 1
             return n.navigationDepth == 1
         }
-        defer { lock.withLock { n.navigationDepth -= 1 } }
-        guard outermost else { return original() }
+        guard outermost else { return token }
         var pushed: [AnyObject] = []
         var popped: [AnyObject] = []
         switch change {
@@ -311,7 +327,7 @@ package final class ControllerTracker: @unchecked Sendable {
         for child in pushed {
             if let c = sentinel(child) { recorder.push(c.id, on: n.id, animated: animated, interactive: interactive) }
         }
-        return original()
+        return token
     }
 
     // MARK: Windows
