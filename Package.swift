@@ -18,7 +18,8 @@ import PackageDescription
 //   LCTraceCLI       the command line: parses, calls the library, prints, exits
 
 // Release builds skip the run-time exclusivity checks (8 % of ingest CPU in the hot loops);
-// debug builds, and so the tests, keep them.
+// debug builds, and so the tests, keep them. Not on LCTraceFormat and LCTraceRecorder, which
+// an app builds as a dependency.
 let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 let package = Package(
@@ -48,7 +49,11 @@ let package = Package(
                        providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
 
         // The library, bottom up.
-        .target(name: "LCTraceFormat", swiftSettings: hotPath),
+        // No hotPath: the recorder's product depends on it, and SwiftPM refuses unsafe flags
+        // in a dependency. It has no dynamic exclusivity checks to drop: built with and
+        // without the flag, its machine code and its .swiftmodule (the SIL clients inline) are
+        // byte for byte the same.
+        .target(name: "LCTraceFormat"),
         .target(name: "LCTraceModel", dependencies: ["LCTraceFormat", "CFastHash"], swiftSettings: hotPath),
         .target(name: "LCTraceRules", dependencies: ["LCTraceModel"], swiftSettings: hotPath),
         .target(name: "LCTraceIngest", dependencies: ["LCTraceModel", "CZlib", "CFastInflate"], swiftSettings: hotPath),
