@@ -7,39 +7,28 @@ import LCTraceFormat
 /// It writes bytes, not through `JSONWriter`: the writer thread must sustain 500,000 events
 /// a second with gzip, and `JSONWriter`'s per-call escaping and bookkeeping was 60 % of its
 /// time (2.3 µs an event). The fixed texts (`{"v":1,"sid":"…","seq":`, each `,"key":`, each
-/// `,"ev":"name"`) are made once from those names; free text (class names, marks, scene ids)
-/// goes through `JSONText`, the one escaper. A line holds only objects, strings, integers,
-/// booleans and null, in a fixed order, so there is no structure to get wrong.
-struct LineEncoder {
-    private let sessionLine: [UInt8]
+/// `,"ev":"name"`) are made once from those names, into one buffer; free text (class names,
+/// marks, scene ids) goes through `JSONText`, the one escaper. A line holds only objects,
+/// strings, integers, booleans and null, in a fixed order: no structure to get wrong.
+final class LineEncoder {
+    /// Every fixed text, one after another; the fragments below point into it.
+    private let storage: UnsafeMutableRawBufferPointer
+    private typealias Text = UnsafeRawBufferPointer
     /// `{"v":1,"sid":"<sid>","seq":`
-    private let prefix: [UInt8]
-    private let names: [EventKind: [UInt8]]
-    private let windowRootName: [UInt8]
-
+    private let prefix: Text
+    /// The session record's own keys and values, the same in every copy.
+    private let sessionKeys: Text
+    /// `,"ev":"name"` by the event kind's case tag (`tag(of:)`), and for windowRoot.
+    private let names: [Text]
+    private let windowRootName: Text
     // `,"key":` of each key the recorder writes.
-    private static func key(_ name: String) -> [UInt8] { Array(",".utf8) + quoted(name) + [0x3a] }
-    private static func quoted(_ text: String) -> [UInt8] { [0x22] + JSONText.escaped(text) + [0x22] }
-    private static let t = key(TraceKey.t.text), vc = key(TraceKey.vc.text), cls = key(TraceKey.cls.text)
-    private static let animated = key(TraceKey.animated.text), isMovingToParent = key(TraceKey.isMovingToParent.text)
-    private static let isBeingPresented = key(TraceKey.isBeingPresented.text)
-    private static let isMovingFromParent = key(TraceKey.isMovingFromParent.text)
-    private static let isBeingDismissed = key(TraceKey.isBeingDismissed.text), interactive = key(TraceKey.interactive.text)
-    private static let parent = key(TraceKey.parent.text), host = key(TraceKey.host.text), presented = key(TraceKey.presented.text)
-    private static let child = key(TraceKey.child.text), style = key(TraceKey.style.text), scene = key(TraceKey.scene.text)
-    private static let name = key(TraceKey.name.text), reason = key(TraceKey.reason.text), bounds = key(TraceKey.bounds.text)
-    private static let traits = key(TraceKey.traits.text)
-    private static let uikit = key(WriterName.uikit), old = key(WriterName.old)
-    private static let idStart = Array("\"vc".utf8)
-    private static let trueText = Array("true".utf8), falseText = Array("false".utf8), nullText = Array("null".utf8)
+    private let t, vc, cls, animated, isMovingToParent, isBeingPresented, isMovingFromParent, isBeingDismissed: Text
+    private let interactive, parent, host, presented, child, style, scene, name, reason, bounds, traits, uikit, old: Text
+    private let idStart, trueText, falseText, nullText: Text
 
     init(sid: String, session: SessionInfo, wall: String) {
-        prefix = Array("{".utf8) + LineEncoder.quoted(TraceKey.v.text) + Array(":\(TraceFormat.version)".utf8)
-            + LineEncoder.key(TraceKey.sid.text) + LineEncoder.quoted(sid) + LineEncoder.key(TraceKey.seq.text)
-        let ev = LineEncoder.key(TraceKey.ev.text)
-        names = Dictionary(uniqueKeysWithValues: EventKind.allCases.map { ($0, ev + LineEncoder.quoted($0.rawValue)) })
-        windowRootName = ev + LineEncoder.quoted(WriterName.windowRoot)
-        // The session record's own keys, the same in every copy.
+        func key(_ name: String) -> [UInt8] { Array(",".utf8) + quoted(name) + [0x3a] }
+        func quoted(_ text: String) -> [UInt8] { [0x22] + JSONText.escaped(text) + [0x22] }
         var record: [(String, String)] = [(TraceKey.wall.text, wall), (TraceKey.app.text, session.app),
                                           (TraceKey.appVersion.text, session.appVersion), (TraceKey.build.text, session.build),
                                           (TraceKey.os.text, session.os), (TraceKey.osVersion.text, session.osVersion)]
@@ -47,135 +36,186 @@ struct LineEncoder {
         record.append((TraceKey.device.text, session.device))
         record.append((TraceKey.recorder.text, TraceRecorder.recorderName))
         if let point = session.extensionPoint { record.append((WriterName.extensionPoint, point)) }
-        sessionLine = record.flatMap { LineEncoder.key($0.0) + LineEncoder.quoted($0.1) }
+        let ev = key(TraceKey.ev.text)
+        var texts: [[UInt8]] = [
+            Array("{".utf8) + quoted(TraceKey.v.text) + Array(":\(TraceFormat.version)".utf8) + key(TraceKey.sid.text) + quoted(sid)
+                + key(TraceKey.seq.text),
+            record.flatMap { key($0.0) + quoted($0.1) },
+            ev + quoted(WriterName.windowRoot),
+        ]
+        let keys = [TraceKey.t, .vc, .cls, .animated, .isMovingToParent, .isBeingPresented, .isMovingFromParent, .isBeingDismissed,
+                    .interactive, .parent, .host, .presented, .child, .style, .scene, .name, .reason, .bounds, .traits].map(\.text)
+            + [WriterName.uikit, WriterName.old]
+        texts += keys.map(key)
+        texts += ["\"vc", "true", "false", "null"].map { Array($0.utf8) }
+        texts += EventKind.allCases.map { ev + quoted($0.rawValue) }
+        storage = .allocate(byteCount: texts.reduce(0) { $0 + $1.count }, alignment: 1)
+        var fragments: [Text] = []
+        var offset = 0
+        for text in texts {
+            let slice = UnsafeMutableRawBufferPointer(rebasing: storage[offset..<(offset + text.count)])
+            slice.copyBytes(from: text)
+            fragments.append(UnsafeRawBufferPointer(slice))
+            offset += text.count
+        }
+        var next = fragments.makeIterator()
+        prefix = next.next()!; sessionKeys = next.next()!; windowRootName = next.next()!
+        t = next.next()!; vc = next.next()!; cls = next.next()!; animated = next.next()!; isMovingToParent = next.next()!
+        isBeingPresented = next.next()!; isMovingFromParent = next.next()!; isBeingDismissed = next.next()!
+        interactive = next.next()!; parent = next.next()!; host = next.next()!; presented = next.next()!; child = next.next()!
+        style = next.next()!; scene = next.next()!; name = next.next()!; reason = next.next()!; bounds = next.next()!
+        traits = next.next()!; uikit = next.next()!; old = next.next()!
+        idStart = next.next()!; trueText = next.next()!; falseText = next.next()!; nullText = next.next()!
+        assert(MemoryLayout<EventKind>.size == 1 && Set(EventKind.allCases.map(LineEncoder.tag)).count == EventKind.allCases.count,
+               "EventKind's case tags are not one distinct byte each")
+        var byTag = [Text](repeating: Text(start: nil, count: 0), count: 256)
+        for kind in EventKind.allCases { byTag[LineEncoder.tag(of: kind)] = next.next()! }
+        names = byTag
     }
 
+    deinit { storage.deallocate() }
+
+    /// An `EventKind`'s case tag: a one-byte enum without payloads is stored as its case's
+    /// index, so this indexes `names` without hashing (asserted in `init`, so the tests would
+    /// see a layout that broke it).
+    @inline(__always)
+    private static func tag(of kind: EventKind) -> Int { withUnsafeBytes(of: kind) { Int($0[0]) } }
+
     /// Appends `e` as one line (with its `\n`).
-    func append(_ e: RecordedEvent, to out: inout [UInt8]) {
-        typealias K = LineEncoder
-        out.append(contentsOf: prefix)
+    func append(_ e: RecordedEvent, to out: inout LineBuffer) {
+        out.append(prefix)
         integer(e.seq, &out)
-        out.append(contentsOf: K.t)
+        out.append(t)
         integer(e.t, &out)
         guard case .standard(let kind) = e.kind else {
             // windowRoot: every key optional; null roots written as null.
-            out.append(contentsOf: windowRootName)
-            out.append(contentsOf: K.vc); id(e.vc, &out)
-            out.append(contentsOf: K.old); id(e.other, &out)
-            if let scene = e.secondText { out.append(contentsOf: K.scene); string(scene, &out) }
+            out.append(windowRootName)
+            out.append(vc); id(e.vc, &out)
+            out.append(old); id(e.other, &out)
+            if let scene = e.secondText { out.append(self.scene); string(scene, &out) }
             return end(&out)
         }
-        out.append(contentsOf: names[kind]!)
-        if e.vc != 0 { out.append(contentsOf: K.vc); id(e.vc, &out) }
+        out.append(names[LineEncoder.tag(of: kind)])
+        if e.vc != 0 { out.append(vc); id(e.vc, &out) }
         switch kind {
         case .session:
-            out.append(contentsOf: sessionLine)
+            out.append(sessionKeys)
         case .sessionEnd:
-            out.append(contentsOf: K.reason); string(e.text ?? SessionEndReason.stopped.rawValue, &out)
+            out.append(reason); string(e.text ?? SessionEndReason.stopped.rawValue, &out)
         case .`init`:
-            out.append(contentsOf: K.cls); string(e.text ?? "", &out)
-            if let uikit = e.secondText { out.append(contentsOf: K.uikit); string(uikit, &out) }
+            out.append(cls); string(e.text ?? "", &out)
+            if let uikit = e.secondText { out.append(self.uikit); string(uikit, &out) }
         case .viewWillAppear, .viewDidAppear:
-            flag(K.animated, e.flags.contains(.animated), &out)
-            flag(K.isMovingToParent, e.flags.contains(.movingToParent), &out)
-            flag(K.isBeingPresented, e.flags.contains(.beingPresented), &out)
+            flag(animated, e.flags.contains(.animated), &out)
+            flag(isMovingToParent, e.flags.contains(.movingToParent), &out)
+            flag(isBeingPresented, e.flags.contains(.beingPresented), &out)
             if kind == .viewWillAppear { interactiveFlag(e.flags, &out) }
         case .viewWillDisappear, .viewDidDisappear:
-            flag(K.animated, e.flags.contains(.animated), &out)
-            flag(K.isMovingFromParent, e.flags.contains(.movingFromParent), &out)
-            flag(K.isBeingDismissed, e.flags.contains(.beingDismissed), &out)
+            flag(animated, e.flags.contains(.animated), &out)
+            flag(isMovingFromParent, e.flags.contains(.movingFromParent), &out)
+            flag(isBeingDismissed, e.flags.contains(.beingDismissed), &out)
             if kind == .viewWillDisappear { interactiveFlag(e.flags, &out) }
         case .viewIsAppearing:
-            flag(K.animated, e.flags.contains(.animated), &out)
+            flag(animated, e.flags.contains(.animated), &out)
             if let size = e.bounds {
-                out.append(contentsOf: K.bounds)
+                out.append(bounds)
                 out.append(0x5b); number(size.width, &out); out.append(0x2c); number(size.height, &out); out.append(0x5d)
             }
-            if let traits = e.traits { out.append(contentsOf: K.traits); self.traits(traits, &out) }
+            if let traits = e.traits { out.append(self.traits); self.traits(traits, &out) }
         case .traitChange:
-            out.append(contentsOf: K.traits); traits(e.traits ?? Traits(), &out)
+            out.append(self.traits); traits(e.traits ?? Traits(), &out)
         case .addChild, .willMoveToParent, .didMoveToParent, .removeFromParent:
-            out.append(contentsOf: K.parent); id(e.other, &out)
+            out.append(parent); id(e.other, &out)
         case .viewAttached, .viewDetached:
-            out.append(contentsOf: K.host); id(e.other, &out)
+            out.append(host); id(e.other, &out)
         case .present:
-            out.append(contentsOf: K.presented); id(e.other, &out)
-            if let style = e.text { out.append(contentsOf: K.style); string(style, &out) }
-            flag(K.animated, e.flags.contains(.animated), &out)
+            out.append(presented); id(e.other, &out)
+            if let style = e.text { out.append(self.style); string(style, &out) }
+            flag(animated, e.flags.contains(.animated), &out)
             interactiveFlag(e.flags, &out)
         case .dismiss:
-            flag(K.animated, e.flags.contains(.animated), &out)
+            flag(animated, e.flags.contains(.animated), &out)
             interactiveFlag(e.flags, &out)
         case .push, .pop:
-            out.append(contentsOf: K.child); id(e.other, &out)
-            flag(K.animated, e.flags.contains(.animated), &out)
-            flag(K.interactive, e.flags.contains(.interactive), &out)
+            out.append(child); id(e.other, &out)
+            flag(animated, e.flags.contains(.animated), &out)
+            flag(interactive, e.flags.contains(.interactive), &out)
         case .sceneWillConnect, .sceneDidBecomeActive, .sceneWillResignActive,
              .sceneWillEnterForeground, .sceneDidEnterBackground, .sceneDidDisconnect:
-            out.append(contentsOf: K.scene); string(e.text ?? "", &out)
+            out.append(scene); string(e.text ?? "", &out)
         case .mark:
-            out.append(contentsOf: K.name); string(e.text ?? "", &out)
-            for (key, value) in e.numbers { out.append(contentsOf: K.key(key)); integer(value, &out) }
+            out.append(name); string(e.text ?? "", &out)
+            for (key, value) in e.numbers {
+                out.append(0x2c); string(key, &out); out.append(0x3a); integer(value, &out)
+            }
         default:
             break  // loadView, viewDidLoad, deinit, layout, memoryWarning, app events: no more keys
         }
         end(&out)
     }
 
-    private func end(_ out: inout [UInt8]) {
+    private func end(_ out: inout LineBuffer) {
         out.append(0x7d)
         out.append(0x0a)
     }
 
-    private func string(_ text: String, _ out: inout [UInt8]) {
+    private func string(_ text: String, _ out: inout LineBuffer) {
         out.append(0x22)
         var text = text
-        text.withUTF8 { JSONText.appendEscaped(UnsafeRawBufferPointer($0), to: &out) }
+        text.withUTF8 { utf8 in
+            JSONText.forEachEscapedPiece(UnsafeRawBufferPointer(utf8), run: { out.append($0) },
+                                         escape: { escape in escape.withUTF8Buffer { out.append(UnsafeRawBufferPointer($0)) } },
+                                         control: { byte in JSONText.controlEscape(byte).withUnsafeBytes { out.append($0) } })
+        }
         out.append(0x22)
     }
 
     /// `"vc12"`, or null for 0.
-    private func id(_ number: UInt64, _ out: inout [UInt8]) {
-        guard number != 0 else { return out.append(contentsOf: LineEncoder.nullText) }
-        out.append(contentsOf: LineEncoder.idStart)
+    private func id(_ number: UInt64, _ out: inout LineBuffer) {
+        guard number != 0 else { return out.append(nullText) }
+        out.append(idStart)
         integer(Int64(number), &out)
         out.append(0x22)
     }
 
-    private func flag(_ key: [UInt8], _ value: Bool, _ out: inout [UInt8]) {
-        out.append(contentsOf: key)
-        out.append(contentsOf: value ? LineEncoder.trueText : LineEncoder.falseText)
+    private func flag(_ key: Text, _ value: Bool, _ out: inout LineBuffer) {
+        out.append(key)
+        out.append(value ? trueText : falseText)
     }
 
-    private func interactiveFlag(_ flags: RecordedFlags, _ out: inout [UInt8]) {
-        if flags.contains(.interactiveKnown) { flag(LineEncoder.interactive, flags.contains(.interactive), &out) }
+    private func interactiveFlag(_ flags: RecordedFlags, _ out: inout LineBuffer) {
+        if flags.contains(.interactiveKnown) { flag(interactive, flags.contains(.interactive), &out) }
     }
 
-    /// Decimal digits, without a String in between.
-    private func integer(_ value: Int64, _ out: inout [UInt8]) {
-        if value >= 0 && value < 10 { return out.append(UInt8(truncatingIfNeeded: 0x30 + value)) }
-        var magnitude = value.magnitude
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var i = 20
+    /// Decimal digits, written in place.
+    private func integer(_ value: Int64, _ out: inout LineBuffer) {
+        out.write(upTo: 20) { at in
+            var magnitude = value.magnitude
+            var digits = 0
+            var probe = magnitude
+            repeat { digits += 1; probe /= 10 } while probe > 0
+            let sign = value < 0 ? 1 : 0
+            if sign == 1 { at.storeBytes(of: 0x2d, as: UInt8.self) }
+            var i = sign + digits
             repeat {
                 i -= 1
-                digits[i] = UInt8(truncatingIfNeeded: 0x30 + magnitude % 10)
+                at.storeBytes(of: UInt8(truncatingIfNeeded: 0x30 + magnitude % 10), toByteOffset: i, as: UInt8.self)
                 magnitude /= 10
             } while magnitude > 0
-            if value < 0 { out.append(0x2d) }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[i..<20]))
+            return sign + digits
         }
     }
 
     /// Whole points as integers (`393`, not `393.0`), others as Swift prints them (shortest
     /// round trip); not finite: 0 (JSON has no NaN).
-    private func number(_ value: Double, _ out: inout [UInt8]) {
+    private func number(_ value: Double, _ out: inout LineBuffer) {
         guard value.isFinite else { return out.append(0x30) }
         if value == value.rounded(), abs(value) < 1e15 { return integer(Int64(value), &out) }
-        out.append(contentsOf: String(value).utf8)
+        var text = String(value)
+        text.withUTF8 { out.append(UnsafeRawBufferPointer($0)) }
     }
 
-    private func traits(_ traits: Traits, _ out: inout [UInt8]) {
+    private func traits(_ traits: Traits, _ out: inout LineBuffer) {
         out.append(0x7b)
         var first = true
         func member(_ key: String, _ value: String) {

@@ -42,7 +42,7 @@ final class TraceWriter: @unchecked Sendable {
     // The writer thread's own.
     private let gzip: GzipMembers
     /// The lines of the member being made (its capacity kept from member to member).
-    private var lines: [UInt8] = []
+    private var lines: LineBuffer
     /// Events per member at most: what bounds the writer's memory, whatever waits.
     private let eventsPerMember: Int
     /// About 150 kB of lines, 15 kB compressed: a member's 18 bytes of framing and fresh
@@ -79,7 +79,7 @@ final class TraceWriter: @unchecked Sendable {
         observer = c.flushObserver
         gzip = GzipMembers(level: c.compressionLevel)
         eventsPerMember = max(1, min(c.flushEventCount, c.bufferCapacity, TraceWriter.maxEventsPerMember))
-        lines.reserveCapacity(eventsPerMember * 192)
+        lines = LineBuffer(capacity: eventsPerMember * 192)
         fileApp = c.session.app
         fileStamp = UTCTime(milliseconds: wall).compact
         fileSession = c.sessionID
@@ -233,7 +233,7 @@ final class TraceWriter: @unchecked Sendable {
     /// Encodes the events of `range` and writes them as a member, or two when a rotation
     /// marker comes in the middle (the part before it ends the current file).
     private func write(_ range: Range<Int>) {
-        lines.removeAll(keepingCapacity: true)
+        lines.removeAll()
         var count = 0
         var lastSeq: Int64 = -1
         buffer.drain(range) { event in
@@ -247,7 +247,7 @@ final class TraceWriter: @unchecked Sendable {
                 }
                 for completion in done { completion() }
                 nextFileHead = event
-                lines.removeAll(keepingCapacity: true)
+                lines.removeAll()
                 count = 0
                 return
             }
@@ -262,7 +262,7 @@ final class TraceWriter: @unchecked Sendable {
     /// Opens the next part and puts the session record at its head: the rotation marker
     /// met, or after a failed write a copy stamped now (the one case where a kill can leave a
     /// hole below it: the events still buffered when the disk failed).
-    private func startFile(_ lines: inout [UInt8], _ count: inout Int, _ lastSeq: inout Int64) {
+    private func startFile(_ lines: inout LineBuffer, _ count: inout Int, _ lastSeq: inout Int64) {
         guard openNextFile(at: buffer.now()) else { return }
         var head = nextFileHead
         nextFileHead = nil
@@ -282,7 +282,7 @@ final class TraceWriter: @unchecked Sendable {
     private func writeMember(count: Int, lastSeq: Int64) {
         guard count > 0 else { return }
         guard let open = file else { return lose(count) }
-        let compressed = lines.withUnsafeBytes { gzip.compress($0) }
+        let compressed = gzip.compress(lines.bytes)
         guard compressed, open.append(gzip.output) else {
             finishFile(enforcingCap: false)
             return lose(count)
