@@ -112,6 +112,23 @@ final class ControllerTrackerTests: XCTestCase {
         ])
     }
 
+    /// removeFromParent names the former parent even when UIKit no longer does (the one
+    /// recorded at addChild), and a detach names the host the view was attached under.
+    func testRemovalAndDetachNameWhatTheyLeave() throws {
+        let parent = CardContainerViewController(), child = BannerViewController()
+        uikit.load(parent)
+        uikit.addChild(child, to: parent)
+        uikit.didMove(child, to: parent)
+        uikit.load(child)
+        uikit.attach(child, to: parent.view!)
+        uikit.tracker.removeFromParent(child, currentParent: nil)
+        uikit.tracker.rootViewMoved(child, attached: false, hosts: [])
+        uikit.tracker.rootViewMoved(child, attached: false, hosts: [])  // a second detach: nothing
+        let events = try stopAndRead()
+        XCTAssertEqual(lines(events, [.removeFromParent, .viewDetached]), ["removeFromParent vc2 vc1", "viewDetached vc2 vc1"])
+        withExtendedLifetime([parent, child]) {}
+    }
+
     /// The first callback of an instance records its init (with `uikit`); ids are per
     /// session counters, never addresses, and never reused.
     func testInitAtFirstSightAndFreshIDs() throws {
