@@ -79,6 +79,7 @@ func record(_ args: [String]) -> Never {
     let countsAddress = UInt(bitPattern: map.bindMemory(to: UInt64.self, capacity: 512))
     let recorder: TraceRecorder
     do { recorder = try TraceRecorder(configuration: config) } catch { fail("\(error)") }
+    recorder.scene(.willConnect, scene: "stress")  // an app with a scene life cycle (SDK 27: LC502 otherwise)
     let started = "started \(config.sessionID)\n"
     _ = started.withCString { write(1, $0, strlen($0)) }
     let perThread = Double(rate) / Double(threads)
