@@ -19,13 +19,15 @@ final class RecorderConcurrencyTests: XCTestCase {
         XCTAssertEqual(Set(inits).count, inits.count, "an id given twice")
     }
 
-    /// A small buffer: events dropped while eight threads record, every hole counted.
+    /// A small buffer: events dropped while eight threads record, every hole counted. The
+    /// writer is held at its first member until the buffer overflows, so drops happen
+    /// however fast the machine is; then it runs with the threads.
     func testEightThreadsWithASmallBufferCountEveryDrop() throws {
-        let (_, stats) = try eightThreads(capacity: 1024)
+        let (_, stats) = try eightThreads(capacity: 1024, holdWriterUntilDrops: true)
         XCTAssertGreaterThan(stats.dropped, 0)
     }
 
-    private func eightThreads(capacity: Int) throws -> ([TraceEvent], RecorderStatistics) {
+    private func eightThreads(capacity: Int, holdWriterUntilDrops: Bool = false) throws -> ([TraceEvent], RecorderStatistics) {
         let dir = RecorderTests.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
         var config = RecorderTests.configuration(dir)
@@ -33,7 +35,18 @@ final class RecorderConcurrencyTests: XCTestCase {
         config.flushEventCount = 100
         config.flushInterval = 0.002
         config.rotateBytes = 16 << 10
+        let gate = WriterGate()
+        if holdWriterUntilDrops { config.flushObserver = gate.observer }
         let recorder = try TraceRecorder(configuration: config)
+        if holdWriterUntilDrops {
+            recorder.flush()
+            XCTAssertTrue(gate.waitUntilHeld())
+            Thread {
+                let deadline = Date().addingTimeInterval(30)
+                while recorder.statistics.dropped == 0 && Date() < deadline { usleep(1000) }
+                gate.release()
+            }.start()
+        }
         let tracker = ControllerTracker(recorder: recorder, storage: HeldSentinels(), naming: UIKitSimulator.naming)
         let threads = 8, rounds = 400
         /// Controllers one thread used, freed by whichever thread takes them.
