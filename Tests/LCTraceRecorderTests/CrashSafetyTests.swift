@@ -121,4 +121,34 @@ final class CrashSafetyTests: XCTestCase {
         print("kill test: \(kills) kills, \(files) files, \(kept) events kept, \(lostAtTail) events lost at the tail "
               + "(made after the last flush), \(dropped) dropped (buffer full, marked), \(cutTails) files with a cut tail")
     }
+
+    /// A file cut in the middle of its last member (a kill during a write, or a power loss):
+    /// lctrace keeps every earlier member and the lines of the cut one up to the cut, and
+    /// reports the damage; a cut line is the only reject.
+    func testFileCutInsideAMemberIsReadUpToTheCut() throws {
+        let dir = RecorderTests.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var config = RecorderTests.configuration(dir)
+        config.flushInterval = 3600
+        let r = try TraceRecorder(configuration: config)
+        var before = 0
+        for member in 0..<3 {
+            for i in 0..<300 { r.mark("member \(member) event \(i) " + String(repeating: "x", count: i % 50)) }
+            XCTAssertTrue(r.flush(timeout: 10))
+            if member < 2 { before = Int(r.statistics.written) }
+        }
+        r.stop()
+        let url = try XCTUnwrap(TraceDirectory.list(dir).first?.url)
+        let whole = try Data(contentsOf: url)
+        let members = try XCTUnwrap(r.statistics.members)
+        XCTAssertEqual(members, 4)  // three flushes and the stop
+        for cut in [whole.count - 200, whole.count - 600, whole.count - 1200] {
+            try whole.prefix(cut).write(to: url)
+            let file = try DecodedFile(url)
+            XCTAssertNotNil(file.damage, "a cut at \(cut) of \(whole.count) was not reported")
+            XCTAssertGreaterThanOrEqual(file.events.count, before, "events of whole members lost at a cut at \(cut)")
+            XCTAssertEqual(file.events.map(\.seq), Array(0..<Int64(file.events.count)), "not contiguous up to the cut")
+            for reject in file.rejects { XCTAssertTrue(reject.unterminated, reject.reason) }
+        }
+    }
 }
