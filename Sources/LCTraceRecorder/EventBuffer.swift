@@ -16,7 +16,8 @@ final class EventBuffer: @unchecked Sendable {
     let capacity: Int
     private let slots: UnsafeMutablePointer<RecordedEvent>
     private let clock: MonotonicClock
-    private let origin: UInt64
+    /// The clock's reading at the session's first event (its `t` is 0); behind `lock`.
+    private var origin: UInt64?
     // Behind `lock`:
     private var head = 0            // absolute index of the first slot not yet taken back
     private var tail = 0            // absolute index of the next slot to fill
@@ -33,7 +34,6 @@ final class EventBuffer: @unchecked Sendable {
         self.capacity = max(capacity, 4)
         self.wakeCount = max(1, min(wakeCount, self.capacity / 2))
         self.clock = clock
-        origin = clock.nanoseconds()
         slots = .allocate(capacity: self.capacity)
     }
 
@@ -42,11 +42,15 @@ final class EventBuffer: @unchecked Sendable {
         slots.deallocate()
     }
 
-    /// Nanoseconds since the session's origin (the clock read when the buffer was made).
-    func now() -> Int64 {
+    /// Nanoseconds since the session's first event (the lock held).
+    func nowLocked() -> Int64 {
         let reading = clock.nanoseconds()
+        guard let origin else { origin = reading; return 0 }
         return reading >= origin ? Int64(reading - origin) : 0
     }
+
+    /// `nowLocked`, taking the lock.
+    func now() -> Int64 { lock.withLock { nowLocked() } }
 
     /// Stamps and stores `event`; false when it was dropped (buffer full) or recording ended.
     @discardableResult
@@ -85,7 +89,7 @@ final class EventBuffer: @unchecked Sendable {
     func stampOutOfBand() -> (seq: Int64, t: Int64) {
         lock.withLock {
             defer { nextSeq += 1 }
-            return (nextSeq, now())
+            return (nextSeq, nowLocked())
         }
     }
 
@@ -99,7 +103,7 @@ final class EventBuffer: @unchecked Sendable {
             droppedTotal += 1
             return false
         }
-        let t = now()
+        let t = nowLocked()
         if droppedRun > 0 {
             var mark = RecordedEvent(.mark)
             mark.text = EventBuffer.droppedMarkName

@@ -88,9 +88,10 @@ final class LineEncoder {
         out.append(t)
         integer(e.t, &out)
         guard case .standard(let kind) = e.kind else {
-            // windowRoot: every key optional; null roots written as null.
+            // windowRoot: every key optional. No new root: `vc` left out (absent reads as null,
+            // and Schemas/trace-line.schema.json wants `vc` a string where present).
             out.append(windowRootName)
-            out.append(vc); id(e.vc, &out)
+            if e.vc != 0 { out.append(vc); id(e.vc, &out) }
             out.append(old); id(e.other, &out)
             if let scene = e.secondText { out.append(self.scene); string(scene, &out) }
             return end(&out)

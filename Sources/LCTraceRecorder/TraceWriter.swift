@@ -216,7 +216,7 @@ final class TraceWriter: @unchecked Sendable {
     /// The current file reached `rotateBytes` or `rotateAge`.
     private var isDueLocked: Bool {
         guard let open = file else { return false }
-        return open.size >= rotateBytes || buffer.now() - open.openedAt >= rotateAgeNanoseconds
+        return open.size >= rotateBytes || buffer.nowLocked() - open.openedAt >= rotateAgeNanoseconds
     }
 
     /// Puts a rotation marker in the buffer (the lock held), behind what is there: a session record with

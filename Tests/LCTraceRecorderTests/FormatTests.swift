@@ -178,5 +178,60 @@ final class RecorderFormatTests: XCTestCase {
         XCTAssertTrue(r.stop())
         let events = try RecorderTests.events(dir)
         XCTAssertEqual(events.map(\.name), ["session", "mark", "sessionEnd"])
+        XCTAssertEqual(events.first?.t, 0, "the session's origin is its first event, on the real clock too")
+    }
+
+    /// Every kind of line also validates against the repository's JSON Schema of a trace line
+    /// (with the validator `.ci/run` installs; skipped without it).
+    func testEveryLineValidatesAgainstTheTraceLineSchema() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let candidates: [String?] = [ProcessInfo.processInfo.environment["LCTRACE_VALIDATOR_PYTHON"], root.appendingPathComponent(".ci/venv/bin/python").path]
+        guard let python = candidates.compactMap({ $0 }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw XCTSkip("no validator: run .ci/run (it makes .ci/venv with jsonschema) or set LCTRACE_VALIDATOR_PYTHON")
+        }
+        let dir = RecorderTests.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var config = RecorderTests.configuration(dir)
+        config.session.extensionPoint = "com.apple.share-services"
+        let r = try TraceRecorder(configuration: config)
+        let a = r.initialized(cls: "ProductListViewController", uikit: "UIViewController"), b = r.initialized(cls: "Detail")
+        r.loadView(a); r.viewDidLoad(a)
+        r.viewWillAppear(a, animated: true, isMovingToParent: false, isBeingPresented: true, interactive: true)
+        r.viewIsAppearing(a, animated: true, bounds: ViewSize(width: 393, height: 852.5), traits: Traits(horizontal: .compact, style: .dark))
+        r.viewDidAppear(a, animated: true, isMovingToParent: false, isBeingPresented: true)
+        r.viewWillDisappear(a, animated: true, isMovingFromParent: true, isBeingDismissed: false, interactive: false)
+        r.viewDidDisappear(a, animated: true, isMovingFromParent: true, isBeingDismissed: false)
+        r.viewWillLayoutSubviews(a); r.viewDidLayoutSubviews(a); r.traitChange(a, traits: Traits(style: .light))
+        r.memoryWarning(a); r.memoryWarning()
+        r.addChild(b, parent: a); r.willMoveToParent(b, parent: a); r.didMoveToParent(b, parent: a)
+        r.willMoveToParent(b, parent: nil); r.removeFromParent(b, parent: a); r.removeFromParent(b, parent: nil)
+        r.didMoveToParent(b, parent: nil); r.viewAttached(b, host: a); r.viewDetached(b, host: nil)
+        r.present(b, by: a, style: .pageSheet, animated: true); r.dismiss(b, animated: true, interactive: true)
+        r.push(b, on: a, animated: true); r.pop(b, from: a, animated: true, interactive: true)
+        r.windowRoot(a, old: nil, scene: "S1"); r.windowRoot(nil, old: a)
+        for e in SceneEvent.allCases { r.scene(e, scene: "S1") }
+        for e in AppEvent.allCases { r.app(e) }
+        r.mark("QA \"step\"\n3"); r.deinitialized(b)
+        r.stop()
+        let file = try XCTUnwrap(TraceDirectory.list(dir).first?.url)
+        let script = """
+            import gzip, json, sys, jsonschema
+            schema = json.load(open(sys.argv[1]))
+            validator = jsonschema.validators.validator_for(schema)(schema)
+            bad = [(line, [e.message for e in validator.iter_errors(json.loads(line))]) for line in gzip.open(sys.argv[2], "rt")]
+            bad = [b for b in bad if b[1]]
+            print("\\n".join(f"{line.strip()}: {errors}" for line, errors in bad))
+            sys.exit(1 if bad else 0)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", script, root.appendingPathComponent("Schemas/trace-line.schema.json").path, file.path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 0, text)
+        XCTAssertEqual(try DecodedFile(file).events.count, 45)
     }
 }
