@@ -3,6 +3,7 @@
 
     Benchmarks/run [--quick] [--runs N] [--scaling] [--keep DIR] [--gate-db DB] [--query-db DB] [--before LCTRACE]
                    [--baseline-binary [LABEL=]PATH]...
+    Benchmarks/run --recorder [--quick]
 
 The CI gate (report, report --format sarif, report --format html with its size, baseline,
 compare, report --baseline) is timed on the analyzed corpus, and with --scaling on the
@@ -22,6 +23,11 @@ on one long session beside `report` on it. Then the CSV export of every `events_
 through `lctrace query -f csv` beside `sqlite3 -csv` (and an older lctrace binary with
 --before; --query-db DB times only that, on a kept database), with whether the bytes are the
 same. This is a measurement, never a test.
+
+--recorder measures the recorder an app links instead (lctrace-recorder-stress bench, a
+release build): the time on the calling thread per recorded event (p50, p99), the events per
+second its writer sustains with gzip, and the process's peak RSS, in one line
+`recorder: p50 N ns, p99 N ns, sustained N events/s, peak RSS N MB`, then one of details.
 """
 import argparse, glob, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -169,6 +175,13 @@ def csv_export(lctrace, db, work, runs, before=None):
         os.unlink(path)
 
 
+def recorder(quick):
+    """The recorder's overhead: lctrace-recorder-stress bench prints its lines."""
+    sh(["swift", "build", "-c", "release", "--product", "lctrace-recorder-stress"], cwd=ROOT, stdout=subprocess.DEVNULL)
+    tool = os.path.join(ROOT, ".build/release/lctrace-recorder-stress")
+    sh([tool, "bench"] + (["--quick"] if quick else []))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="a tiny corpus, one run (CI)")
@@ -182,7 +195,10 @@ def main():
     ap.add_argument("--before", help="an lctrace binary built from an older commit, timed beside this one in the CSV export")
     ap.add_argument("--baseline-binary", action="append", default=[], metavar="[LABEL=]PATH",
                     help="also time this lctrace binary's full ingest in the same rounds (repeatable)")
+    ap.add_argument("--recorder", action="store_true", help="measure the recorder (LCTraceRecorder) instead")
     a = ap.parse_args()
+    if a.recorder:
+        return recorder(a.quick)
     work = a.keep or tempfile.mkdtemp(prefix="lctrace-bench-")
     os.makedirs(work, exist_ok=True)
     lctrace, gen, cfloor = build(work)

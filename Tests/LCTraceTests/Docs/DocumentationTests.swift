@@ -52,8 +52,17 @@ final class DocumentationTests: TemporaryDirectoryTestCase {
         for page in ["CONTRIBUTING.md", "Benchmarks/RESULTS.md", "SampleTraces/README.md", "docs/lctrace.1"] {
             XCTAssertTrue(readme.contains("](\(page))"), "README does not link \(page)")
         }
-        let recording = try XCTUnwrap(readme.range(of: "## Recording traces in your app\n"))
-        XCTAssertTrue(readme[recording.upperBound...].prefix(400).contains("](docs/recording.md)"))
+        // The recording section says how an app starts the recorder, with names the package has.
+        let start = try XCTUnwrap(readme.range(of: "## Recording traces in your app\n"))
+        let section = String(readme[start.upperBound...]).components(separatedBy: "\n## ")[0]
+        for needle in ["](docs/recording.md)", ".product(name: \"LCTraceRecorder\", package: \"lctrace\")",
+                       "import LCTraceRecorder", "UIKitRecording.start()"] {
+            XCTAssertTrue(section.contains(needle), "README's recording section lacks \(needle)")
+        }
+        let recorder = try String(contentsOf: TestSupport.root.appendingPathComponent("Sources/LCTraceRecorder/UIKit/UIKitRecording.swift"), encoding: .utf8)
+        XCTAssertTrue(recorder.contains("public static func start("), "the README names UIKitRecording.start")
+        let manifest = try String(contentsOf: TestSupport.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        XCTAssertTrue(manifest.contains(".library(name: \"LCTraceRecorder\""), "the README names the LCTraceRecorder product")
     }
 
     /// The quick start's commands as a user copies them: exactly two, one a line.
