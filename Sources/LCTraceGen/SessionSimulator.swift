@@ -878,10 +878,13 @@ package final class SessionSimulator {
         lookAlike(results, "results controller of \(known), dismissed: kept with it")
     }
 
-    /// (1.2) A push whose end the recorder lost (a file lost mid-push): one seq hole over part of
-    /// B's viewIsAppearing … viewDidAppear … didMove and A's viewDetached, always including B's
-    /// viewDidAppear (so no appearance is seen to complete without its viewIsAppearing). B is
-    /// then popped and freed: nothing to judge across the hole.
+    /// (1.2) A push whose middle the recorder lost (a file lost mid-push): one seq hole that
+    /// always holds B's viewDidAppear (so no appearance is seen to complete without its
+    /// viewIsAppearing), from anywhere between the push event and it (half the time from B's
+    /// viewIsAppearing or later; earlier, it may take B's addChild, willMove, loads and
+    /// viewWillAppear and A's viewWillDisappear) to anywhere up to A's viewDetached (B's didMove
+    /// among them). B is then popped and freed: nothing to judge across the hole (A's
+    /// viewWillAppear may follow its lost disappearance; B's first events may be lost).
     private func pushAcrossLostEvents() {
         let a = top
         let before = lines.count
@@ -889,16 +892,23 @@ package final class SessionSimulator {
         func index(_ ev: String, _ vc: SimVC) -> Int {
             lines[before...].firstIndex { $0.contains("\"ev\":\"\(ev)\",\"vc\":\"\(vc.id)\"") }!
         }
-        let isAppearing = index("viewIsAppearing", b), didAppear = index("viewDidAppear", b)
+        let push = index("push", nav), isAppearing = index("viewIsAppearing", b), didAppear = index("viewDidAppear", b)
         let last = index("viewDetached", a)
-        let hole = rng.int(isAppearing...didAppear)...rng.int(didAppear...last)
+        let first = rng.chance(0.5) ? rng.int(isAppearing...didAppear) : rng.int(push...didAppear)
+        let hole = first...rng.int(didAppear...last)
         for line in lines[hole] {
             let digits = line.split(separator: ",").first { $0.hasPrefix("\"seq\":") }!.dropFirst(6)
             droppedSeqs.insert(Int64(digits)!)
         }
+        // Its appearance event lost, and an event of its own recorded after the hole before its
+        // next appearance event: A's viewDetached; B's didMove, or else the pop's willMove(nil).
+        let aAfter = hole.contains(index("viewWillDisappear", a)) && !hole.contains(last)
+        let bAfter = hole.contains(index("viewWillAppear", b))
         lines.removeSubrange(hole)
-        lookAlike(a, "covered by a push whose end fell in a seq hole")
-        lookAlike(b, "pushed across a seq hole (lost events), popped and freed")
+        lookAlike(a, "covered by a push whose middle fell in a seq hole"
+                  + (aAfter ? " (its viewWillDisappear lost, its viewDetached recorded after the hole)" : ""))
+        lookAlike(b, "pushed across a seq hole (lost events), popped and freed"
+                  + (bAfter ? " (its viewWillAppear lost, its didMove or the pop's willMove recorded after the hole)" : ""))
         advance(800...2500)
         pop()
     }
