@@ -821,6 +821,7 @@ package final class SessionSimulator {
         let root = newVC(rng.pick(["DocumentViewController", "ComposeViewController", "MapViewController"]))
         secondWindow = root
         load(root)
+        emit("windowRoot", root, "\"scene\":\"scene-2\"")
         emit("viewWillAppear", root, flags(animated: false, toParent: false, presented: false))
         emit("viewAttached", root, "\"host\":null")
         advance(2...6)
