@@ -34,7 +34,7 @@ package enum CorpusWriter {
                                       .lateDeinitInGrace, .reusedAddress, .quickEndAfterAdd]
 
     /// A deterministic session id (UUID-shaped) from the seed and index.
-    static func sid(_ rng: inout SplitMix64) -> String {
+    package static func sid(_ rng: inout SplitMix64) -> String {
         let a = rng.next(), b = rng.next()
         let hex = String(format: "%016llx%016llx", a, b)
         let c = Array(hex)
@@ -46,10 +46,23 @@ package enum CorpusWriter {
     static let bugs11: [Plant] = [.leakInChain]
     static let lookAlikes11: [Plant] = [.chainDismissal, .containerMove, .overCurrentContext, .interactiveDismiss]
 
+    /// The scenarios rules 1.2 added, from a third stream (the corpora of a given seed keep
+    /// every earlier draw): multi-window iPads, search controllers, window root changes,
+    /// chains presented by children, files lost mid-push, interactive swipes known from the
+    /// appearance events, pushes under a dragged sheet.
+    static let bugs12: [Plant] = [.leakBesideBackgroundWindow, .leakRootSwapWithSheet, .leakInChildChain,
+                                  .slowPushUnderDraggedSheet]
+    static let lookAlikes12: [Plant] = [.deinitInGraceBesideBackgroundWindow, .cancelledSearch, .rootSwapFreed,
+                                        .pushAcrossLostEvents, .interactiveSwipeWithoutPop]
+    /// Plants that need a second scene: an iPad's, in a session with a scene life cycle.
+    package static let multiWindow: Set<Plant> = [.leakBesideBackgroundWindow, .deinitInGraceBesideBackgroundWindow]
+    static let iPads = ["iPad14,5", "iPad13,16", "iPad16,3"]
+
     /// Random plans: every session draws bugs and look-alikes at the given rates.
     package static func randomPlans(_ options: CorpusOptions) -> [SessionPlan] {
         var rng = SplitMix64(seed: options.seed)
         var rng11 = SplitMix64(seed: options.seed ^ 0x5275_6c65_7331_2e31)
+        var rng12 = SplitMix64(seed: options.seed ^ 0x5275_6c65_7331_2e32)
         return (0..<options.sessions).map { i in
             var plants: [Plant] = bugs.filter { _ in rng.chance(options.bugRate) }
             plants += lookAlikes.filter { _ in rng.chance(options.lookAlikeRate) }
@@ -73,6 +86,14 @@ package enum CorpusWriter {
             if !legacy && !plan.plants.contains(.noScene) && rng11.chance(options.bugRate / 4) {
                 plan.plants.append(.appExtension)
             }
+            var plants12 = bugs12.filter { _ in rng12.chance(options.bugRate) }
+            plants12 += lookAlikes12.filter { _ in rng12.chance(options.lookAlikeRate) }
+            let noScene = plan.plants.contains(.noScene) || plan.plants.contains(.appExtension)
+            // A second window needs scenes; an extension has no window root to replace.
+            plants12.removeAll { (noScene && multiWindow.contains($0))
+                || (plan.plants.contains(.appExtension) && SessionSimulator.atLaunch.contains($0)) }
+            if plants12.contains(where: multiWindow.contains) { plan.device = rng12.pick(iPads) }
+            plan.plants += plants12
             _ = i
             return plan
         }

@@ -32,6 +32,24 @@ package enum Plant: String, CaseIterable, Sendable {
     /// (rules 1.1) A presentation chain dismissed from its bottom: the intermediate controller,
     /// which gets no callbacks, is never freed.
     case leakInChain
+    // (rules 1.2) bugs
+    /// An iPad session with a second window (scene-2) sent to the background while scene-1
+    /// stays active: a controller popped in the active window and never freed is LC301, not
+    /// LC302 (one window in the background stops no clock).
+    case leakBesideBackgroundWindow
+    /// At launch, `window.rootViewController` replaced (`windowRoot`) while the old root, an
+    /// onboarding navigation controller with two screens, still presents a sheet; nothing of it
+    /// is ever freed: LC301 for the old root (release `root`), its screens (`ancestor`) and the
+    /// sheet (`chain`).
+    case leakRootSwapWithSheet
+    /// A presented navigation controller AN whose root child A1 presents a sheet BN (a
+    /// navigation controller with root B1); AN is dismissed (BN goes with it, UIKit makes the
+    /// container the presenter) and AN and A1 are freed, BN and B1 never: LC301 for both.
+    case leakInChildChain
+    /// While a form sheet is dragged down (an interactive dismissal in progress; let go or
+    /// completed afterwards), a programmatic push in the navigation controller under it takes
+    /// more than 1 s animated: LC401 (the finger drives the sheet, not the push).
+    case slowPushUnderDraggedSheet
     // look-alikes that must not be flagged
     case cancelledInteractivePop, completedInteractivePop, cancelledSheetSwipe, sheetPresenter
     case backgrounding, visibleAtEnd, cachedReshow, lateDeinitInGrace, reusedAddress, quickEndAfterAdd
@@ -46,6 +64,26 @@ package enum Plant: String, CaseIterable, Sendable {
     case interactiveDismiss
     /// The session of an app extension: no scene life cycle, as extensions have none.
     case appExtension
+    // (rules 1.2) look-alikes
+    /// A controller freed 2–4 s after its pop in the active window while an iPad's second
+    /// window is in the background: in time (the clock runs while any scene is in the foreground).
+    case deinitInGraceBesideBackgroundWindow
+    /// A cancelled search: a `UISearchController` (or a subclass with `"uikit":"UISearchController"`
+    /// on its init) with a results controller as its child, presented and dismissed, once or
+    /// twice, and kept (by `navigationItem.searchController`) until its owner goes: never a leak.
+    case cancelledSearch
+    /// At launch, an onboarding root (a navigation controller, sometimes with a sheet open)
+    /// replaced by `windowRoot` and freed right after, all of it: no LC201 for what was visible
+    /// (no disappear callbacks come), no LC301.
+    case rootSwapFreed
+    /// A push whose end is lost (a seq hole over B's viewIsAppearing … viewDidAppear …
+    /// didMove, A's viewDetached), then B popped and freed: no LC202–LC205, LC101–LC105 (LC901
+    /// for the session, as for every hole).
+    case pushAcrossLostEvents
+    /// A back swipe held 3–5 s recorded without push/pop events, known only from
+    /// `"interactive":true` on the popped controller's viewWillDisappear and/or the revealed
+    /// one's viewWillAppear: the revealed controller and its child are not LC401.
+    case interactiveSwipeWithoutPop
 }
 
 /// The answer key of a corpus.
@@ -55,12 +93,16 @@ package struct Labels: Sendable {
         package var session: String
         package var vc: String?
         package var since: Int64?
+        /// The scenario that planted it (nil: the session as a whole). Not in the JSON key.
+        package var plant: Plant? = nil
     }
     package struct LookAlike: Sendable, Hashable {
         package var session: String
         package var vc: String
         package var since: Int64
         package var why: String
+        /// The scenario that planted it (nil: the session as a whole). Not in the JSON key.
+        package var plant: Plant? = nil
     }
     package var expected: [Item] = []
     /// Findings that are also right (a child held by a leaked parent).
@@ -195,17 +237,20 @@ package final class SessionSimulator {
     }
 
     private func flags(animated: Bool? = nil, toParent: Bool? = nil, presented: Bool? = nil,
-                       fromParent: Bool? = nil, dismissed: Bool? = nil) -> String {
+                       fromParent: Bool? = nil, dismissed: Bool? = nil, interactive: Bool? = nil) -> String {
         var parts: [String] = []
         if let animated { parts.append("\"animated\":\(animated)") }
         if let toParent { parts.append("\"isMovingToParent\":\(toParent)") }
         if let presented { parts.append("\"isBeingPresented\":\(presented)") }
         if let fromParent { parts.append("\"isMovingFromParent\":\(fromParent)") }
         if let dismissed { parts.append("\"isBeingDismissed\":\(dismissed)") }
+        // (1.2) The transition coordinator's isInteractive, on viewWillAppear/viewWillDisappear.
+        if let interactive { parts.append("\"interactive\":\(interactive)") }
         return parts.joined(separator: ",")
     }
 
-    private func newVC(_ cls: String, reuse: Bool = false, address: String? = nil) -> SimVC {
+    /// `uikit`: its nearest UIKit superclass, written on the init (trace format 1.2).
+    private func newVC(_ cls: String, reuse: Bool = false, address: String? = nil, uikit: String? = nil) -> SimVC {
         let id: String
         if let address {
             id = address
@@ -217,7 +262,7 @@ package final class SessionSimulator {
             nextAddress += 0x200
         }
         let vc = SimVC(id: id, cls: cls, since: seq)
-        emit("init", vc, "\"cls\":\"\(cls)\"")
+        emit("init", vc, "\"cls\":\"\(cls)\"" + (uikit.map { ",\"uikit\":\"\($0)\"" } ?? ""))
         return vc
     }
 
@@ -235,16 +280,19 @@ package final class SessionSimulator {
         freed.append(vc.id)
     }
 
-    private func expect(_ rule: String, _ vc: SimVC?) {
-        labels.expected.append(Labels.Item(rule: rule, session: plan.sid, vc: vc?.id, since: vc?.since))
+    /// The plant being performed: the labels written meanwhile are its own.
+    private var currentPlant: Plant?
+
+    private func expect(_ rule: String, _ vc: SimVC?, plant: Plant? = nil) {
+        labels.expected.append(Labels.Item(rule: rule, session: plan.sid, vc: vc?.id, since: vc?.since, plant: plant ?? currentPlant))
     }
 
     private func acceptable(_ rule: String, _ vc: SimVC) {
-        labels.alsoAcceptable.append(Labels.Item(rule: rule, session: plan.sid, vc: vc.id, since: vc.since))
+        labels.alsoAcceptable.append(Labels.Item(rule: rule, session: plan.sid, vc: vc.id, since: vc.since, plant: currentPlant))
     }
 
-    private func lookAlike(_ vc: SimVC, _ why: String) {
-        labels.mustNotFlag.append(Labels.LookAlike(session: plan.sid, vc: vc.id, since: vc.since, why: why))
+    private func lookAlike(_ vc: SimVC, _ why: String, plant: Plant? = nil) {
+        labels.mustNotFlag.append(Labels.LookAlike(session: plan.sid, vc: vc.id, since: vc.since, why: why, plant: plant ?? currentPlant))
     }
 
     private func layout(_ vc: SimVC) {
@@ -260,7 +308,7 @@ package final class SessionSimulator {
     package func run() -> [String] {
         sessionRecord()
         launch()
-        var pending = plan.plants.filter { !Self.terminal.contains($0) && !Self.global.contains($0) }
+        var pending = plan.plants.filter { !Self.terminal.contains($0) && !Self.global.contains($0) && !Self.atLaunch.contains($0) }
         let total = max(plan.scenarios, pending.count * 2)
         for step in 0..<total {
             maybeRotate()
@@ -280,14 +328,16 @@ package final class SessionSimulator {
         advance(500...1500)
         for plant in Self.terminalOrder where plan.plants.contains(plant) { perform(plant) }
         if plan.plants.contains(.visibleAtEnd), let top = stacks[selected].last {
-            lookAlike(top, "still visible when the session ends")
+            lookAlike(top, "still visible when the session ends", plant: .visibleAtEnd)
         }
         if plan.cleanEnd {
             advance(100...500)
             emit("sessionEnd", nil, "\"reason\":\"\(rng.pick(["terminate", "background-kill", "stopped"]))\"")
         }
-        if plan.plants.contains(.lostEvents) { expect("LC901", nil) }
-        if plan.plants.contains(.clockBackwards) { expect("LC903", nil) }
+        if plan.plants.contains(.lostEvents) || plan.plants.contains(.pushAcrossLostEvents) {
+            expect("LC901", nil, plant: plan.plants.contains(.lostEvents) ? .lostEvents : .pushAcrossLostEvents)
+        }
+        if plan.plants.contains(.clockBackwards) { expect("LC903", nil, plant: .clockBackwards) }
         return lines
     }
 
@@ -296,6 +346,10 @@ package final class SessionSimulator {
     static let terminal = Set(terminalOrder)
     /// Plants that shape the whole session rather than one scenario.
     static let global: Set<Plant> = [.appDelegate, .noScene, .visibleAtEnd, .appExtension]
+    /// (1.2) Plants that run at launch, before the main tab bar becomes the window's root, in
+    /// this order: each is an onboarding root that the next root replaces.
+    static let launchOrder: [Plant] = [.rootSwapFreed, .leakRootSwapWithSheet]
+    static let atLaunch = Set(launchOrder)
 
     private func launch() {
         advance(1...3)
@@ -305,6 +359,12 @@ package final class SessionSimulator {
             expectAppDelegateOnce()
         }
         advance(1...4)
+        // (1.2) Onboarding roots shown first, each replaced by the next root.
+        for plant in Self.launchOrder where plan.plants.contains(plant) { perform(plant) }
+        let replaced = oldRoot
+        oldRoot = nil
+        navs = []
+        stacks = []
         tab = newVC("MainTabBarController")
         load(tab)
         for (i, rootClass) in Self.rootClasses.enumerated() {
@@ -317,16 +377,29 @@ package final class SessionSimulator {
             if i == 0 { load(nav); load(root) }
         }
         selected = 0
+        if let replaced { emitWindowRoot(tab, replacing: replaced.nav) }
         let shown = [tab!, navs[0], stacks[0][0]]
+        showAsWindowRoot(shown)
+        if let replaced {
+            finishReplacedRoot(replaced)
+        } else {
+            enterForegroundAtLaunch()
+        }
+    }
+
+    /// The first appearance of a window's root and what it shows (reference §1), not animated.
+    private func showAsWindowRoot(_ shown: [SimVC]) {
         for vc in shown { emit("viewWillAppear", vc, flags(animated: false, toParent: false, presented: false)) }
-        emit("viewAttached", tab, "\"host\":null")
-        emit("viewAttached", navs[0], "\"host\":\"\(tab.id)\"")
-        emit("viewAttached", stacks[0][0], "\"host\":\"\(navs[0].id)\"")
+        emit("viewAttached", shown[0], "\"host\":null")
+        for (host, vc) in zip(shown, shown.dropFirst()) { emit("viewAttached", vc, "\"host\":\"\(host.id)\"") }
         advance(2...6)
         for vc in shown { emit("viewIsAppearing", vc, flags(animated: false) + ",\"bounds\":[393,852]") }
         for vc in shown { layout(vc) }
         advance(10...30)
         for vc in shown { emit("viewDidAppear", vc, flags(animated: false, toParent: false, presented: false)) }
+    }
+
+    private func enterForegroundAtLaunch() {
         if scenes {
             emit("sceneWillEnterForeground", nil, "\"scene\":\"scene-1\"")
             advance(1...3)
@@ -335,12 +408,83 @@ package final class SessionSimulator {
         if appDelegate { emit("appDidBecomeActive") }
     }
 
+    // MARK: Window roots (1.2)
+
+    /// An onboarding root the window shows before the main tab bar: a navigation controller
+    /// with its screens, and the sheet it still presents when it is replaced (or nil).
+    private struct OnboardingRoot {
+        let nav: SimVC
+        let screens: [SimVC]
+        let sheet: SimVC?
+        let leaks: Bool
+    }
+    /// The window's root while it is an onboarding root (at launch).
+    private var oldRoot: OnboardingRoot?
+
+    /// `window.rootViewController = new` (trace format 1.2): `old` is the root it replaces.
+    private func emitWindowRoot(_ new: SimVC, replacing old: SimVC?) {
+        var fields = old.map { "\"old\":\"\($0.id)\"" } ?? ""
+        if scenes { fields += (fields.isEmpty ? "" : ",") + "\"scene\":\"scene-1\"" }
+        emit("windowRoot", new, fields)
+    }
+
+    /// An onboarding flow becomes the window's root (replacing the one before, if any): a
+    /// navigation controller with a first screen, then a second screen pushed and, for the
+    /// leak always, otherwise half the time, a sheet presented by the navigation controller
+    /// or its top screen, still open when the next root replaces it.
+    private func onboardingRoot(leaks: Bool) {
+        let previous = oldRoot
+        let nav = newVC("UINavigationController")
+        let first = newVC(previous == nil ? "WelcomeViewController" : "SignInViewController")
+        contain(first, in: nav, didMove: true)
+        load(nav)
+        load(first)
+        emitWindowRoot(nav, replacing: previous?.nav)
+        navs = [nav]
+        stacks = [[first]]
+        selected = 0
+        showAsWindowRoot([nav, first])
+        if let previous { finishReplacedRoot(previous) } else { enterForegroundAtLaunch() }
+        advance(1000...4000)
+        let second = push(previous == nil ? "OnboardingPageViewController" : "AccountSetupViewController")
+        advance(800...2500)
+        var sheet: SimVC?
+        if leaks || rng.chance(0.5) {
+            sheet = presentModal(style: rng.pick(["pageSheet", "formSheet"]), inNavigation: false,
+                                 cls: rng.pick(["TermsSheetViewController", "CountryPickerViewController"]),
+                                 by: rng.chance(0.5) ? nav : second)
+            advance(800...2500)
+        }
+        oldRoot = OnboardingRoot(nav: nav, screens: [first, second], sheet: sheet, leaks: leaks)
+    }
+
+    /// The replaced root's view leaves the window (no disappear callbacks: rules.md 1.2, its
+    /// controllers are hidden from the replacement). Either nothing of it is ever freed (a
+    /// sheet left open keeps it: LC301 for the root, its screens and the sheet), or all of it is
+    /// freed right after.
+    private func finishReplacedRoot(_ old: OnboardingRoot) {
+        emit("viewDetached", old.nav, "\"host\":null")
+        let all = [old.nav] + old.screens + (old.sheet.map { [$0] } ?? [])
+        let plant: Plant = old.leaks ? .leakRootSwapWithSheet : .rootSwapFreed
+        if old.leaks {
+            expect("LC301", old.nav, plant: plant)       // release `root`
+            for screen in old.screens { expect("LC301", screen, plant: plant) }   // `ancestor`
+            if let sheet = old.sheet { expect("LC301", sheet, plant: plant) }    // `chain`
+            return
+        }
+        advance(5...40)
+        if let sheet = old.sheet { free(sheet) }
+        deinitTree(old.nav)
+        lookAlike(old.nav, "replaced window root, visible, freed right after", plant: plant)
+        for vc in all.dropFirst() { lookAlike(vc, "in a replaced window root (or its sheet), freed right after", plant: plant) }
+    }
+
     private var appDelegateLabelled = false
     private func expectAppDelegateOnce() {
         guard !appDelegateLabelled else { return }
         appDelegateLabelled = true
-        if (Int(plan.sdk.split(separator: ".").first ?? "") ?? 0) >= 26 { expect("LC501", nil) }
-        if plan.plants.contains(.noScene), (Int(plan.sdk.split(separator: ".").first ?? "") ?? 0) >= 27 { expect("LC502", nil) }
+        if (Int(plan.sdk.split(separator: ".").first ?? "") ?? 0) >= 26 { expect("LC501", nil, plant: .appDelegate) }
+        if plan.plants.contains(.noScene), (Int(plan.sdk.split(separator: ".").first ?? "") ?? 0) >= 27 { expect("LC502", nil, plant: .noScene) }
     }
 
     /// addChild + willMove (+ didMove), as UIKit's containers record them.
@@ -386,8 +530,9 @@ package final class SessionSimulator {
 
     /// Push B onto the selected stack: UIKit's order (reference §2).
     @discardableResult
+    /// `coveredChildren`: children of A whose views are in A's: UIKit forwards A's disappearance to them.
     private func push(_ cls: String, animated: Bool = true, isAppearing: Bool = true, gap: Int64? = nil,
-                      reuse: SimVC? = nil, interactive: Bool = false) -> SimVC {
+                      reuse: SimVC? = nil, interactive: Bool = false, coveredChildren: [SimVC] = []) -> SimVC {
         let a = top
         let b = reuse ?? newVC(cls, reuse: rng.chance(0.3))
         advance(1...3)
@@ -395,6 +540,7 @@ package final class SessionSimulator {
         contain(b, in: nav, didMove: false)
         load(b)
         emit("viewWillDisappear", a, flags(animated: animated, fromParent: false, dismissed: false))
+        for c in coveredChildren { emit("viewWillDisappear", c, flags(animated: animated, fromParent: false, dismissed: false)) }
         emit("viewWillAppear", b, flags(animated: animated, toParent: true, presented: false))
         emit("viewAttached", b, "\"host\":\"\(nav.id)\"")
         advance(2...8)
@@ -402,6 +548,7 @@ package final class SessionSimulator {
         layout(b)
         advanceNs(gap ?? (animated ? rng.ms(330...520) : rng.ms(8...30)))
         emit("viewDidDisappear", a, flags(animated: animated, fromParent: false, dismissed: false))
+        for c in coveredChildren { emit("viewDidDisappear", c, flags(animated: animated, fromParent: false, dismissed: false)) }
         emit("viewDidAppear", b, flags(animated: animated, toParent: true, presented: false))
         emit("didMoveToParent", b, "\"parent\":\"\(nav.id)\"")
         emit("viewDetached", a, "\"host\":\"\(nav.id)\"")
@@ -409,7 +556,8 @@ package final class SessionSimulator {
         return b
     }
 
-    enum PopEnd { case free, leak, lateInGrace, keep }
+    /// `lateBy`: deinit that many ms after the pop (a capture released by a completion block).
+    enum PopEnd { case free, leak, lateInGrace, lateBy(ClosedRange<Int>), keep }
 
     /// Pop B from the selected stack (reference §2); `end` says what happens to B after.
     @discardableResult
@@ -437,9 +585,11 @@ package final class SessionSimulator {
         case .free:
             advance(10...80)
             deinitTree(b)
-        case .lateInGrace:
+        case .lateInGrace, .lateBy:
             // Deinit 1.5–3.5 s later (a capture released by a completion block): inside the grace.
-            let when = t + rng.ms(1500...3500)
+            var late = 1500...3500
+            if case .lateBy(let range) = end { late = range }
+            let when = t + rng.ms(late)
             advance(300...900)
             emit("mark", nil, "\"name\":\"waiting\"")
             t = max(t, when)
@@ -453,7 +603,12 @@ package final class SessionSimulator {
     private func deinitTree(_ vc: SimVC) {
         for child in vc.children { deinitTree(child) }
         free(vc)
+        // What it owned without containment (its navigationItem's search controller) goes with it.
+        for owned in ownedBy.removeValue(forKey: vc.id) ?? [] where owned.alive { deinitTree(owned) }
     }
+
+    /// Controller id → controllers it keeps without containment (a search controller).
+    private var ownedBy: [String: [SimVC]] = [:]
 
     private func switchTab() {
         let next = (selected + 1 + rng.int(0...1)) % navs.count
@@ -652,9 +807,222 @@ package final class SessionSimulator {
         }
     }
 
+    // MARK: Scenarios of rules 1.2
+
+    private var secondWindow: SimVC?
+
+    /// (1.2) An iPad's second window (scene-2), connected once with a root of its own, then sent
+    /// to the background (swiped into the app switcher) while scene-1 stays active; it stays
+    /// there to the session's end. Its root, visible when it went, gets no disappear callbacks.
+    private func secondWindowInBackground() {
+        guard scenes, secondWindow == nil else { return }
+        emit("sceneWillConnect", nil, "\"scene\":\"scene-2\"")
+        advance(1...4)
+        let root = newVC(rng.pick(["DocumentViewController", "ComposeViewController", "MapViewController"]))
+        secondWindow = root
+        load(root)
+        emit("windowRoot", root, "\"scene\":\"scene-2\"")
+        emit("viewWillAppear", root, flags(animated: false, toParent: false, presented: false))
+        emit("viewAttached", root, "\"host\":null")
+        advance(2...6)
+        emit("viewIsAppearing", root, flags(animated: false) + ",\"bounds\":[507,1180]")
+        advance(10...30)
+        emit("viewDidAppear", root, flags(animated: false, toParent: false, presented: false))
+        emit("sceneWillEnterForeground", nil, "\"scene\":\"scene-2\"")
+        advance(1...3)
+        emit("sceneDidBecomeActive", nil, "\"scene\":\"scene-2\"")
+        advance(2000...8000)   // both windows side by side
+        emit("sceneWillResignActive", nil, "\"scene\":\"scene-2\"")
+        emit("sceneDidEnterBackground", nil, "\"scene\":\"scene-2\"")
+        lookAlike(root, "root of a second window sent to the background (no disappear callbacks)")
+        advance(300...1500)
+    }
+
+    /// (1.2) A search bar in the top screen's navigationItem: a `UISearchController` (or a
+    /// subclass that says so with `uikit`) with its results controller as a child, presented
+    /// when the user taps the bar and dismissed when the search is cancelled, once or twice.
+    /// UIKit keeps both for the next search: they are freed only with the screen that owns them.
+    private func cancelledSearch() {
+        let owner = top
+        let results = newVC(rng.pick(["SearchResultsViewController", "ProductSearchResultsController"]))
+        let subclass = rng.chance(0.5)
+        let search = newVC(subclass ? "ProductSearchController" : "UISearchController",
+                           uikit: subclass ? "UISearchController" : nil)
+        contain(results, in: search, didMove: true)
+        ownedBy[owner.id, default: []].append(search)
+        for round in 0..<rng.int(1...2) {
+            advance(800...3000)
+            emit("present", owner, "\"presented\":\"\(search.id)\",\"style\":\"custom\",\"animated\":true")
+            load(search)
+            load(results)
+            emit("viewWillAppear", search, flags(animated: true, toParent: false, presented: true))
+            emit("viewWillAppear", results, flags(animated: true, toParent: false, presented: false))
+            emit("viewAttached", search, "\"host\":null")
+            if round == 0 { emit("viewAttached", results, "\"host\":\"\(search.id)\"") }
+            advance(2...6)
+            emit("viewIsAppearing", search, flags(animated: true) + ",\"bounds\":[393,852]")
+            emit("viewIsAppearing", results, flags(animated: true) + ",\"bounds\":[393,852]")
+            advance(250...400)
+            emit("viewDidAppear", search, flags(animated: true, toParent: false, presented: true))
+            emit("viewDidAppear", results, flags(animated: true, toParent: false, presented: false))
+            advance(1000...4000)   // typing, then Cancel
+            emit("dismiss", search, "\"animated\":true")
+            emit("viewWillDisappear", search, flags(animated: true, fromParent: false, dismissed: true))
+            emit("viewWillDisappear", results, flags(animated: true, fromParent: false, dismissed: false))
+            advance(250...400)
+            emit("viewDidDisappear", results, flags(animated: true, fromParent: false, dismissed: false))
+            emit("viewDidDisappear", search, flags(animated: true, fromParent: false, dismissed: true))
+            emit("viewDetached", search, "\"host\":null")
+        }
+        let known = subclass ? "a UISearchController subclass known by its uikit key" : "a UISearchController"
+        lookAlike(search, "\(known), dismissed (a cancelled search): UIKit keeps it for the next one")
+        lookAlike(results, "results controller of \(known), dismissed: kept with it")
+    }
+
+    /// (1.2) A push whose middle the recorder lost (a file lost mid-push): one seq hole that
+    /// always holds B's viewDidAppear (so no appearance is seen to complete without its
+    /// viewIsAppearing), from anywhere between the push event and it (half the time from B's
+    /// viewIsAppearing or later; earlier, it may take B's addChild, willMove, loads and
+    /// viewWillAppear and A's viewWillDisappear) to anywhere up to A's viewDetached (B's didMove
+    /// among them). B is then popped and freed: nothing to judge across the hole (A's
+    /// viewWillAppear may follow its lost disappearance; B's first events may be lost).
+    private func pushAcrossLostEvents() {
+        let a = top
+        let before = lines.count
+        let b = push(rng.pick(Self.screenClasses))
+        func index(_ ev: String, _ vc: SimVC) -> Int {
+            lines[before...].firstIndex { $0.contains("\"ev\":\"\(ev)\",\"vc\":\"\(vc.id)\"") }!
+        }
+        let push = index("push", nav), isAppearing = index("viewIsAppearing", b), didAppear = index("viewDidAppear", b)
+        let last = index("viewDetached", a)
+        let first = rng.chance(0.5) ? rng.int(isAppearing...didAppear) : rng.int(push...didAppear)
+        let hole = first...rng.int(didAppear...last)
+        for line in lines[hole] {
+            let digits = line.split(separator: ",").first { $0.hasPrefix("\"seq\":") }!.dropFirst(6)
+            droppedSeqs.insert(Int64(digits)!)
+        }
+        // Its appearance event lost, and an event of its own recorded after the hole before its
+        // next appearance event: A's viewDetached; B's didMove, or else the pop's willMove(nil).
+        let aAfter = hole.contains(index("viewWillDisappear", a)) && !hole.contains(last)
+        let bAfter = hole.contains(index("viewWillAppear", b))
+        lines.removeSubrange(hole)
+        lookAlike(a, "covered by a push whose middle fell in a seq hole"
+                  + (aAfter ? " (its viewWillDisappear lost, its viewDetached recorded after the hole)" : ""))
+        lookAlike(b, "pushed across a seq hole (lost events), popped and freed"
+                  + (bAfter ? " (its viewWillAppear lost, its didMove or the pop's willMove recorded after the hole)" : ""))
+        advance(800...2500)
+        pop()
+    }
+
+    /// (1.2) A back swipe held 3–5 s, recorded without push/pop events: the transition is known
+    /// only from `interactive: true` on B's viewWillDisappear, A's viewWillAppear or both. A has
+    /// a child whose view is in A's (it disappears and appears with A).
+    private func interactiveSwipeWithoutPop() {
+        let a = top
+        let child = addCustomChild(rng.pick(Self.childClasses), toParent: a)
+        advance(300...1200)
+        let b = push(rng.pick(Self.screenClasses), coveredChildren: [child])
+        advance(800...2500)
+        let marks = rng.int(0...2)   // 0: both, 1: B's viewWillDisappear only, 2: A's viewWillAppear only
+        stacks[selected].removeLast()
+        emit("willMoveToParent", b, "\"parent\":null")
+        emit("viewWillDisappear", b, flags(animated: true, fromParent: true, dismissed: false, interactive: marks != 2 ? true : nil))
+        advance(0...1)
+        emit("viewWillAppear", a, flags(animated: true, toParent: false, presented: false, interactive: marks != 1 ? true : nil))
+        emit("viewWillAppear", child, flags(animated: true, toParent: false, presented: false))
+        emit("viewAttached", a, "\"host\":\"\(nav.id)\"")
+        advance(2...8)
+        emit("viewIsAppearing", a, flags(animated: true) + ",\"bounds\":[393,852]")
+        emit("viewIsAppearing", child, flags(animated: true) + ",\"bounds\":[393,120]")
+        advanceNs(rng.ms(3000...5000))   // the finger stays down
+        emit("viewDidDisappear", b, flags(animated: true, fromParent: true, dismissed: false))
+        emit("viewDidAppear", a, flags(animated: true, toParent: false, presented: false))
+        emit("viewDidAppear", child, flags(animated: true, toParent: false, presented: false))
+        emit("viewDetached", b, "\"host\":\"\(nav.id)\"")
+        emit("removeFromParent", b, "\"parent\":\"\(nav.id)\"")
+        emit("didMoveToParent", b, "\"parent\":null")
+        b.parent = nil
+        nav.children.removeAll { $0 === b }
+        advance(10...80)
+        deinitTree(b)
+        lookAlike(a, "revealed by a 3-5 s back swipe known from interactive keys alone (no push/pop events)")
+        lookAlike(child, "child of the controller a back swipe revealed (finger time)")
+        lookAlike(b, "popped by a back swipe recorded without pop events, freed")
+        advance(500...1500)
+        removeCustomChild(child)
+    }
+
+    /// (1.2) A presented navigation controller AN (root A1); A1 presents a sheet BN (a navigation
+    /// controller, root B1); AN is dismissed: UIKit removes BN with it (only the top animates and
+    /// gets callbacks; A1's present made AN's chain). AN and A1 are freed, BN and B1 never.
+    private func leakInChildChain() {
+        let an = presentModal(style: rng.pick(["fullScreen", "pageSheet"]), inNavigation: true)
+        let a1 = an.children[0]
+        let presenter = presentedBy[an.id]!
+        let fullScreen = presentedStyle[an.id] == "fullScreen"
+        advance(800...2500)
+        let bn = presentModal(style: "pageSheet", inNavigation: true, cls: "BillingViewController", by: a1)
+        let b1 = bn.children[0]
+        advance(800...2500)
+        emit("dismiss", an, "\"animated\":true")
+        emit("viewWillDisappear", bn, flags(animated: true, fromParent: false, dismissed: true))
+        emit("viewWillDisappear", b1, flags(animated: true, fromParent: false, dismissed: false))
+        if fullScreen {
+            emit("viewWillAppear", presenter, flags(animated: true, toParent: false, presented: false))
+            emit("viewAttached", presenter, "\"host\":\"\(nav.id)\"")
+            advance(2...5)
+            emit("viewIsAppearing", presenter, flags(animated: true) + ",\"bounds\":[393,852]")
+        }
+        advance(300...450)
+        emit("viewDidDisappear", bn, flags(animated: true, fromParent: false, dismissed: true))
+        emit("viewDidDisappear", b1, flags(animated: true, fromParent: false, dismissed: false))
+        for vc in [bn, an] { emit("viewDetached", vc, "\"host\":null") }
+        if fullScreen { emit("viewDidAppear", presenter, flags(animated: true, toParent: false, presented: false)) }
+        advance(10...60)
+        deinitTree(an)
+        expect("LC301", bn)   // `chain`, held by AN
+        expect("LC301", b1)   // `ancestor`, held by BN
+        lookAlike(an, "dismissed at the bottom of a chain its child presented, freed in time")
+        lookAlike(a1, "removed without callbacks by its container's dismissal, freed in time")
+    }
+
+    /// (1.2) A form sheet dragged down (an interactive dismissal, held); meanwhile a completion
+    /// pushes a screen in the navigation controller under it, programmatically, with a slow
+    /// appearance (LC401: the finger drives the sheet, not the push). Then the sheet is let go
+    /// (it comes back and is dismissed later) or goes.
+    private func slowPushUnderDraggedSheet() {
+        let sheet = presentModal(style: "formSheet", inNavigation: false, cls: "FilterSheetViewController")
+        advance(800...2000)
+        emit("dismiss", sheet, "\"animated\":true,\"interactive\":true")
+        emit("viewWillDisappear", sheet, flags(animated: true, fromParent: false, dismissed: true, interactive: true))
+        advance(200...600)
+        let d = push(rng.pick(Self.screenClasses), gap: rng.ms(1300...3200))
+        expect("LC401", d)
+        advance(200...1200)
+        lookAlike(sheet, "dragged down while a push runs under it")
+        if rng.chance(0.5) {
+            // Let go: the sheet comes back (reference §4, a cancelled swipe).
+            emit("viewWillAppear", sheet, flags(animated: true, toParent: false, presented: false))
+            advance(100...300)
+            emit("viewDidAppear", sheet, flags(animated: true, toParent: false, presented: false))
+            advance(500...1500)
+            dismissModal(sheet, leak: false)
+        } else {
+            advance(100...300)
+            emit("viewDidDisappear", sheet, flags(animated: true, fromParent: false, dismissed: true))
+            emit("viewDetached", sheet, "\"host\":null")
+            advance(10...60)
+            free(sheet)
+        }
+        advance(800...2000)
+        pop()
+    }
+
     // MARK: Planted scenarios
 
     private func perform(_ plant: Plant) {
+        currentPlant = plant
+        defer { currentPlant = nil }
         switch plant {
         case .orphanView:
             let host = top
@@ -943,6 +1311,30 @@ package final class SessionSimulator {
             free(overlay)
         case .interactiveDismiss:
             interactiveDismissal()
+        case .leakBesideBackgroundWindow:
+            secondWindowInBackground()
+            let b = push(rng.pick(Self.screenClasses))
+            advance(1500...4000)
+            pop(end: .leak)
+            expect("LC301", b)
+        case .deinitInGraceBesideBackgroundWindow:
+            secondWindowInBackground()
+            let b = push(rng.pick(Self.screenClasses))
+            advance(800...2000)
+            pop(end: .lateBy(2000...4000))
+            lookAlike(b, "freed 2-4 s after its pop in the active window, a second window in the background")
+        case .cancelledSearch:
+            cancelledSearch()
+        case .rootSwapFreed, .leakRootSwapWithSheet:
+            onboardingRoot(leaks: plant == .leakRootSwapWithSheet)
+        case .pushAcrossLostEvents:
+            pushAcrossLostEvents()
+        case .interactiveSwipeWithoutPop:
+            interactiveSwipeWithoutPop()
+        case .leakInChildChain:
+            leakInChildChain()
+        case .slowPushUnderDraggedSheet:
+            slowPushUnderDraggedSheet()
         case .appDelegate, .noScene, .visibleAtEnd, .appExtension:
             break
         }
