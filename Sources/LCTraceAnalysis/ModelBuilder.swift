@@ -105,16 +105,20 @@ final class ModelBuilder {
         guard e.kind.needsVC || (e.kind == .memoryWarning && e.vc != nil), let vc = e.vc,
               let x = instance(for: vc, e) else { return }
         // (1.2) Lost events between this instance's previous event and this one may have
-        // completed what looks broken now (a transition, a containment step).
+        // completed what looks broken now: a containment step (since its previous event of
+        // any kind), a transition (since its previous appearance event: a didMove or a
+        // viewDetached recorded after the hole does not make the lost events any less lost).
         let afterHole = lostUpTo > (x.lastSeq ?? x.key.since)
         x.lastSeq = e.seq
+        let appearanceAfterHole = lostUpTo > (x.lastAppearanceSeq ?? x.key.since)
+        if e.kind.isAppearanceEvent { x.lastAppearanceSeq = e.seq }
         switch e.kind {
         case .viewDidLoad: viewDidLoad(x, e)
-        case .viewWillAppear: viewWillAppear(x, e, afterHole: afterHole)
-        case .viewIsAppearing: viewIsAppearing(x, e, afterHole: afterHole)
-        case .viewDidAppear: viewDidAppear(x, e, afterHole: afterHole)
-        case .viewWillDisappear: viewWillDisappear(x, e, afterHole: afterHole)
-        case .viewDidDisappear: viewDidDisappear(x, e, afterHole: afterHole)
+        case .viewWillAppear: viewWillAppear(x, e, afterHole: appearanceAfterHole)
+        case .viewIsAppearing: viewIsAppearing(x, e, afterHole: appearanceAfterHole)
+        case .viewDidAppear: viewDidAppear(x, e, afterHole: appearanceAfterHole)
+        case .viewWillDisappear: viewWillDisappear(x, e, afterHole: appearanceAfterHole)
+        case .viewDidDisappear: viewDidDisappear(x, e, afterHole: appearanceAfterHole)
         case .deinit: deinitialize(x, e)
         case .addChild: addChild(x, e)
         case .willMoveToParent: willMove(x, e)

@@ -30,6 +30,18 @@ package enum EventKind: String, CaseIterable, Sendable {
     /// The key whose value (another controller id) goes to the `other` column.
     package var otherKey: String? { TraceKey.other(for: self)?.text }
 
+    /// The five appearance callbacks (the steps LC202–LC205 judge).
+    package var isAppearanceEvent: Bool {
+        switch self {
+        case .viewWillAppear, .viewIsAppearing, .viewDidAppear, .viewWillDisappear, .viewDidDisappear: return true
+        default: return false
+        }
+    }
+
+    /// (1.2) Events whose `attrs` the model reads (`init`'s `uikit`, `windowRoot`'s `old`):
+    /// every reader of stored events gives these their attrs back; the others go without.
+    package var modelReadsAttrs: Bool { self == .`init` || self == .windowRoot }
+
     /// The key whose string value goes to the `detail` column.
     package var detailKey: String? { TraceKey.detail(for: self)?.text }
 

@@ -96,6 +96,9 @@ package final class Instance {
     package var keptByUIKit = false
     /// The seq of its latest event (1.2: a hole since then may hold what its next event misses).
     package var lastSeq: Int64?
+    /// The seq of its latest appearance event (1.2: LC202–LC205 do not judge a step with a
+    /// hole since then, whatever containment events came in between).
+    package var lastAppearanceSeq: Int64?
     package var cycleCount = 0
     /// Index of its open appearance cycle in `SessionModel.cycles`.
     package var openCycle: Int?

@@ -22,6 +22,9 @@ final class CapturedRows: CapturedSessionRows, @unchecked Sendable {
     }
 
     package private(set) var rows: [Row] = []
+    /// The attrs of the rows whose kind the model reads them of (`EventKind.modelReadsAttrs`),
+    /// by seq: few (an init with `uikit`, a `windowRoot`), so kept beside the fixed-size rows.
+    package private(set) var attrs: [Int64: String] = [:]
     /// False once a row came in at or below the seq before it (then `inSeqOrder` sorts).
     private var ascending = true
 
@@ -31,7 +34,8 @@ final class CapturedRows: CapturedSessionRows, @unchecked Sendable {
 
     /// Appends a stored row; false when a value does not fit its 32-bit field (the capture
     /// must then be dropped: ids that large do not occur before two billion distinct texts).
-    package func append(seq: Int64, t: Int64, ev: Int64, vc: Int64?, cls: Int64?, other: Int64?, detail: Int64?, flags: Int64) -> Bool {
+    package func append(seq: Int64, t: Int64, ev: Int64, vc: Int64?, cls: Int64?, other: Int64?, detail: Int64?, flags: Int64,
+                        attrs: String? = nil) -> Bool {
         func narrow(_ id: Int64?) -> Int32? {
             guard let id else { return 0 }
             return id > 0 && id <= Int64(Int32.max) ? Int32(id) : nil
@@ -40,6 +44,7 @@ final class CapturedRows: CapturedSessionRows, @unchecked Sendable {
               let detail32 = narrow(detail), flags >= 0, flags <= Int64(Int32.max) else { return false }
         if let last = rows.last, seq <= last.seq { ascending = false }
         rows.append(Row(seq: seq, t: t, ev: ev32, vc: vc32, cls: cls32, other: other32, detail: detail32, flags: Int32(flags)))
+        if let attrs { self.attrs[seq] = attrs }
         return true
     }
 

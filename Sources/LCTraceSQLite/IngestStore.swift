@@ -472,8 +472,9 @@ final class IngestStore: IngestSink {
         }
         if inserted {
             if let capture = recentCapture {
+                let attrs = e.kind.modelReadsAttrs ? slice(e.attrs, arena).map { String(decoding: $0, as: UTF8.self) } : nil
                 if capturedRowCount < captureLimit && capture.append(seq: e.seq, t: e.t, ev: ev, vc: vc, cls: cls,
-                                                                     other: other, detail: detail, flags: e.flags) {
+                                                                     other: other, detail: detail, flags: e.flags, attrs: attrs) {
                     capturedRowCount += 1
                 } else {
                     // Too many rows held (or an id past 32 bits): this session is read back.

@@ -68,6 +68,38 @@ enum PackedEvent {
         (integer(after: "\"class\":", in: json), integer(after: "\"detail\":", in: json))
     }
 
+    /// The attrs text of a `rest` object (the JSON string after `"attrs":`, unescaped), nil
+    /// when it has none. The object is ours (`appendRest`): its strings escape only quote,
+    /// backslash and control characters.
+    static func restAttrs(_ json: UnsafeRawBufferPointer) -> String? {
+        let key: StaticString = "\"attrs\":\""
+        return key.withUTF8Buffer { k -> String? in
+            guard json.count > k.count else { return nil }
+            var i = 0
+            while i + k.count <= json.count {
+                if json[i] == k[0] && memcmp(json.baseAddress! + i, k.baseAddress!, k.count) == 0 { break }
+                i += 1
+            }
+            guard i + k.count <= json.count else { return nil }
+            var out: [UInt8] = []
+            var j = i + k.count
+            while j < json.count, json[j] != 0x22 {
+                guard json[j] == 0x5c, j + 1 < json.count else { out.append(json[j]); j += 1; continue }
+                switch json[j + 1] {
+                case 0x6e: out.append(0x0a); j += 2
+                case 0x72: out.append(0x0d); j += 2
+                case 0x74: out.append(0x09); j += 2
+                case 0x75 where j + 5 < json.count:
+                    let hex = String(decoding: UnsafeRawBufferPointer(rebasing: json[(j + 2)..<(j + 6)]), as: UTF8.self)
+                    out.append(UInt8(UInt32(hex, radix: 16) ?? 0x3f))   // appendJSONString writes \u00XX only
+                    j += 6
+                default: out.append(json[j + 1]); j += 2
+                }
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+
     /// The integer after `key` in `json`. A key with its quotes and colon cannot occur inside
     /// a JSON string (a quote there is escaped), so the first match is the key itself.
     private static func integer(after key: StaticString, in json: UnsafeRawBufferPointer) -> Int64? {

@@ -34,7 +34,8 @@ final class SessionEventReader {
     }
 
     /// Calls `body` with every event of `session` in seq order. Attribute keys that the rules
-    /// do not need (wall, thread, attrs) are not read.
+    /// do not need (wall, thread) are not read, nor the attrs of the events whose attrs the
+    /// model does not read (`EventKind.modelReadsAttrs`).
     package func forEachEvent(session: Int64, sid: String, _ body: (TraceEvent) throws -> Void) throws {
         selectBase.reset()
         selectBase.bind(session, at: 1)
@@ -52,6 +53,7 @@ final class SessionEventReader {
             try fill(&event, seq: select.int(0), t: select.int(1), ev: select.int(2), vc: select.optionalInt(3).map { $0 &+ base },
                      cls: classInOther ? stored : rest.cls, other: classInOther ? nil : stored.map { $0 &+ base },
                      flags: PackedEvent.decodedFlags(packed, otherIsNull: stored == nil).rawValue, detail: rest.detail)
+            event.attrs = event.kind.modelReadsAttrs ? try restAttrs(column: 6) : nil
             try body(event)
         }
     }
@@ -74,6 +76,16 @@ final class SessionEventReader {
         return select.withText(i, PackedEvent.restIDs)
     }
 
+    /// The attrs text in the `rest` column `i` of the current row, nil when it has none.
+    private func restAttrs(column i: Int) throws -> String? {
+        if select.isNull(i) { return nil }
+        guard select.isInteger(i) else { return select.withText(i, PackedEvent.restAttrs) }
+        selectString.reset()
+        defer { selectString.reset() }
+        selectString.bind(select.int(i), at: 1)
+        return try selectString.step() ? selectString.withText(0, PackedEvent.restAttrs) : nil
+    }
+
     /// Calls `body` with the events of captured rows (all of a session's rows), in seq order:
     /// the same events `forEachEvent(session:)` gives, without reading the table.
     package func forEachEvent(in captured: CapturedRows, sid: String, _ body: (TraceEvent) throws -> Void) throws {
@@ -82,6 +94,7 @@ final class SessionEventReader {
         for r in captured.inSeqOrder() {
             try fill(&event, seq: r.seq, t: r.t, ev: Int64(r.ev), vc: id(r.vc), cls: id(r.cls), other: id(r.other),
                      flags: Int64(r.flags), detail: id(r.detail))
+            event.attrs = captured.attrs.isEmpty ? nil : captured.attrs[r.seq]
             try body(event)
         }
     }

@@ -9,7 +9,7 @@ package final class PortableEventReader {
 
     package init(db: any SQLReadConnection) throws {
         query = try db.query("""
-            SELECT e.seq, e.t, n.text, v.text, c.text, o.text, e.flags, d.text
+            SELECT e.seq, e.t, n.text, v.text, c.text, o.text, e.flags, d.text, e.attrs
             FROM \(db.relation(.events)) e
             JOIN strings n ON n.id = e.ev
             LEFT JOIN strings v ON v.id = e.vc
@@ -20,8 +20,8 @@ package final class PortableEventReader {
             """)
     }
 
-    /// Calls `body` with every event of `session` (wall, thread and attrs are not read: the
-    /// rules do not need them).
+    /// Calls `body` with every event of `session` (wall and thread are not read, nor the attrs
+    /// of the events whose attrs the model does not read: `EventKind.modelReadsAttrs`).
     package func forEachEvent(session: Int64, sid: String, _ body: (TraceEvent) throws -> Void) throws {
         query.reset()
         defer { query.reset() }
@@ -41,6 +41,7 @@ package final class PortableEventReader {
             event.other = query.text(5)
             event.flags = EventFlags(rawValue: query.int(6))
             event.detail = query.text(7)
+            event.attrs = event.kind.modelReadsAttrs ? query.text(8) : nil
             try body(event)
         }
     }

@@ -27,33 +27,6 @@ final class GeneratedCorpusTests: TemporaryDirectoryTestCase {
         var description: String { "\(rule) \(session.prefix(8)) \(vc ?? "-")#\(since.map(String.init) ?? "-")" }
     }
 
-    /// Known lctrace mis-judgements of planted scenarios: lctrace bugs, not the generator's (the
-    /// answer key follows rules.md 1.2). Tolerated for exactly the labels they explain, and
-    /// strictly: once lctrace judges a plant right, this test fails until its entry goes.
-    /// - Root swaps, search controllers known by `uikit`: `lctrace report` reads a session's
-    ///   events back from the database (SessionEventReader; PortableEventReader on PostgreSQL;
-    ///   the captured rows at ingest), and none of them reads `attrs`, so `windowRoot`'s `old`
-    ///   and `init`'s `uikit` (trace format 1.2) never reach ModelBuilder: a replaced window root
-    ///   is never released (its leak goes unfound; a prompt deinit of what was visible in it is
-    ///   LC201), and a UISearchController subclass known only by `uikit` is LC301.
-    /// - A push across lost events: rules.md exempts a step when lost events lie between the
-    ///   instance's previous recorded *appearance* event and the next; ModelBuilder measures from
-    ///   its previous event of any kind, so a didMove (B) or viewDetached (A) recorded after the
-    ///   hole hides it: LC204 on B's viewWillDisappear, LC202 on A's viewWillAppear at the pop.
-    static let knownMisjudged: Set<Plant> = [.leakRootSwapWithSheet, .rootSwapFreed, .cancelledSearch, .pushAcrossLostEvents]
-
-    /// True for a label the known mis-judgements explain: every one of a root swap; of a
-    /// cancelled search, only the variant whose class is a subclass (by-class ones are judged);
-    /// of a push across lost events, only an instance with an event recorded after the hole.
-    static func isKnownMisjudged(_ plant: Plant?, why: String = "") -> Bool {
-        guard let plant, knownMisjudged.contains(plant) else { return false }
-        switch plant {
-        case .cancelledSearch: return why.contains("known by its uikit key")
-        case .pushAcrossLostEvents: return why.contains("recorded after the hole")
-        default: return true
-        }
-    }
-
     func testReportFindsExactlyWhatTheGeneratorPlanted() throws {
         var options = CorpusOptions.make(seed: 11, sessions: 40, sessionsPerFile: 3, scenarios: 30,
                                          rotateEvery: 400, linesPerMember: 150)
@@ -107,7 +80,7 @@ final class GeneratedCorpusTests: TemporaryDirectoryTestCase {
     }
 
     /// Writes `plans`, ingests them and reports: the report finds exactly the planted findings
-    /// (less the known mis-judgements, which must still show) and flags no look-alike.
+    /// and flags no look-alike.
     @discardableResult
     func assertReportFindsExactlyThePlants(_ plans: [SessionPlan], _ options: CorpusOptions,
                                            file: StaticString = #filePath, line: UInt = #line) throws -> Labels {
@@ -127,24 +100,9 @@ final class GeneratedCorpusTests: TemporaryDirectoryTestCase {
         let expected = Set(labels.expected.map { Key(rule: $0.rule, session: $0.session, vc: $0.vc, since: $0.since) })
         let acceptable = Set(labels.alsoAcceptable.map { Key(rule: $0.rule, session: $0.session, vc: $0.vc, since: $0.since) })
         let scored = Set(found.filter { labels.scoredRules.contains($0.rule) })
-        var misjudged: [Plant: [Key]] = [:]   // what the known mis-judgements explain
-        // Planted findings missed, but for those of a known mis-judgement.
-        var missed: [Key] = []
-        for item in labels.expected {
-            let key = Key(rule: item.rule, session: item.session, vc: item.vc, since: item.since)
-            guard !scored.contains(key) else { continue }
-            if let plant = item.plant, Self.isKnownMisjudged(plant) { misjudged[plant, default: []].append(key) } else { missed.append(key) }
-        }
-        /// The plant of a known mis-judgement that labelled this instance a look-alike.
-        func knownLookAlike(_ f: Key) -> Plant? {
-            labels.mustNotFlag.first { m in
-                m.session == f.session && m.vc == f.vc && m.since == f.since && Self.isKnownMisjudged(m.plant, why: m.why)
-            }?.plant
-        }
-        var extra: [Key] = []
-        for key in scored.subtracting(expected) where
-            !(["LC301", "LC302"].contains(key.rule) && acceptable.contains { $0.session == key.session && $0.vc == key.vc && $0.since == key.since }) {
-            if let plant = knownLookAlike(key) { misjudged[plant, default: []].append(key) } else { extra.append(key) }
+        let missed = expected.subtracting(scored)
+        let extra = scored.subtracting(expected).filter { key in
+            !(["LC301", "LC302"].contains(key.rule) && acceptable.contains { $0.session == key.session && $0.vc == key.vc && $0.since == key.since })
         }
         XCTAssertEqual(missed.sorted(), [], "planted findings missed", file: file, line: line)
         XCTAssertEqual(extra.sorted(), [], "findings nobody planted", file: file, line: line)
@@ -153,16 +111,8 @@ final class GeneratedCorpusTests: TemporaryDirectoryTestCase {
         let flagged = found.filter { f in
             (f.rule.hasPrefix("LC2") || f.rule == "LC301") && !expected.contains(f)
                 && labels.mustNotFlag.contains { $0.session == f.session && $0.vc == f.vc && $0.since == f.since }
-                && knownLookAlike(f) == nil
         }
         XCTAssertEqual(flagged.sorted(), [], "look-alikes flagged", file: file, line: line)
-        // Strict: each plant a known mis-judgement explains still shows one.
-        let explained = Set(labels.expected.compactMap { Self.isKnownMisjudged($0.plant) ? $0.plant : nil }
-            + labels.mustNotFlag.compactMap { Self.isKnownMisjudged($0.plant, why: $0.why) ? $0.plant : nil })
-        for plant in explained {
-            XCTAssertNotNil(misjudged[plant], "lctrace now judges \(plant) as planted: remove it from knownMisjudged",
-                            file: file, line: line)
-        }
         return labels
     }
 }

@@ -190,6 +190,34 @@ extension UnbalancedRuleTests {
         XCTAssertEqual(c.flagged(rules: ["LC202"]), ["LC202 0xd"])
     }
 
+    /// (1.2) The hole is measured from the instance's previous appearance event: a didMove
+    /// or viewDetached recorded after the hole (or a pop's willMove) does not make the next
+    /// appearance step judgeable.
+    func testAHoleFollowedByAContainmentEventStillExemptsTheNextAppearanceStep() {
+        var b = app()
+        b.vc(3000, "init", "0xd", #""cls":"DetailVC""#)
+        b.vc(3000, "push", "0xn", #""child":"0xd","animated":true"#)
+        b.vc(3000, "addChild", "0xd", #""parent":"0xn""#)
+        // Lost: willMove, loadView, viewDidLoad, 0xa.viewWillDisappear, 0xd.viewWillAppear,
+        // viewIsAppearing, 0xa.viewDidDisappear, 0xd.viewDidAppear.
+        b.seq += 8
+        b.vc(3400, "didMoveToParent", "0xd", #""parent":"0xn""#)
+        b.vc(3400, "viewDetached", "0xa", #""host":"0xn""#)
+        pop(&b, 5000, "0xd")
+        end(&b, 30_000)
+        XCTAssertEqual(b.flagged(rules: ["LC202", "LC203", "LC204", "LC205"]), [])
+        // Look-alike: without the hole, the same lines are an order break.
+        var c = app()
+        c.vc(3000, "init", "0xd", #""cls":"DetailVC""#)
+        c.vc(3000, "push", "0xn", #""child":"0xd","animated":true"#)
+        c.vc(3000, "addChild", "0xd", #""parent":"0xn""#)
+        c.vc(3400, "didMoveToParent", "0xd", #""parent":"0xn""#)
+        c.vc(3400, "viewDetached", "0xa", #""host":"0xn""#)
+        pop(&c, 5000, "0xd")
+        end(&c, 30_000)
+        XCTAssertFalse(c.flagged(rules: ["LC202", "LC203", "LC204", "LC205"]).isEmpty)
+    }
+
     /// (1.2, item 5) LC203's 2 s are foreground time: an appearance begun just before the
     /// whole app went to the background, in a session that ended soon after its return, is
     /// not stuck (with another window still active, the clock would have run).

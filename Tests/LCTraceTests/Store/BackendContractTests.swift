@@ -26,6 +26,7 @@ class BackendContractTestCase: PostgreSQLTestCase {
         ("a database that is not there is refused", { try $0.aMissingDatabaseIsRefused() }),
         ("rejected lines become LC904 findings once", { try $0.rejectsBecomeFileFindingsOnce() }),
         ("a duplicate written by another JSON writer is no conflict (1.2)", { try $0.reencodedDuplicatesAreNoConflict() }),
+        ("the attrs the rules read come back from the database (1.2)", { try $0.attrsTheRulesReadComeBack() }),
     ]
 
     /// Runs every case on fresh databases, and says which failed.
@@ -189,4 +190,57 @@ final class PostgreSQLBackendContractTests: BackendContractTestCase {
     override func freshLocation(_ name: String) throws -> String { try freshDatabase(name) }
 
     func testTheContract() { runContract() }
+}
+
+extension BackendContractTestCase {
+    /// (1.2) `windowRoot`'s `old` and `init`'s `uikit` live in the stored attrs: the findings
+    /// built from the database, at ingest (SQLite: from the rows the ingest kept) and by
+    /// `analyze --all` (read back), are those of the session built in memory. The old root
+    /// and its screen, let go by the root swap, leak; the search controller, known as one by
+    /// its `uikit` key only, is never a leak.
+    func attrsTheRulesReadComeBack() throws {
+        let db = try freshLocation("attrs")
+        var b = TraceBuilder()
+        b.sid = "S-attrs-\(UInt32.random(in: 0...UInt32.max))"
+        b.add(0, "session", #""wall":"2026-11-02T10:15:03Z","app":"com.example.shop","os":"iOS","osVersion":"27.1","sdk":"27.0""#)
+        b.add(1, "sceneWillConnect", #""scene":"s1""#)
+        b.add(2, "sceneDidBecomeActive", #""scene":"s1""#)
+        b.vc(2, "init", "0xn", #""cls":"UINavigationController""#)
+        b.vc(2, "init", "0xa", #""cls":"RootVC""#)
+        b.vc(2, "addChild", "0xa", #""parent":"0xn""#)
+        b.vc(2, "didMoveToParent", "0xa", #""parent":"0xn""#)
+        for vc in ["0xn", "0xa"] { b.vc(4, "viewWillAppear", vc, #""animated":false"#) }
+        for vc in ["0xn", "0xa"] { b.vc(5, "viewIsAppearing", vc, #""animated":false"#) }
+        for vc in ["0xn", "0xa"] { b.vc(10, "viewDidAppear", vc, #""animated":false"#) }
+        b.vc(900, "init", "0xs", #""cls":"ProductSearchController","uikit":"UISearchController""#)
+        b.vc(1000, "present", "0xa", #""presented":"0xs","style":"automatic","animated":true"#)
+        b.vc(1001, "viewWillAppear", "0xs", #""animated":true,"isBeingPresented":true"#)
+        b.vc(1002, "viewIsAppearing", "0xs", #""animated":true"#)
+        b.vc(1402, "viewDidAppear", "0xs", #""animated":true,"isBeingPresented":true"#)
+        b.vc(2000, "dismiss", "0xs", #""animated":true"#)
+        b.vc(2000, "viewWillDisappear", "0xs", #""animated":true,"isBeingDismissed":true"#)
+        b.vc(2300, "viewDidDisappear", "0xs", #""animated":true,"isBeingDismissed":true"#)
+        b.vc(3000, "init", "0xr", #""cls":"MainTabBarController""#)
+        b.vc(3000, "windowRoot", "0xr", #""old":"0xn","scene":"s1""#)
+        b.vc(3001, "viewWillAppear", "0xr", #""animated":false"#)
+        b.vc(3002, "viewIsAppearing", "0xr", #""animated":false"#)
+        b.vc(3010, "viewDidAppear", "0xr", #""animated":false"#)
+        b.add(60_000, "sessionEnd", #""reason":"stopped""#)
+        let inMemory = b.flagged(rules: ["LC201", "LC301", "LC302"])
+        XCTAssertEqual(inMemory, ["LC301 0xa", "LC301 0xn"], "in memory")
+        let file = dir + "/\(b.sid).jsonl"
+        TestSupport.writeLines(b.lines, to: file)
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, file]).status, 0)
+        func stored() throws -> [String] {
+            let r = TestSupport.run(["report", "--db", db, "--format", "json", "--fail-on", "never"])
+            XCTAssertEqual(r.status, 0, r.err)
+            let doc = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
+            return try XCTUnwrap(doc["findings"] as? [[String: Any]])
+                .filter { ["LC201", "LC301", "LC302"].contains($0["rule"] as? String ?? "") }
+                .map { "\($0["rule"]!) \($0["vc"]!)" }.sorted()
+        }
+        XCTAssertEqual(try stored(), inMemory, "analyzed by the ingest")
+        XCTAssertEqual(TestSupport.run(["analyze", "--all", "--db", db]).status, 0)
+        XCTAssertEqual(try stored(), inMemory, "analyzed again from the stored events")
+    }
 }

@@ -40,6 +40,10 @@ final class PackedRowsTests: TemporaryDirectoryTestCase {
         b.vc(13, "somethingNew", "0xb1", #""cls":"Unknown","extra":{"a":[1,{"b":null}]},"parent":"0xother""#)
         b.add(14, "sessionEnd", #""reason":"user""#)
         b.vc(15, "viewIsAppearing", "0xb1", #""animated":false,"cls":"LateClass""#)
+        // (1.2) Attrs the model reads: init's uikit (the second one's rest interned), windowRoot's old.
+        b.vc(16, "init", "0xs1", #""cls":"ProductSearchController","uikit":"UISearchController""#)
+        b.vc(17, "init", "0xs2", #""cls":"ProductSearchController","uikit":"UISearchController""#)
+        b.vc(18, "windowRoot", "0xs2", #""old":"0xshared","scene":"s \"1\"""#)
         return a.lines + b.lines
     }
 
@@ -98,7 +102,7 @@ final class PackedRowsTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try database.scalarText("SELECT group_concat(typeof(rest)) FROM events WHERE seq IN (12, 13) AND session = 2"),
                        "text,integer", "the repeated attrs: inline the first time, interned the second")
         XCTAssertGreaterThan(try database.scalarInt("SELECT count(*) FROM events WHERE typeof(rest) = 'text'") ?? 0, 3)
-        XCTAssertEqual(try database.scalarInt("SELECT count(*) FROM events WHERE flags & 1 AND other IS NOT NULL"), 5, "classes in other")
+        XCTAssertEqual(try database.scalarInt("SELECT count(*) FROM events WHERE flags & 1 AND other IS NOT NULL"), 7, "classes in other")
         XCTAssertEqual(try database.scalarInt("SELECT count(*) FROM events WHERE vc < 0"), 2, "0xshared in B, below its base")
     }
 
@@ -114,6 +118,7 @@ final class PackedRowsTests: TemporaryDirectoryTestCase {
         try PortableEventReader(db: database).forEachEvent(session: session, sid: "B") { portable.append($0) }
         func modelFields(_ e: TraceEvent) -> String {
             "\(e.seq) \(e.t) \(e.name) \(e.kind) \(e.vc ?? "-") \(e.cls ?? "-") \(e.other ?? "-") \(e.flags.rawValue) \(e.detail ?? "-")"
+                + (e.kind.modelReadsAttrs ? " \(e.attrs ?? "-")" : "")
         }
         XCTAssertEqual(fast.map(modelFields), expected.map(modelFields))
         XCTAssertEqual(portable.map(modelFields), expected.map(modelFields))
@@ -240,7 +245,7 @@ final class PackedRowsTests: TemporaryDirectoryTestCase {
         let database = try SQLiteDatabase(path: ":memory:")
         let texts = ["plain", "quote \" backslash \\ slash /", "tab\tnl\ncr\r bell \u{7} esc \u{1b}", "é 😀 ∑", ""]
         for wall in texts {
-            for attrs in [#"{"a":1}"#, #"{"k":"\"\\","n":[1, 2]}"#] {
+            for attrs in [#"{"a":1}"#, #"{"k":"\"\\","n":[1, 2]}"#, "{\"old\":\"0x1\",\"c\":\"\u{1}\t\"}"] {
                 var out: [UInt8] = []
                 let present = Array(wall.utf8).withUnsafeBytes { w in
                     Array(attrs.utf8).withUnsafeBytes { a in
@@ -258,12 +263,16 @@ final class PackedRowsTests: TemporaryDirectoryTestCase {
                 let ids = out.withUnsafeBytes { PackedEvent.restIDs($0) }
                 XCTAssertEqual(ids.cls, 12)
                 XCTAssertEqual(ids.detail, -3)
+                XCTAssertEqual(out.withUnsafeBytes { PackedEvent.restAttrs($0) }, attrs, "the attrs the analysis reads back")
             }
         }
         // A class key inside the attrs text is not the object's class.
         var out: [UInt8] = []
         _ = Array(#"{"\"class\":5":1}"#.utf8).withUnsafeBytes { PackedEvent.appendRest(to: &out, cls: nil, detail: 4, thread: nil, wall: nil, attrs: $0) }
         XCTAssertNil(out.withUnsafeBytes { PackedEvent.restIDs($0) }.cls)
+        var noAttrs: [UInt8] = []
+        _ = Array(#"x","attrs":"y"#.utf8).withUnsafeBytes { PackedEvent.appendRest(to: &noAttrs, cls: 1, detail: nil, thread: nil, wall: $0, attrs: nil) }
+        XCTAssertNil(noAttrs.withUnsafeBytes { PackedEvent.restAttrs($0) }, "an attrs key inside the wall text is not the attrs")
         var none: [UInt8] = []
         XCTAssertFalse(PackedEvent.appendRest(to: &none, cls: nil, detail: nil, thread: nil, wall: nil, attrs: nil))
     }
