@@ -75,7 +75,7 @@ let package = Package(
         // The command line and the tools.
         .target(name: "LCTraceCLI", dependencies: ["LCTrace"]),
         .executableTarget(name: "lctrace", dependencies: ["LCTraceCLI"]),
-        .target(name: "LCTraceGen", dependencies: ["CZlib", "LCTrace", "LCTraceCLI"]),
+        .target(name: "LCTraceGen", dependencies: ["CZlib", "LCTrace", "LCTraceCLI", "LCTraceRecorder"]),
         .executableTarget(name: "lctrace-gen", dependencies: ["LCTraceGen"]),
         .executableTarget(name: "lctrace-fuzz", dependencies: ["LCTraceGen", "LCTrace", "LCTraceCLI"]),
         // The example of docs/library.md, compiled with the package and run by the tests.

@@ -17,6 +17,16 @@ package struct CorpusOptions: Sendable {
     /// Lines per gzip member; 0: one member per file.
     package var linesPerMember = 0
     package var gzip = true
+    /// Write every session through LCTraceRecorder (`RecorderReplay`): the recorder's files,
+    /// names and ids, one session per file set (`sessionsPerFile` and `gzip` do not apply).
+    package var viaRecorder = false
+    /// Every session's app, version and build (else drawn per session). With a build, the
+    /// session ids are the build's own: two builds of one seed never share a session.
+    package var app: String?
+    package var appVersion: String?
+    package var build: String?
+    /// A regression planted once in every session (`SessionPlan.regressions`).
+    package var regressions: [Plant] = []
     package init() {}
 }
 
@@ -32,6 +42,14 @@ package enum CorpusWriter {
     static let lookAlikes: [Plant] = [.cancelledInteractivePop, .completedInteractivePop, .cancelledSheetSwipe,
                                       .sheetPresenter, .backgrounding, .visibleAtEnd, .cachedReshow,
                                       .lateDeinitInGrace, .reusedAddress, .quickEndAfterAdd]
+
+    /// The id of session `sid` in build `build`: another session of the same draws.
+    static func sid(_ sid: String, ofBuild build: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a
+        for byte in (sid + "|" + build).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        var rng = SplitMix64(seed: hash)
+        return Self.sid(&rng)
+    }
 
     /// A deterministic session id (UUID-shaped) from the seed and index.
     package static func sid(_ rng: inout SplitMix64) -> String {
@@ -79,6 +97,13 @@ package enum CorpusWriter {
             if legacy { plan.plants.append(.appDelegate) } else if rng.chance(options.bugRate / 4) { plan.plants.append(.noScene) }
             plan.wall = String(format: "2026-11-%02dT%02d:%02d:%02d.%03dZ", rng.int(1...28), rng.int(0...23), rng.int(0...59), rng.int(0...59), rng.int(0...999))
             plan.rotateEvery = options.rotateEvery
+            if let app = options.app { plan.app = app }
+            if let version = options.appVersion { plan.appVersion = version }
+            if let build = options.build {
+                plan.build = build
+                plan.sid = Self.sid(plan.sid, ofBuild: build)
+            }
+            plan.regressions = options.regressions
             plan.cleanEnd = rng.chance(0.7)
             plan.plants += bugs11.filter { _ in rng11.chance(options.bugRate) }
             plan.plants += lookAlikes11.filter { _ in rng11.chance(options.lookAlikeRate) }
@@ -144,6 +169,18 @@ package enum CorpusWriter {
         let groups = stride(from: 0, to: plans.count, by: max(1, options.sessionsPerFile)).map {
             Array(plans[$0..<min($0 + max(1, options.sessionsPerFile), plans.count)])
         }
+        if options.viaRecorder {
+            for plan in plans {
+                let sim = SessionSimulator(plan: plan, seed: rng.next())
+                let lines = sim.run()
+                let recorded = try RecorderReplay.record(plan: plan, lines: lines, segmentStarts: sim.segmentStarts, labels: sim.labels,
+                                                         eventsPerMember: options.linesPerMember, into: directory)
+                labels.merge(recorded.labels)
+                events += recorded.events
+                files += recorded.files
+            }
+            return (labels, events, files)
+        }
         for (g, group) in groups.enumerated() {
             // segments[k] holds segment k of every session in the group.
             var segments: [[String]] = []
@@ -177,8 +214,9 @@ package enum CorpusWriter {
     /// Writes the `SampleTraces/` set (fixed plans, one device file each, gzip members of
     /// 120 lines, plus the bad-lines file) and returns its answer key.
     @discardableResult
-    package static func writeSample(to directory: String) throws -> (labels: Labels, events: Int, files: [String]) {
+    package static func writeSample(to directory: String, viaRecorder: Bool = false) throws -> (labels: Labels, events: Int, files: [String]) {
         var options = CorpusOptions()
+        options.viaRecorder = viaRecorder
         options.seed = 2026
         options.sessionsPerFile = 1
         options.linesPerMember = 120

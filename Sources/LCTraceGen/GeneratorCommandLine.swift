@@ -65,6 +65,17 @@ package struct GeneratorCommandLine: Sendable {
                defaultValue: { "\($0.linesPerMember)" }, apply: { c, v in c.options.linesPerMember = try integer(v, "lines-per-member", 0...Int(Int32.max)) }),
         Option(name: "plain", value: nil, help: "Write plain .jsonl files instead of gzip.",
                defaultValue: { $0.gzip ? "gzip" : "plain" }, apply: { c, _ in c.options.gzip = false }),
+        Option(name: "app", value: "ID", help: "Every session's app (bundle id), else drawn per session.",
+               defaultValue: { _ in nil }, apply: { c, v in c.options.app = try text(v, "app") }),
+        Option(name: "app-version", value: "V", help: "Every session's app version, else drawn per session.",
+               defaultValue: { _ in nil }, apply: { c, v in c.options.appVersion = try text(v, "app-version") }),
+        Option(name: "build", value: "B", help: "Every session's build, else drawn per session; the session ids are the build's own, so two builds of one seed load into one database.",
+               defaultValue: { _ in nil }, apply: { c, v in c.options.build = try text(v, "build") }),
+        Option(name: "plant", value: "LIST", help: "A regression: these plants (comma-separated) once in every session, on classes of their own (New…), the rest of each session drawn as without it. Plants: \(SessionSimulator.regressionCandidates.map(\.rawValue).joined(separator: ", ")).",
+               defaultValue: { _ in nil }, apply: { c, v in c.options.regressions = try plants(v) }),
+        Option(name: "via-recorder", value: nil,
+               help: "Write every session through LCTraceRecorder, the writer apps link: its files, names, ids and seqs (the answer key follows them); one session per file set, gzip.",
+               defaultValue: { _ in nil }, apply: { c, _ in c.options.viaRecorder = true }, shapesCorpus: false),
         Option(name: "truth", value: "FILE", help: "Where to write the answer key (expected findings, look-alikes).",
                defaultValue: { _ in "DIR.expected.json, beside DIR" }, apply: { c, v in c.truth = v }, shapesCorpus: false),
         Option(name: "help", value: nil, help: "Show this help.", defaultValue: { _ in nil }, apply: { _, _ in }, shapesCorpus: false),
@@ -86,10 +97,15 @@ package struct GeneratorCommandLine: Sendable {
         for o in table {
             var left = "  -\(o.name == "help" ? "h, --" : "-")\(o.name)"
             if let v = o.value { left += " \(v)" }
-            var line = o.help
-            if let d = o.defaultValue(defaults) { line += " (default: \(d))" }
-            text += left.count < 26 ? left.padding(toLength: 26, withPad: " ", startingAt: 0) + line + "\n"
-                                    : left + "\n" + String(repeating: " ", count: 26) + line + "\n"
+            // The default stays whole on one line (the tests read it there).
+            var lines = wrap(o.help, width: 100 - 26)
+            if let d = o.defaultValue(defaults) {
+                let said = "(default: \(d))"
+                if let last = lines.last, last.count + 1 + said.count <= 100 - 26 { lines[lines.count - 1] += " " + said } else { lines.append(said) }
+            }
+            let wrapped = lines.joined(separator: "\n" + String(repeating: " ", count: 26))
+            text += left.count < 26 ? left.padding(toLength: 26, withPad: " ", startingAt: 0) + wrapped + "\n"
+                                    : left + "\n" + String(repeating: " ", count: 26) + wrapped + "\n"
         }
         text += """
 
@@ -98,6 +114,19 @@ package struct GeneratorCommandLine: Sendable {
 
         """
         return text
+    }
+
+    /// `text` in lines of at most `width` characters, broken at spaces.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = [], current = ""
+        for word in text.split(separator: " ") {
+            if !current.isEmpty && current.count + 1 + word.count > width {
+                lines.append(current)
+                current = ""
+            }
+            current += (current.isEmpty ? "" : " ") + word
+        }
+        return lines + (current.isEmpty ? [] : [current])
     }
 
     /// What the arguments ask for.
@@ -156,6 +185,12 @@ package struct GeneratorCommandLine: Sendable {
         if line.sample, !corpusOptions.isEmpty {
             throw UsageError(message: "--sample writes the fixed set: \(corpusOptions.joined(separator: ", ")) \(corpusOptions.count == 1 ? "does" : "do") not apply")
         }
+        if line.options.viaRecorder {
+            let apart = ["--per-file", "--plain"].filter { corpusOptions.contains($0) }
+            if !apart.isEmpty {
+                throw UsageError(message: "--via-recorder writes each session's own gzip files as the recorder does: \(apart.joined(separator: ", ")) \(apart.count == 1 ? "does" : "do") not apply")
+            }
+        }
         if isInside(line.truthPath, directory: line.directory) {
             throw UsageError(message: "--truth '\(line.truthPath)' is inside '\(line.directory)', where 'lctrace ingest \(line.directory)/*' would read it as a trace")
         }
@@ -165,7 +200,7 @@ package struct GeneratorCommandLine: Sendable {
     /// Writes the traces and the answer key; returns the line to print.
     package func run() throws -> String {
         let (labels, events, files) = sample
-            ? try CorpusWriter.writeSample(to: directory)
+            ? try CorpusWriter.writeSample(to: directory, viaRecorder: options.viaRecorder)
             : try CorpusWriter.write(plans: CorpusWriter.randomPlans(options), to: directory, options: options)
         try CorpusWriter.expectedJSON(labels).write(toFile: truthPath, atomically: true, encoding: .utf8)
         return "wrote \(files.count) files, \(events) events to \(directory); answer key (\(labels.expected.count) expected findings, \(labels.mustNotFlag.count) look-alikes) to \(truthPath)"
@@ -189,6 +224,24 @@ package struct GeneratorCommandLine: Sendable {
             throw UsageError(message: "invalid --\(name) '\(text)' (expected a whole number from 0 to \(UInt64.max))")
         }
         return n
+    }
+
+    /// A session record's text value: not empty, no control characters.
+    static func text(_ value: String, _ name: String) throws -> String {
+        guard !value.isEmpty, !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
+            throw UsageError(message: "invalid --\(name) '\(value)' (expected text without control characters)")
+        }
+        return value
+    }
+
+    static func plants(_ list: String) throws -> [Plant] {
+        try list.split(separator: ",", omittingEmptySubsequences: false).map { name in
+            let name = name.trimmingCharacters(in: .whitespaces)
+            guard let plant = Plant(rawValue: name), SessionSimulator.regressionCandidates.contains(plant) else {
+                throw UsageError(message: "invalid --plant '\(name)' (expected one of: \(SessionSimulator.regressionCandidates.map(\.rawValue).joined(separator: ", ")))")
+            }
+            return plant
+        }
     }
 
     static func probability(_ text: String, _ name: String) throws -> Double {

@@ -142,6 +142,11 @@ package struct SessionPlan: Sendable {
     /// Written as a Codable recorder writes: nil values (`"parent":null`, `"host":null`) and
     /// false flags omitted (trace format 1.1, "Keys that are absent").
     package var omitsNil = false
+    /// (`lctrace-gen --plant`) Plants performed once each after the drawn scenarios, on
+    /// classes of their own (`New…`) and from a random stream of their own: a build's
+    /// regression, found as new beside a build of the same seed without it, whose sessions
+    /// are otherwise drawn the same.
+    package var regressions: [Plant] = []
     package init(sid: String, plants: [Plant], scenarios: Int) {
         self.sid = sid; self.plants = plants; self.scenarios = scenarios
     }
@@ -170,6 +175,12 @@ package final class SessionSimulator {
     private var visibleChildren: [SimVC] = []   // custom children of the top controller
     private var cached: SimVC?                   // a popped controller kept for reuse
 
+    /// The classes scenarios pick from: a regression's (`SessionPlan.regressions`) are its own.
+    private var regressionClasses = false
+    private var screenPool: [String] { regressionClasses ? Self.screenClasses.map { "New" + $0 } : Self.screenClasses }
+    private var childPool: [String] { regressionClasses ? Self.childClasses.map { "New" + $0 } : Self.childClasses }
+    private let seed: UInt64
+
     static let screenClasses = ["ProductDetailViewController", "ReviewsViewController", "CheckoutViewController",
                                 "ArticleViewController", "ThreadViewController", "OrderDetailViewController",
                                 "ProfileViewController", "SettingsViewController"]
@@ -179,6 +190,7 @@ package final class SessionSimulator {
 
     package init(plan: SessionPlan, seed: UInt64) {
         self.plan = plan
+        self.seed = seed
         rng = SplitMix64(seed: seed)
         t = Int64(rng.int(1...40)) * 1_000_000
         nextAddress = 0x6000_0300_0000 + UInt64(rng.int(0...0xfff)) * 0x10_0000
@@ -223,8 +235,11 @@ package final class SessionSimulator {
     private func advance(_ range: ClosedRange<Int>) { t += rng.ms(range) }
     private func advanceNs(_ ns: Int64) { t += ns }
 
+    /// The extension point of an `appExtension` session.
+    static let extensionPoint = "com.apple.share-services"
+
     private func sessionRecord() {
-        let extensionPoint = plan.plants.contains(.appExtension) ? ",\"extension\":\"com.apple.share-services\"" : ""
+        let extensionPoint = plan.plants.contains(.appExtension) ? ",\"extension\":\"\(Self.extensionPoint)\"" : ""
         emit("session", nil, "\"wall\":\"\(plan.wall)\",\"app\":\"\(plan.app)\",\"appVersion\":\"\(plan.appVersion)\",\"build\":\"\(plan.build)\",\"os\":\"iOS\",\"osVersion\":\"\(plan.osVersion)\",\"sdk\":\"\(plan.sdk)\",\"device\":\"\(plan.device)\",\"recorder\":\"lctrace-gen/1\"" + extensionPoint)
         sinceRotation = 0
     }
@@ -322,6 +337,17 @@ package final class SessionSimulator {
             }
         }
         for plant in pending { perform(plant) }
+        if !plan.regressions.isEmpty {
+            var own = SplitMix64(seed: seed ^ 0x5265_6772_6573_7369)
+            swap(&rng, &own)
+            regressionClasses = true
+            for plant in plan.regressions {
+                advance(300...2500)
+                perform(plant)
+            }
+            regressionClasses = false
+            swap(&rng, &own)
+        }
         // Leaks need the session to go on past the grace period.
         advance(6000...9000)
         ordinaryScenario(safe: true)
@@ -348,6 +374,13 @@ package final class SessionSimulator {
     static let global: Set<Plant> = [.appDelegate, .noScene, .visibleAtEnd, .appExtension]
     /// (1.2) Plants that run at launch, before the main tab bar becomes the window's root, in
     /// this order: each is an onboarding root that the next root replaces.
+    /// Plants a regression (`SessionPlan.regressions`) may be: those of one scenario inside the
+    /// session (not at its launch or end, not shaping the whole session or its device, not
+    /// needing a setting such as --max-live).
+    package static let regressionCandidates: [Plant] = Plant.allCases.filter {
+        !terminal.contains($0) && !global.contains($0) && !atLaunch.contains($0) && !CorpusWriter.multiWindow.contains($0)
+            && ![.lostEvents, .pushAcrossLostEvents, .clockBackwards, .instanceGrowth].contains($0)
+    }
     static let launchOrder: [Plant] = [.rootSwapFreed, .leakRootSwapWithSheet]
     static let atLaunch = Set(launchOrder)
 
@@ -506,7 +539,7 @@ package final class SessionSimulator {
         let roll = rng.int(0...99)
         switch roll {
         case 0..<30 where depth < 5:
-            push(rng.pick(Self.screenClasses))
+            push(rng.pick(screenPool))
         case 0..<55 where depth > 1:
             pop()
         case 55..<65:
@@ -516,7 +549,7 @@ package final class SessionSimulator {
             advance(800...3000)
             dismissModal(vc, leak: false)
         case 75..<85:
-            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top)
+            let child = addCustomChild(rng.pick(childPool), toParent: top)
             advance(500...2500)
             removeCustomChild(child)
         case 85..<92:
@@ -889,7 +922,7 @@ package final class SessionSimulator {
     private func pushAcrossLostEvents() {
         let a = top
         let before = lines.count
-        let b = push(rng.pick(Self.screenClasses))
+        let b = push(rng.pick(screenPool))
         func index(_ ev: String, _ vc: SimVC) -> Int {
             lines[before...].firstIndex { $0.contains("\"ev\":\"\(ev)\",\"vc\":\"\(vc.id)\"") }!
         }
@@ -919,9 +952,9 @@ package final class SessionSimulator {
     /// a child whose view is in A's (it disappears and appears with A).
     private func interactiveSwipeWithoutPop() {
         let a = top
-        let child = addCustomChild(rng.pick(Self.childClasses), toParent: a)
+        let child = addCustomChild(rng.pick(childPool), toParent: a)
         advance(300...1200)
-        let b = push(rng.pick(Self.screenClasses), coveredChildren: [child])
+        let b = push(rng.pick(screenPool), coveredChildren: [child])
         advance(800...2500)
         let marks = rng.int(0...2)   // 0: both, 1: B's viewWillDisappear only, 2: A's viewWillAppear only
         stacks[selected].removeLast()
@@ -996,7 +1029,7 @@ package final class SessionSimulator {
         emit("dismiss", sheet, "\"animated\":true,\"interactive\":true")
         emit("viewWillDisappear", sheet, flags(animated: true, fromParent: false, dismissed: true, interactive: true))
         advance(200...600)
-        let d = push(rng.pick(Self.screenClasses), gap: rng.ms(1300...3200))
+        let d = push(rng.pick(screenPool), gap: rng.ms(1300...3200))
         expect("LC401", d)
         advance(200...1200)
         lookAlike(sheet, "dragged down while a push runs under it")
@@ -1026,7 +1059,7 @@ package final class SessionSimulator {
         switch plant {
         case .orphanView:
             let host = top
-            let orphan = newVC(rng.pick(Self.childClasses))
+            let orphan = newVC(rng.pick(childPool))
             load(orphan)
             emit("viewAttached", orphan, "\"host\":\"\(host.id)\"")
             expect("LC101", orphan)
@@ -1035,28 +1068,28 @@ package final class SessionSimulator {
             advance(5...30)
             free(orphan)
         case .missingDidMove:
-            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top, didMove: false)
+            let child = addCustomChild(rng.pick(childPool), toParent: top, didMove: false)
             expect("LC102", child)
             advance(800...2500)
             removeCustomChild(child)
         case .missingWillMove:
-            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top)
+            let child = addCustomChild(rng.pick(childPool), toParent: top)
             advance(800...2500)
             expect("LC103", child)
             removeCustomChild(child, willMove: false)
         case .viewLeftBehind:
-            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top)
+            let child = addCustomChild(rng.pick(childPool), toParent: top)
             advance(800...2500)
             expect("LC104", child)
             removeCustomChild(child, detach: false)
         case .attachBeforeAdd:
-            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top, attachFirst: true)
+            let child = addCustomChild(rng.pick(childPool), toParent: top, attachFirst: true)
             expect("LC105", child)
             lookAlike(child, "attached just before addChild (LC105 info at most)")
             advance(800...2500)
             removeCustomChild(child)
         case .deinitWhileVisible:
-            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top)
+            let child = addCustomChild(rng.pick(childPool), toParent: top)
             advance(800...2500)
             // The container drops the child without forwarding the disappearance.
             emit("willMoveToParent", child, "\"parent\":null")
@@ -1069,7 +1102,7 @@ package final class SessionSimulator {
             expect("LC201", child)
             free(child)
         case .doubleAppear:
-            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top)
+            let child = addCustomChild(rng.pick(childPool), toParent: top)
             advance(50...300)
             // A container forwarding appearance by hand on top of UIKit's automatic forwarding.
             emit("viewWillAppear", child, flags(animated: false, toParent: false, presented: false))
@@ -1080,7 +1113,7 @@ package final class SessionSimulator {
             advance(800...2000)
             removeCustomChild(child)
         case .disappearWithoutAppear:
-            let child = newVC(rng.pick(Self.childClasses))
+            let child = newVC(rng.pick(childPool))
             contain(child, in: top, didMove: true)
             load(child)
             advance(200...900)
@@ -1096,14 +1129,14 @@ package final class SessionSimulator {
             advance(5...30)
             free(child)
         case .lifecycleOrder:
-            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top)
+            let child = addCustomChild(rng.pick(childPool), toParent: top)
             advance(100...500)
             emit("viewDidLoad", child)  // a second viewDidLoad
             expect("LC205", child)
             advance(500...1500)
             removeCustomChild(child)
         case .leakPop:
-            let b = push(rng.pick(Self.screenClasses))
+            let b = push(rng.pick(screenPool))
             advance(1500...5000)
             pop(end: .leak)
             expect("LC301", b)
@@ -1121,7 +1154,7 @@ package final class SessionSimulator {
             expect("LC301", modalNav)
             acceptable("LC301", content)
         case .leakUnconfirmed:
-            push(rng.pick(Self.screenClasses))
+            push(rng.pick(screenPool))
             advance(500...1500)
             let b = pop(end: .leak)
             expect("LC302", b)
@@ -1138,7 +1171,7 @@ package final class SessionSimulator {
                 advance(5...20)
             }
         case .stuckAppearing:
-            let child = newVC(rng.pick(Self.childClasses))
+            let child = newVC(rng.pick(childPool))
             contain(child, in: top, didMove: false)
             load(child)
             emit("viewAttached", child, "\"host\":\"\(top.id)\"")
@@ -1149,12 +1182,12 @@ package final class SessionSimulator {
             advance(2500...4000)
             emit("mark", nil, "\"name\":\"still-waiting\"")
         case .slowAppearance:
-            let b = push(rng.pick(Self.screenClasses), gap: rng.ms(1300...3200))
+            let b = push(rng.pick(screenPool), gap: rng.ms(1300...3200))
             expect("LC401", b)
             advance(800...2000)
             pop()
         case .missingIsAppearing:
-            let b = push(rng.pick(Self.screenClasses), isAppearing: false)
+            let b = push(rng.pick(screenPool), isAppearing: false)
             expect("LC402", b)
             advance(800...2000)
             pop()
@@ -1183,7 +1216,7 @@ package final class SessionSimulator {
             emit("mark", nil, "\"name\":\"clock-glitch\"")
             t = saved + 1_000_000
         case .cancelledInteractivePop:
-            if stacks[selected].count < 2 { push(rng.pick(Self.screenClasses)); advance(800...2000) }
+            if stacks[selected].count < 2 { push(rng.pick(screenPool)); advance(800...2000) }
             let b = top, a = stacks[selected][stacks[selected].count - 2]
             // Reference §3: no B.viewDidDisappear, no A.viewDidAppear, no deinit.
             emit("pop", nav, "\"child\":\"\(b.id)\",\"animated\":true,\"interactive\":true")
@@ -1203,7 +1236,7 @@ package final class SessionSimulator {
             lookAlike(b, "top controller of a cancelled interactive pop")
             lookAlike(a, "revealed controller of a cancelled interactive pop")
         case .completedInteractivePop:
-            if stacks[selected].count < 2 { push(rng.pick(Self.screenClasses)); advance(800...2000) }
+            if stacks[selected].count < 2 { push(rng.pick(screenPool)); advance(800...2000) }
             let a = stacks[selected][stacks[selected].count - 2]
             let b = pop(end: .free, fingerTime: rng.ms(1500...4000))
             lookAlike(a, "revealed by a slow interactive pop (finger time is not a slow appearance)")
@@ -1241,7 +1274,7 @@ package final class SessionSimulator {
             if appDelegate { emit("appWillEnterForeground"); emit("appDidBecomeActive") }
             lookAlike(visible, "visible through backgrounding (no disappear callbacks)")
         case .cachedReshow:
-            let b = push(rng.pick(Self.screenClasses))
+            let b = push(rng.pick(screenPool))
             advance(800...2000)
             pop(end: .keep)
             advance(6000...9000)  // longer than the grace period: it is kept, not leaked
@@ -1250,22 +1283,22 @@ package final class SessionSimulator {
             advance(800...2000)
             pop()
         case .lateDeinitInGrace:
-            let b = push(rng.pick(Self.screenClasses))
+            let b = push(rng.pick(screenPool))
             advance(800...2000)
             pop(end: .lateInGrace)
             lookAlike(b, "deinit 1.5-3.5 s after pop, inside grace")
         case .reusedAddress:
-            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top)
+            let child = addCustomChild(rng.pick(childPool), toParent: top)
             advance(300...900)
             removeCustomChild(child)
             advance(100...400)
-            let again = addCustomChild(rng.pick(Self.childClasses), toParent: top, address: child.id)
+            let again = addCustomChild(rng.pick(childPool), toParent: top, address: child.id)
             lookAlike(child, "address reused after deinit")
             lookAlike(again, "new instance at a reused address")
             advance(300...900)
             removeCustomChild(again)
         case .quickEndAfterAdd:
-            let child = newVC(rng.pick(Self.childClasses))
+            let child = newVC(rng.pick(childPool))
             contain(child, in: top, didMove: false)
             lookAlike(child, "session ended within 1 s of addChild")
             advance(50...400)
@@ -1273,7 +1306,7 @@ package final class SessionSimulator {
             chainDismissal(leak: plant == .leakInChain)
         case .containerMove:
             let card = addCustomChild("CardStackViewController", toParent: top)
-            let child = addCustomChild(rng.pick(Self.childClasses), toParent: top)
+            let child = addCustomChild(rng.pick(childPool), toParent: top)
             advance(500...1500)
             // Moved within the window: the view changes superview, no appearance callbacks.
             let old = top
@@ -1313,13 +1346,13 @@ package final class SessionSimulator {
             interactiveDismissal()
         case .leakBesideBackgroundWindow:
             secondWindowInBackground()
-            let b = push(rng.pick(Self.screenClasses))
+            let b = push(rng.pick(screenPool))
             advance(1500...4000)
             pop(end: .leak)
             expect("LC301", b)
         case .deinitInGraceBesideBackgroundWindow:
             secondWindowInBackground()
-            let b = push(rng.pick(Self.screenClasses))
+            let b = push(rng.pick(screenPool))
             advance(800...2000)
             pop(end: .lateBy(2000...4000))
             lookAlike(b, "freed 2-4 s after its pop in the active window, a second window in the background")

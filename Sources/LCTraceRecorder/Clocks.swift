@@ -25,6 +25,14 @@ public struct MonotonicClock: Sendable {
     }
 }
 
+/// Seconds (a configuration's interval or age, a timeout) as nanoseconds, from 0 to 100
+/// years: any value an app passes (infinity, 1e300, NaN as 0) converts without trapping.
+func nanoseconds(seconds: Double) -> UInt64 {
+    let limit = 100.0 * 365 * 86_400
+    guard seconds > 0 else { return 0 }
+    return UInt64(min(seconds, limit) * 1e9)
+}
+
 /// The clock of `wall` (the session record's start time and file names): milliseconds since
 /// 1970 in UTC. Never used for durations.
 public struct WallClock: Sendable {

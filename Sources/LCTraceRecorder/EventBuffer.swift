@@ -93,14 +93,34 @@ final class EventBuffer: @unchecked Sendable {
         }
     }
 
+    /// Counts `count` events as dropped, exactly as a full buffer drops them (their seqs used,
+    /// the `recorder.dropped` mark before the next event that finds room). For simulators
+    /// that plant a hole where they choose (`lctrace-gen --via-recorder`).
+    func dropAsIfFull(_ count: Int) {
+        lock.withLock {
+            guard accepting else { return }
+            for _ in 0..<max(0, count) { dropLocked() }
+        }
+    }
+
+    /// Ends recording without a last event: what a killed process leaves (no `sessionEnd`).
+    func close() {
+        lock.withLock { accepting = false }
+        lock.broadcast()
+    }
+
+    private func dropLocked() {
+        if droppedRun == 0 { droppedRunFirstSeq = nextSeq }
+        nextSeq += 1
+        droppedRun += 1
+        droppedTotal += 1
+    }
+
     private func store(_ event: RecordedEvent) -> Bool {
         let waiting = tail - head
         let needed = droppedRun > 0 ? 2 : 1
         guard waiting + needed <= capacity else {
-            if droppedRun == 0 { droppedRunFirstSeq = nextSeq }
-            nextSeq += 1
-            droppedRun += 1
-            droppedTotal += 1
+            dropLocked()
             return false
         }
         let t = nowLocked()

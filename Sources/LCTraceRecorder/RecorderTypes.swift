@@ -7,7 +7,9 @@ public struct InstanceID: Hashable, Sendable, CustomStringConvertible {
     /// 1, 2, 3… in the order the session first saw the instances.
     public let number: UInt64
 
-    init(number: UInt64) { self.number = number }
+    /// Package only: a simulator's controller that the session never saw initialized (an id
+    /// kept from an earlier session, as only an app's manual calls could).
+    package init(number: UInt64) { self.number = number }
 
     /// The id as the trace spells it, e.g. `vc12`.
     public var description: String { "vc\(number)" }
@@ -38,6 +40,12 @@ public struct Traits: Sendable, Equatable {
 /// `present`'s `style`: the values trace format v1 defines.
 public enum PresentationStyle: Sendable, CaseIterable {
     case fullScreen, pageSheet, formSheet, overFullScreen, overCurrentContext, popover, automatic, custom
+
+    /// The style a trace names (`lctrace-gen --via-recorder` replays traces through the API).
+    package init?(name: PresentationStyleName) {
+        guard let style = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = style
+    }
 
     var name: PresentationStyleName {
         switch self {

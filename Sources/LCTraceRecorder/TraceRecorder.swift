@@ -58,9 +58,33 @@ public final class TraceRecorder: Sendable {
     /// that waits); true when all was written. Calls after it record nothing.
     @discardableResult
     public func stop(reason: EndReason = .stopped, timeout: Double = 5) -> Bool {
-        _ = buffer.recordLast(sessionEnd(reason), timeoutNanoseconds: UInt64(max(0, timeout) * 1e9))
+        _ = buffer.recordLast(sessionEnd(reason), timeoutNanoseconds: nanoseconds(seconds: timeout))
         writer.requestStop()
         return writer.waitUntilFinished(timeout: timeout)
+    }
+
+    // MARK: For simulators (package only: an app never needs these)
+
+    /// Drops the next `count` events' seqs as a full buffer would (counted, marked): a hole
+    /// planted where the simulator wants it, through the recorder's own drop path.
+    package func dropAsIfBufferFull(_ count: Int) { buffer.dropAsIfFull(count) }
+
+    /// Writes everything recorded so far and ends the writer without a `sessionEnd`, as a
+    /// process killed right after a flush leaves its files. True when all was written.
+    @discardableResult
+    package func endAsIfKilled(timeout: Double = 5) -> Bool {
+        let flushed = flush(timeout: timeout)
+        buffer.close()
+        writer.requestStop()
+        return writer.waitUntilFinished(timeout: timeout) && flushed
+    }
+
+    /// `finishCurrentFile`, waiting until the file is finished (so that the next events go to
+    /// the next part whatever the writer thread's timing).
+    package func finishCurrentFile(timeout: Double) -> Bool {
+        let done = FlushWait()
+        writer.flush(rotate: true) { done.signal() }
+        return done.wait(timeout: timeout)
     }
 
     /// Writes what is buffered as soon as possible (a gzip member of its own); `completion`
@@ -294,7 +318,7 @@ private final class FlushWait: @unchecked Sendable {
     func signal() { lock.withLock { done = true; lock.broadcast() } }
 
     func wait(timeout: Double) -> Bool {
-        let deadline = MonotonicClock.system.nanoseconds() &+ UInt64(max(0, timeout) * 1e9)
+        let deadline = MonotonicClock.system.nanoseconds() &+ nanoseconds(seconds: timeout)
         return lock.withLock {
             while !done {
                 let now = MonotonicClock.system.nanoseconds()

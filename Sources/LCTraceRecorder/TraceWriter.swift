@@ -72,9 +72,9 @@ final class TraceWriter: @unchecked Sendable {
         self.buffer = buffer
         self.directory = directory
         self.encoder = encoder
-        intervalNanoseconds = UInt64(max(0.001, c.flushInterval) * 1e9)
+        intervalNanoseconds = max(1_000_000, nanoseconds(seconds: c.flushInterval))
         rotateBytes = max(1 << 12, c.rotateBytes)
-        rotateAgeNanoseconds = Int64(max(1, c.rotateAge) * 1e9)
+        rotateAgeNanoseconds = Int64(max(1_000_000_000, nanoseconds(seconds: c.rotateAge)))
         maxStoredBytes = max(c.maxStoredBytes, 2 * max(1 << 12, c.rotateBytes))
         observer = c.flushObserver
         gzip = GzipMembers(level: c.compressionLevel)
@@ -124,7 +124,7 @@ final class TraceWriter: @unchecked Sendable {
 
     /// Waits up to `timeout` seconds for the thread to end; true when it did.
     func waitUntilFinished(timeout: Double) -> Bool {
-        let deadline = MonotonicClock.system.nanoseconds() &+ UInt64(max(0, timeout) * 1e9)
+        let deadline = MonotonicClock.system.nanoseconds() &+ nanoseconds(seconds: timeout)
         return buffer.lock.withLock {
             while !finished {
                 let now = MonotonicClock.system.nanoseconds()

@@ -31,6 +31,23 @@ final class WriterGate: @unchecked Sendable {
 }
 
 final class RecorderBufferTests: XCTestCase {
+    /// Any interval, age or timeout an app passes is accepted (infinity, 1e300, NaN, negative):
+    /// none traps converting to nanoseconds, and the recorder still writes what it is given.
+    func testExtremeIntervalsAndTimeoutsNeverTrap() throws {
+        for value in [Double.infinity, 1e300, 1e12, -5, Double.nan] {
+            let dir = RecorderTests.directory()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            var config = RecorderTests.configuration(dir)
+            config.flushInterval = value
+            config.rotateAge = value
+            let r = try TraceRecorder(configuration: config)
+            r.mark("m")
+            XCTAssertTrue(r.flush(timeout: value.isFinite && value > 0 ? min(value, 10) : 10), "\(value)")
+            XCTAssertTrue(r.stop(timeout: value > 0 ? value : 10), "\(value)")
+            XCTAssertEqual(try RecorderTests.events(dir).map(\.name), ["session", "mark", "sessionEnd"], "\(value)")
+        }
+    }
+
     /// A full buffer drops (never waits), counts, leaves the seq hole, and the next event
     /// that finds room comes after a mark that says how many were lost and from where.
     func testFullBufferDropsCountsAndMarksTheHole() throws {

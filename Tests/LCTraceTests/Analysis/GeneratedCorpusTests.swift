@@ -79,12 +79,18 @@ final class GeneratedCorpusTests: TemporaryDirectoryTestCase {
         }
     }
 
-    /// Writes `plans`, ingests them and reports: the report finds exactly the planted findings
-    /// and flags no look-alike.
+    /// Writes `plans` into `name`, ingests them and reports: the report finds exactly the
+    /// planted findings and flags no look-alike. Returns the answer key and what was found.
     @discardableResult
-    func assertReportFindsExactlyThePlants(_ plans: [SessionPlan], _ options: CorpusOptions,
+    func assertReportFindsExactlyThePlants(_ plans: [SessionPlan], _ options: CorpusOptions, into name: String = "traces",
                                            file: StaticString = #filePath, line: UInt = #line) throws -> Labels {
-        let traces = dir + "/traces"
+        try report(plans, options, into: name, file: file, line: line).labels
+    }
+
+    /// `assertReportFindsExactlyThePlants`, with the findings: (rule, session, class) of each.
+    func report(_ plans: [SessionPlan], _ options: CorpusOptions, into name: String,
+                file: StaticString = #filePath, line: UInt = #line) throws -> (labels: Labels, found: [String]) {
+        let traces = dir + "/" + name, db = dir + "/" + name + ".db"
         let (labels, _, _) = try CorpusWriter.write(plans: plans, to: traces, options: options)
 
         let ingest = TestSupport.run(["ingest", "-q", "--db", db, traces])
@@ -92,7 +98,8 @@ final class GeneratedCorpusTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(ingest.err, "", "the generator writes no bad line", file: file, line: line)
         let report = TestSupport.run(["report", "--db", db, "--format", "json", "--fail-on", "never"])
         let doc = try JSONSerialization.jsonObject(with: Data(report.out.utf8)) as! [String: Any]
-        let found = (doc["findings"] as! [[String: Any]]).map {
+        let findings = doc["findings"] as! [[String: Any]]
+        let found = findings.map {
             Key(rule: $0["rule"] as! String, session: $0["session"] as? String ?? "-", vc: $0["vc"] as? String,
                 since: ($0["since"] as? NSNumber)?.int64Value)
         }
@@ -113,6 +120,39 @@ final class GeneratedCorpusTests: TemporaryDirectoryTestCase {
                 && labels.mustNotFlag.contains { $0.session == f.session && $0.vc == f.vc && $0.since == f.since }
         }
         XCTAssertEqual(flagged.sorted(), [], "look-alikes flagged", file: file, line: line)
-        return labels
+        return (labels, findings.map { "\($0["rule"]!) \($0["session"] ?? "-") \($0["class"] ?? "-")" })
+    }
+
+    /// (Issue 24) The same plans written through LCTraceRecorder (`lctrace-gen --via-recorder`):
+    /// the recorder's files (its names, session records, ids), no rejects, exactly the answer key
+    /// moved onto the recorder's ids and seqs, and the findings of the corpus the simulator writes
+    /// itself, rule, session and class for class.
+    func testTheRecorderWritesACorpusWithTheSameFindings() throws {
+        for (seed, rates) in [(UInt64(11), (0.4, 0.6)), (3, (0.25, 0.4))] {
+            var options = CorpusOptions.make(seed: seed, sessions: 40, sessionsPerFile: 3, scenarios: 30,
+                                             rotateEvery: 400, linesPerMember: 150)
+            (options.bugRate, options.lookAlikeRate) = rates
+            let plans = CorpusWriter.randomPlans(options)
+            let direct = try report(plans, options, into: "direct-\(seed)")
+            options.viaRecorder = true
+            let recorded = try report(plans, options, into: "recorded-\(seed)")
+            XCTAssertEqual(recorded.found.sorted(), direct.found.sorted(), "seed \(seed)")
+            XCTAssertEqual(recorded.labels.expected.count, direct.labels.expected.count)
+            XCTAssertEqual(recorded.labels.mustNotFlag.count, direct.labels.mustNotFlag.count)
+            let files = try FileManager.default.contentsOfDirectory(atPath: dir + "/recorded-\(seed)")
+            XCTAssertGreaterThan(files.count, plans.count, "rotated parts")
+            let sids = Set(plans.map(\.sid))
+            for name in files {
+                // The recorder's names: <app>_<start, UTC>_<session id>_<part>.jsonl.gz.
+                let parts = name.split(separator: "_")
+                XCTAssertTrue(parts.count == 4 && sids.contains(String(parts[2])) && name.hasSuffix(".jsonl.gz"), name)
+                var first = ""
+                LineReader(input: try TraceInput(location: .file(dir + "/recorded-\(seed)/" + name))).forEachLine { line in
+                    first = String(decoding: line.bytes, as: UTF8.self)
+                    return false
+                }
+                XCTAssertTrue(first.contains(#""ev":"session""#) && first.contains(#""recorder":"lctrace-recorder/1.0""#), first)
+            }
+        }
     }
 }

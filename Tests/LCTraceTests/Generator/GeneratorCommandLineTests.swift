@@ -11,8 +11,14 @@ final class GeneratorCommandLineTests: TemporaryDirectoryTestCase {
         for option in GeneratorCommandLine.table {
             XCTAssertTrue(help.contains("--\(option.name)"), "help lacks --\(option.name)")
             if let value = option.defaultValue(defaults) {
-                let line = help.split(separator: "\n").first { $0.contains("--\(option.name) ") || $0.hasSuffix("--\(option.name)") }
-                XCTAssertTrue(line?.contains("(default: \(value))") ?? false, "--\(option.name) does not say its default \(value): \(line ?? "-")")
+                // The option's entry: its line and the indented lines under it.
+                let lines = help.split(separator: "\n")
+                guard let at = lines.firstIndex(where: { $0.contains("--\(option.name) ") || $0.hasSuffix("--\(option.name)") }) else {
+                    XCTFail("no line for --\(option.name)"); continue
+                }
+                let entry = ([lines[at]] + lines[(at + 1)...].prefix { $0.hasPrefix(String(repeating: " ", count: 26)) }).joined(separator: "\n")
+                XCTAssertTrue(entry.contains("(default: \(value))"), "--\(option.name) does not say its default \(value): \(entry)")
+                XCTAssertTrue(lines.allSatisfy { $0.count <= 100 }, "the help fits 100 columns")
             }
         }
         // The defaults said are the ones used.
@@ -25,6 +31,7 @@ final class GeneratorCommandLineTests: TemporaryDirectoryTestCase {
     func testEveryOptionIsParsed() throws {
         let args = ["--seed", "7", "--sessions=3", "--per-file", "2", "--scenarios", "5", "--bug-rate", "0.5",
                     "--look-alike-rate", "0", "--rotate-every", "100", "--lines-per-member", "10", "--plain",
+                    "--app", "com.example.mail", "--app-version", "6.0", "--build", "901", "--plant", "leakPop, orphanView",
                     "--truth", dir + "/key.json", dir + "/out"]
         guard case .generate(let line) = try GeneratorCommandLine.parse(args) else { return XCTFail("not a run") }
         XCTAssertEqual(line.options.seed, 7)
@@ -36,11 +43,17 @@ final class GeneratorCommandLineTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(line.options.rotateEvery, 100)
         XCTAssertEqual(line.options.linesPerMember, 10)
         XCTAssertFalse(line.options.gzip)
+        XCTAssertEqual(line.options.app, "com.example.mail")
+        XCTAssertEqual(line.options.appVersion, "6.0")
+        XCTAssertEqual(line.options.build, "901")
+        XCTAssertEqual(line.options.regressions, [.leakPop, .orphanView])
+        guard case .generate(let recorded) = try GeneratorCommandLine.parse(["--via-recorder", dir + "/r"]) else { return XCTFail("not a run") }
+        XCTAssertTrue(recorded.options.viaRecorder)
         XCTAssertEqual(line.truthPath, dir + "/key.json")
         XCTAssertEqual(line.directory, dir + "/out")
         // Every option of the table was named above (a new one needs a line here).
         let named = Set(args.filter { $0.hasPrefix("--") }.map { String($0.dropFirst(2).prefix { $0 != "=" }) })
-        XCTAssertEqual(named.union(["sample", "help"]), Set(GeneratorCommandLine.table.map(\.name)))
+        XCTAssertEqual(named.union(["sample", "help", "via-recorder"]), Set(GeneratorCommandLine.table.map(\.name)))
     }
 
     func testBadValuesAreUsageErrorsNamingTheOption() {
@@ -60,6 +73,13 @@ final class GeneratorCommandLineTests: TemporaryDirectoryTestCase {
             (["--sample", "--seed", "3", "d"], "--sample writes the fixed set: --seed does not apply"),
             (["--truth", "d/expected.json", "d"], "is inside 'd'"),
             (["--truth", "./d/../d/k.json", "d/"], "is inside 'd/'"),
+            (["--plant", "leakPop,bogus", "d"], "invalid --plant 'bogus' (expected one of: orphanView,"),
+            (["--plant", "stuckAppearing", "d"], "invalid --plant 'stuckAppearing'"),
+            (["--plant", "", "d"], "invalid --plant ''"),
+            (["--build", "", "d"], "invalid --build ''"),
+            (["--app", "a\u{1b}[2J", "d"], "expected text without control characters"),
+            (["--via-recorder", "--plain", "d"], "--via-recorder writes each session's own gzip files as the recorder does: --plain does not apply"),
+            (["--via-recorder", "--per-file", "2", "d"], "--per-file does not apply"),
         ]
         for (args, message) in cases {
             XCTAssertThrowsError(try GeneratorCommandLine.parse(args), "\(args)") { error in
@@ -97,5 +117,36 @@ final class GeneratorCommandLineTests: TemporaryDirectoryTestCase {
         let help = try TestSupport.process(gen, ["--help"])
         XCTAssertEqual(help.status, 0)
         XCTAssertEqual(help.out, GeneratorCommandLine.help)
+    }
+
+    /// Issue 25, item 20: the two-build workflow of docs/reports.md with the repository's own
+    /// tools. Two builds of one seed, the second with a regression: they load into one database
+    /// (their sessions are their own), a baseline of the first passes the first and fails the
+    /// second on the regression's findings only, and compare names exactly those as new.
+    func testTwoBuildsOfOneSeedDifferByTheirRegression() throws {
+        for (build, extra) in [("900", [String]()), ("901", ["--plant", "leakPop"])] {
+            let args = ["--seed", "7", "--sessions", "12", "--app", "com.example.shop", "--app-version", "5.3", "--build", build]
+            guard case .generate(let line) = try GeneratorCommandLine.parse(args + extra + [dir + "/b" + build]) else { return XCTFail() }
+            _ = try line.run()
+        }
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, dir + "/b900", dir + "/b901"]).status, 0)
+        let sessions = TestSupport.run(["query", "--db", db, "-f", "csv", "SELECT build, count(*) AS n FROM sessions GROUP BY build ORDER BY build"])
+        XCTAssertEqual(sessions.out, "build,n\n900,12\n901,12\n", sessions.err)
+        XCTAssertEqual(TestSupport.run(["baseline", "--db", db, "--build", "900", "-o", dir + "/base.json"]).status, 0)
+        XCTAssertEqual(TestSupport.run(["report", "--db", db, "--build", "900", "--baseline", dir + "/base.json"]).status, 0)
+        let head = TestSupport.run(["report", "--db", db, "--build", "901", "--baseline", dir + "/base.json", "-f", "json"])
+        XCTAssertEqual(head.status, 1, head.err)
+        let doc = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(head.out.utf8)) as? [String: Any])
+        let findings = try XCTUnwrap(doc["findings"] as? [[String: Any]])
+        let new = findings.filter { ($0["baseline"] as? String) == "new" }
+        XCTAssertEqual(new.count, 12, "one regression a session")
+        XCTAssertTrue(new.allSatisfy { ($0["class"] as? String ?? "").hasPrefix("New") && ["LC301", "LC302"].contains($0["rule"] as? String ?? "") },
+                      "\(new.map { "\($0["rule"]!) \($0["class"]!)" })")
+        let compare = TestSupport.run(["compare", "--db", db, "--app", "com.example.shop", "--base-build", "900", "--head-build", "901", "-f", "json"])
+        let c = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(compare.out.utf8)) as? [String: Any])
+        XCTAssertEqual((c["fixed"] as? [Any])?.count, 0, compare.out)
+        XCTAssertGreaterThan((c["persisting"] as? [Any])?.count ?? 0, 10, compare.out)
+        let newInCompare = try XCTUnwrap(c["new"] as? [[String: Any]], compare.out).compactMap { $0["identity"] as? String }
+        XCTAssertEqual(Set(newInCompare), Set(new.compactMap { $0["identity"] as? String }), compare.out)
     }
 }
