@@ -248,6 +248,11 @@ extension OptionSpec {
     static let safeCSV = OptionSpec("safe-csv", help: "CSV: put ' before cells starting with = + - @ so spreadsheets show them as text.")
 }
 
+extension ParsedArguments {
+    /// `--safe-csv` (`OptionSpec.safeCSV`).
+    var neutralizesFormulas: Bool { has("safe-csv") }
+}
+
 /// An error told in one `Error:` line (and a `Hint:` where one helps), with the exit status of its kind.
 protocol OneLineError: Error {
     var line: String { get }

@@ -109,13 +109,33 @@ enum FindingFilterOptions: OptionGroup {
     }
 }
 
-/// The sessions: `--session` (a unique prefix), `--app`, `--build`.
+/// The sessions: `--session` (a unique prefix), `--app`, `--build`. A command that says them
+/// its own way (export's repeatable `--session`, compare's `--app` on both sides) takes the
+/// spec with its own help; every command reads them here.
 enum SessionOptions: OptionGroup {
-    static let options: [OptionSpec] = [
-        OptionSpec("session", value: "SID", help: "Only this session (a unique prefix is enough, any case)."),
-        OptionSpec("app", value: "BUNDLE", help: "Only sessions of this app."),
-        OptionSpec("build", value: "BUILD", help: "Only sessions of this build."),
-    ]
+    static let options: [OptionSpec] = [session(), app(), build()]
+
+    static func session(help: String = "Only this session (a unique prefix is enough, any case).",
+                        repeatable: Bool = false) -> OptionSpec {
+        OptionSpec("session", value: "SID", help: help, repeatable: repeatable)
+    }
+    static func app(help: String = "Only sessions of this app.") -> OptionSpec {
+        OptionSpec("app", value: "BUNDLE", help: help)
+    }
+    static func build(help: String = "Only sessions of this build.") -> OptionSpec {
+        OptionSpec("build", value: "BUILD", help: help)
+    }
+
+    /// `--session` as given (a prefix, not yet resolved: `Selection.resolve`).
+    static func sessionPrefix(_ args: ParsedArguments) -> String? { args.value("session") }
+    /// Every `--session` of a command that repeats it.
+    static func sessionPrefixes(_ args: ParsedArguments) -> [String] { args.all("session") }
+    static func app(_ args: ParsedArguments) -> String? { args.value("app") }
+    static func build(_ args: ParsedArguments) -> String? { args.value("build") }
+    /// `--app` and `--build` as a filter (the session, a prefix, is resolved against a database).
+    static func appAndBuild(_ args: ParsedArguments) -> SessionFilter {
+        SessionFilter(app: app(args), build: build(args))
+    }
 }
 
 /// Everything that chooses findings (families, their filters, the tuning), read into the

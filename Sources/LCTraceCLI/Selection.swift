@@ -12,14 +12,15 @@ struct EmptySelection: Error {
 /// `--app`, `--build`; and the rule that an empty selection fails unless `--allow-empty`.
 enum Selection {
     static let allowEmpty = OptionSpec("allow-empty", help: "Exit 0 when no session is selected (default: exit 66).")
+    static func allowsEmpty(_ args: ParsedArguments) -> Bool { args.has("allow-empty") }
 
     /// Candidates listed when a `--session` prefix is ambiguous.
     static let candidatesShown = 10
 
     /// The filter of `args`, its `--session` prefix resolved to one whole id.
     static func filter(_ args: ParsedArguments, _ db: Storage, path: String) throws -> SessionFilter {
-        var filter = SessionFilter(app: args.value("app"), build: args.value("build"))
-        if let prefix = args.value("session") {
+        var filter = SessionOptions.appAndBuild(args)
+        if let prefix = SessionOptions.sessionPrefix(args) {
             filter.session = try resolve(prefix, db, path: path)
         }
         return filter
@@ -41,7 +42,7 @@ enum Selection {
     /// Throws `EmptySelection` when `sessions` is 0 and `--allow-empty` is not given.
     static func requireSessions(_ sessions: Int, _ filter: SessionFilter, _ db: Storage, _ args: ParsedArguments,
                                 path: String) throws {
-        guard sessions == 0, !args.has("allow-empty") else { return }
+        guard sessions == 0, !allowsEmpty(args) else { return }
         throw EmptySelection(message: try describeEmpty(filter, db, path: path))
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import LCTraceModel
-import LCTraceSQLite
 
 /// Settings of a generated corpus.
 package struct CorpusOptions: Sendable {

@@ -2,7 +2,6 @@ import Foundation
 import LCTrace
 import LCTraceIngest
 import LCTraceModel
-import LCTraceSQLite
 
 /// A seeded mutation fuzzer for the line decoder and the gzip reader. Inputs derive from
 /// (seed, iteration) alone, so any input can be replayed; the current input also sits in a

@@ -1,7 +1,6 @@
 import Foundation
 import LCTraceCLI
 import LCTraceModel
-import LCTraceSQLite
 
 /// A seeded mutation fuzzer of the command line's option values: numbers, durations and
 /// lists (`--grace`, `--gap-threshold`, `--max-live`, `--examples`, `--timeout`, `--fail-on` …).

@@ -1,6 +1,5 @@
 import LCTraceCLI
 import LCTraceModel
-import LCTraceSQLite
 
 /// Simulates one app launch and writes its trace-format-v1 lines in the callback orders UIKit
 /// really delivers (shared/reference/uikit-callback-orders.md): a tab bar of navigation

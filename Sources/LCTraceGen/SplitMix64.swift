@@ -1,5 +1,3 @@
-import LCTraceSQLite
-
 /// A small seeded PRNG (SplitMix64): the same seed gives the same corpus on every machine,
 /// which `SystemRandomNumberGenerator` cannot.
 package struct SplitMix64: RandomNumberGenerator {

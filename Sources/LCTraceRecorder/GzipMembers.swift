@@ -1,4 +1,4 @@
-import CZlib
+internal import CZlib
 
 /// Compresses each flush into one complete gzip member (RFC 1952 §2.2: a file may hold many,
 /// one after another). A member ends with its trailer, so everything flushed before a kill

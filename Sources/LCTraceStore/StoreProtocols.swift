@@ -1,15 +1,15 @@
 import LCTraceModel
 import LCTraceRules
 
-/// The seam between lctrace and a storage backend. Layers above Store/ see `Storage` and these
-/// protocols, never SQL or a backend's types; a backend is one folder (Store/SQLite,
-/// Store/PostgreSQL) implementing them. Reads for reports, listings and timelines are shared
-/// (Store/Shared: portable SQL over `SQLReadConnection`); what is hot (loading events,
+/// The seam between lctrace and a storage backend. Targets above LCTraceStore see `Storage` and
+/// these protocols, never SQL or a backend's types; a backend is one target (LCTraceSQLite,
+/// LCTracePostgreSQL) implementing them. Reads for reports, listings and timelines are shared
+/// (LCTraceStore/Reads: portable SQL over `SQLReadConnection`); what is hot (loading events,
 /// reading a session's events for its model, writing models) each backend does its own way.
 package protocol StorageBackend: AnyObject {
     /// The schema, commented table by table (`lctrace schema`).
     var ddl: String { get }
-    /// The connection the shared read queries (Store/Shared) run on.
+    /// The connection the shared read queries (LCTraceStore/Reads) run on.
     var reader: any SQLReadConnection { get }
     /// Sessions' events, metadata and retired instances on the read connection: a report
     /// rebuilds a dirty session's model from them without writing anything.

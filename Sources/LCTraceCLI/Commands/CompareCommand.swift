@@ -15,7 +15,7 @@ enum CompareCommand: Command {
             OptionSpec("base-db", value: "PATH", help: "Database of the base build, when it is another one."),
             OptionSpec("base-build", value: "BUILD", help: "The build compared against (e.g. the last release)."),
             OptionSpec("head-build", value: "BUILD", help: "The candidate build."),
-            OptionSpec("app", value: "BUNDLE", help: "Only sessions of this app (on both sides)."),
+            SessionOptions.app(help: "Only sessions of this app (on both sides)."),
             FormatOption.spec(OutputFormats.compare),
             FailOnOption.spec(help: "Exit 1 on a new finding at or above it, or a timing regression: error (default), warning, info, never."),
         ] + TuningOptions.options + [Selection.allowEmpty],
@@ -49,10 +49,10 @@ enum CompareCommand: Command {
     static func side(_ build: String, option: String, path: String, _ args: ParsedArguments, _ context: CommandContext) throws -> ComparisonSide {
         var request = ReportRequest()
         request.settings = try TuningOptions.settings(args)
-        request.sessions = SessionFilter(app: args.value("app"), build: build)
+        request.sessions = SessionFilter(app: SessionOptions.app(args), build: build)
         let db = try context.openForReading(path)
         let data = try ReportCollector.collect(request, db: db)
-        if data.sessions.isEmpty && !args.has("allow-empty") {
+        if data.sessions.isEmpty && !Selection.allowsEmpty(args) {
             let what = try Selection.describeEmpty(request.sessions, db, path: path)
             throw EmptySelection(message: "--\(option) \(build): \(what)")
         }

@@ -8,9 +8,9 @@ enum ExportCommand: Command {
         summary: "Write sessions as a Chrome trace that Perfetto UI and chrome://tracing open.",
         options: [
             DatabaseOption.spec(),
-            OptionSpec("session", value: "SID", help: "A session to export (a unique prefix is enough; repeatable).", repeatable: true),
-            OptionSpec("app", value: "BUNDLE", help: "Every session of this app."),
-            OptionSpec("build", value: "BUILD", help: "Every session of this build."),
+            SessionOptions.session(help: "A session to export (a unique prefix is enough; repeatable).", repeatable: true),
+            SessionOptions.app(help: "Every session of this app."),
+            SessionOptions.build(help: "Every session of this build."),
         ]
             + FindingOptions.options
             + [FormatOption.spec(OutputFormats.export), OutputFile.option],
@@ -23,14 +23,15 @@ enum ExportCommand: Command {
 
     package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         _ = try FormatOption.value(args, OutputFormats.export)
-        let named = args.all("session")
-        guard !named.isEmpty || args.value("app") != nil || args.value("build") != nil else {
+        let named = SessionOptions.sessionPrefixes(args)
+        let app = SessionOptions.app(args), build = SessionOptions.build(args)
+        guard !named.isEmpty || app != nil || build != nil else {
             throw UsageError("name what to export: --session SID, --build BUILD or --app BUNDLE",
                              hint: "list the sessions with 'lctrace sessions --db \(Selection.shell(DatabaseOption.location(args, context)))'")
         }
         let findings = try FindingOptions.request(args)
         let db = try context.openForReading(DatabaseOption.location(args, context))
-        let sessions = try SessionChoice.many(named, app: args.value("app"), build: args.value("build"), db: db)
+        let sessions = try SessionChoice.many(named, app: app, build: build, db: db)
         let output = try OutputFile(path: args.value("output"), console: context.console)
         let writer = ChromeTraceWriter(bytes: { try output.write(bytes: $0) })
         let progress = ProgressLine(console: context.console)

@@ -46,7 +46,7 @@ enum QueryCommand: Command {
         }
         for warning in rows.warnings { context.console.writeError("Warning: \(shown(warning))\n") }
         // Each row's values go from where the backend holds them straight into the output.
-        let out = RowFormatter(style: style, columns: rows.columnNames, neutralizesFormulas: args.has("safe-csv"),
+        let out = RowFormatter(style: style, columns: rows.columnNames, neutralizesFormulas: args.neutralizesFormulas,
                                maxWidth: maxWidth, bytes: { context.console.write(bytes: $0) })
         do {
             try rows.forEachRow(into: out)

@@ -41,7 +41,7 @@ enum ReportCommand: Command {
         if let text = args.value("examples") {
             options.examples = try OptionValues.count(text, option: "--examples", range: 0...1_000_000)
         }
-        options.neutralizesFormulas = args.has("safe-csv")
+        options.neutralizesFormulas = args.neutralizesFormulas
         if let file = args.value("baseline") { options.baseline = try Baseline.read(file) }
         if let root = args.value("source-root") {
             var isDirectory: ObjCBool = false

@@ -1,7 +1,6 @@
 import Foundation
 import LCTrace
 import LCTraceReport
-import LCTraceSQLite
 import LCTraceStore
 
 /// `lctrace sessions`: one line per session.
@@ -11,8 +10,8 @@ enum SessionsCommand: Command {
         summary: "List sessions: app, version, device, OS, SDK, start, duration, events, lost events.",
         options: [
             DatabaseOption.spec(),
-            OptionSpec("app", value: "BUNDLE", help: "Only sessions of this app."),
-            OptionSpec("build", value: "BUILD", help: "Only sessions of this build."),
+            SessionOptions.app(),
+            SessionOptions.build(),
             FormatOption.spec(OutputFormats.rows),
             .safeCSV,
         ] + TableOptions.options)
@@ -24,10 +23,10 @@ enum SessionsCommand: Command {
         let style = try FormatOption.value(args, OutputFormats.rows)
         let db = try context.openForReading(DatabaseOption.location(args, context))
         let maxWidth = try TableOptions.maxWidth(args)
-        let out = RowFormatter(style: style, columns: columns, neutralizesFormulas: args.has("safe-csv"),
+        let out = RowFormatter(style: style, columns: columns, neutralizesFormulas: args.neutralizesFormulas,
                                maxWidth: maxWidth, bytes: { context.console.write(bytes: $0) })
         // Streamed: one session at a time, each as it is now (a dirty one is counted from its events).
-        try ReportCollector.forEachCurrentSession(SessionFilter(app: args.value("app"), build: args.value("build")), db: db) { s in
+        try ReportCollector.forEachCurrentSession(SessionOptions.appAndBuild(args), db: db) { s in
             func text(_ v: String?) -> SQLValue { v.map { .text($0) } ?? .null }
             let os = [s.os, s.osVersion].compactMap { $0 }.joined(separator: " ")
             try out.add([

@@ -10,7 +10,7 @@ enum TimelineCommand: Command {
         summary: "Draw one session: a lane per controller, appearances, containment, presentations, findings.",
         options: [
             DatabaseOption.spec(),
-            OptionSpec("session", value: "SID", help: "The session (required; a unique prefix is enough)."),
+            SessionOptions.session(help: "The session (required; a unique prefix is enough)."),
             OptionSpec("vc", value: "ID[#SINCE]", help: "Centre on this controller and draw what relates to it."),
             OptionSpec("around", value: "SEQ", help: "Centre on this event."),
             OptionSpec("window", value: "DURATION", help: "Width of the window, 1ns to 8784h with a unit, e.g. 10s (default: see below)."),
@@ -31,7 +31,7 @@ enum TimelineCommand: Command {
 
     package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try FormatOption.value(args, OutputFormats.timeline)
-        guard let sid = args.value("session") else {
+        guard let sid = SessionOptions.sessionPrefix(args) else {
             throw UsageError("missing --session SID for 'lctrace timeline'",
                              hint: "list the sessions with 'lctrace sessions --db \(Selection.shell(DatabaseOption.location(args, context)))'")
         }

@@ -1,4 +1,4 @@
-/// What the read queries shared by every backend (Store/Shared) need of a connection: prepare
+/// What the read queries shared by every backend (LCTraceStore/Reads) need of a connection: prepare
 /// a statement, bind its parameters, step through its rows. SQLite's statement and
 /// PostgreSQL's query both conform, so a report, a timeline or a selection is written once in
 /// portable SQL; the hot paths of each backend (loading events, writing models, reading a
