@@ -1,5 +1,6 @@
 # lctrace: build and install the binary with its manual page and shell completions.
 #   make                               release build (.build/release/lctrace)
+#   make sample                        the README's quick start: build, load SampleTraces, report
 #   make install [PREFIX=/usr/local]   binary, man page, bash/zsh/fish completions
 #   make uninstall [PREFIX=/usr/local]
 # DESTDIR stages an install for packaging. The man page and the completions are written by
@@ -20,12 +21,18 @@ BASHDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
-.PHONY: all build install uninstall
+.PHONY: all build sample install uninstall
 
 all: build
 
 build:
 	$(SWIFT) build -c $(CONFIGURATION) $(STATIC_STDLIB) --product lctrace
+
+# The quick start: load the sample sessions into sample.db (ignored by git) and print every
+# finding (--fail-on never: the samples hold errors on purpose, which would exit 1).
+sample: build
+	"$(BIN)" ingest --db sample.db SampleTraces
+	"$(BIN)" report --db sample.db --fail-on never
 
 install: build
 	install -d "$(BINDIR)" "$(MANDIR)" "$(BASHDIR)" "$(ZSHDIR)" "$(FISHDIR)"
