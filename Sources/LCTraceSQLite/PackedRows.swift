@@ -1,3 +1,4 @@
+import LCTraceFormat
 import LCTraceModel
 
 /// How schema 3 packs the rows of `events` and of the model tables (Schemas/lctrace-schema.sql):
@@ -135,25 +136,13 @@ enum PackedEvent {
         !bytes.isEmpty && memchr(bytes.baseAddress!, 0, bytes.count) != nil
     }
 
-    /// `bytes` (UTF-8) as a JSON string literal: quote, backslash and control characters escaped.
+    /// `bytes` (UTF-8) as a JSON string literal, escaped by the one JSON escaper (`JSONText`:
+    /// quote, backslash and control characters, which `restAttrs` reads back).
     static func appendJSONString(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
         out.append(0x22)
-        for b in bytes {
-            switch b {
-            case 0x22: out.append(0x5c); out.append(0x22)
-            case 0x5c: out.append(0x5c); out.append(0x5c)
-            case 0x0a: out.append(0x5c); out.append(0x6e)
-            case 0x0d: out.append(0x5c); out.append(0x72)
-            case 0x09: out.append(0x5c); out.append(0x74)
-            case 0..<0x20:
-                out.append(contentsOf: [0x5c, 0x75, 0x30, 0x30, hexDigit(b >> 4), hexDigit(b & 0xf)])
-            default: out.append(b)
-            }
-        }
+        JSONText.appendEscaped(bytes, to: &out)
         out.append(0x22)
     }
-
-    private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x61 + v - 10 }
 }
 
 /// The codes of the model tables' `codes` columns (schema 3), as the `*_rows` views decode them.
