@@ -87,42 +87,167 @@ package struct Baseline: Sendable {
         return json.text
     }
 
-    /// Reads a baseline file; every problem is a `BaselineError`, never an empty baseline.
+    /// Reads a baseline file; every problem is a `BaselineError`, never an empty baseline. The
+    /// file is mapped, not copied, and read value by value (`BaselineReader`): memory stays near
+    /// the file's size plus its entries, however many there are.
     package static func read(_ path: String) throws -> Baseline {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw BaselineError(file: path, problem: FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
+        guard FileManager.default.fileExists(atPath: path) else { throw BaselineError(file: path, problem: "no such file") }
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
+            throw BaselineError(file: path, problem: "cannot be read")
         }
         return try parse(data, file: path)
     }
 
     package static func parse(_ data: Data, file: String) throws -> Baseline {
-        func fail(_ problem: String) -> BaselineError { BaselineError(file: file, problem: problem) }
-        guard let object = try? JSONSerialization.jsonObject(with: data), let root = object as? [String: Any] else {
-            throw fail("not a JSON object (expected {\"version\":1,\"tool\":…,\"entries\":[…]} as `lctrace baseline` writes)")
+        try data.withUnsafeBytes { bytes in
+            var reader = BaselineReader(bytes: bytes, file: file)
+            return Baseline(file: file, entries: try reader.read())
         }
-        guard let v = root["version"] else { throw fail("no \"version\"") }
-        guard let n = v as? NSNumber, "\(n)" == String(version) else {
-            throw fail("version \(v) (this lctrace reads baseline version \(version))")
-        }
-        guard let list = root["entries"] as? [Any] else { throw fail("no \"entries\" array") }
-        var entries: [BaselineEntry] = []
-        for (i, item) in list.enumerated() {
-            let n = i + 1
-            guard let e = item as? [String: Any] else { throw fail("entry \(n) is not an object") }
-            guard let identity = e["identity"] as? String else { throw fail("entry \(n) has no \"identity\"") }
-            guard let key = e["identity_key"] as? String else { throw fail("entry \(n) has no \"identity_key\"") }
-            let expected = FindingIdentity.hash(key)
-            guard identity == expected else {
-                throw fail("entry \(n): identity \(identity) is not the hash of its identity_key '\(key)' (expected \(expected))")
+    }
+}
+
+/// The baseline file read with the trace format's scanner, value by value: no tree of
+/// Foundation objects (a 100 MB file took 1.2 GB through JSONSerialization). Any JSON layout is
+/// accepted (a reformatted file reads the same); unknown keys are skipped.
+private struct BaselineReader {
+    var scanner: JSONScanner
+    let file: String
+
+    init(bytes: UnsafeRawBufferPointer, file: String) {
+        scanner = JSONScanner(bytes)
+        self.file = file
+    }
+
+    /// A value as the baseline needs it: strings and integers decoded, anything else named.
+    enum Value {
+        case string(String)
+        case integer(Int64)
+        case other(String)
+
+        var string: String? { if case .string(let s) = self { return s } else { return nil } }
+        var integer: Int? { if case .integer(let n) = self { return Int(exactly: n) } else { return nil } }
+    }
+
+    func fail(_ problem: String) -> BaselineError { BaselineError(file: file, problem: problem) }
+
+    static let shape = "(expected {\"version\":1,\"tool\":…,\"entries\":[…]} as `lctrace baseline` writes)"
+
+    mutating func read() throws -> [BaselineEntry] {
+        var version: Value?
+        var entries: [BaselineEntry]?
+        do {
+            scanner.skipWhitespace()
+            guard !scanner.atEnd, scanner.peek() == 0x7b else { throw fail("not a JSON object \(Self.shape)") }
+            var more = try beginObject()
+            while more {
+                switch try key() {
+                case "version": version = try value()
+                case "entries":
+                    scanner.skipWhitespace()
+                    guard !scanner.atEnd, scanner.peek() == 0x5b else { _ = try value(); entries = nil; break }
+                    var list: [BaselineEntry] = []
+                    var another = try beginArray()
+                    while another {
+                        list.append(try entry(list.count + 1))
+                        another = try endOfElement()
+                    }
+                    entries = list
+                default: _ = try value()
+                }
+                more = try endOfMember()
             }
-            let rule = (e["rule"] as? String) ?? key.split(separator: "|").first.map(String.init) ?? ""
-            entries.append(BaselineEntry(
-                identity: identity, identityKey: key, rule: rule,
-                severity: (e["severity"] as? String) ?? RuleCatalog.info(rule)?.severity.rawValue ?? "",
-                cls: e["class"] as? String, occurrences: (e["occurrences"] as? Int) ?? 0, sessions: (e["sessions"] as? Int) ?? 0,
-                firstBuild: e["first_build"] as? String, lastBuild: e["last_build"] as? String,
-                note: (e["note"] as? String) ?? ""))
+            scanner.skipWhitespace()
+            guard scanner.atEnd else { throw scanner.fail("expected the end of the file after the object") }
+        } catch let failure as JSONScanner.Failure {
+            throw fail("not a JSON object \(Self.shape): \(failure.message) at byte \(failure.offset)")
         }
-        return Baseline(file: file, entries: entries)
+        switch version {
+        case nil: throw fail("no \"version\"")
+        case .integer(let n) where n == Int64(Baseline.version): break
+        case .string(let text):
+            throw fail("version \(JSONText.quoted(text)) is a string (this lctrace reads baseline version \(Baseline.version), the number)")
+        case .integer(let n): throw fail("version \(n) (this lctrace reads baseline version \(Baseline.version))")
+        case .other(let what): throw fail("version \(what) (this lctrace reads baseline version \(Baseline.version))")
+        }
+        guard let entries else { throw fail("no \"entries\" array") }
+        return entries
+    }
+
+    /// One element of `entries` (`n` counts from 1).
+    mutating func entry(_ n: Int) throws -> BaselineEntry {
+        scanner.skipWhitespace()
+        guard !scanner.atEnd, scanner.peek() == 0x7b else {
+            _ = try value()
+            throw fail("entry \(n) is not an object")
+        }
+        var fields: [String: Value] = [:]
+        var more = try beginObject()
+        while more {
+            let name = try key()
+            fields[name] = try value()
+            more = try endOfMember()
+        }
+        guard let identity = fields["identity"]?.string else { throw fail("entry \(n) has no \"identity\"") }
+        guard let key = fields["identity_key"]?.string else { throw fail("entry \(n) has no \"identity_key\"") }
+        let expected = FindingIdentity.hash(key)
+        guard identity == expected else {
+            throw fail("entry \(n): identity \(identity) is not the hash of its identity_key '\(key)' (expected \(expected))")
+        }
+        let rule = fields["rule"]?.string ?? key.split(separator: "|").first.map(String.init) ?? ""
+        return BaselineEntry(
+            identity: identity, identityKey: key, rule: rule,
+            severity: fields["severity"]?.string ?? RuleCatalog.info(rule)?.severity.rawValue ?? "",
+            cls: fields["class"]?.string, occurrences: fields["occurrences"]?.integer ?? 0,
+            sessions: fields["sessions"]?.integer ?? 0, firstBuild: fields["first_build"]?.string,
+            lastBuild: fields["last_build"]?.string, note: fields["note"]?.string ?? "")
+    }
+
+    /// Enters the object at the scanner; false when it is empty (and passed).
+    mutating func beginObject() throws -> Bool { try begin(0x7b, "'{'", close: 0x7d) }
+
+    /// Enters the array at the scanner; false when it is empty (and passed).
+    mutating func beginArray() throws -> Bool { try begin(0x5b, "'['", close: 0x5d) }
+
+    private mutating func begin(_ open: UInt8, _ what: String, close: UInt8) throws -> Bool {
+        try scanner.expect(open, what)
+        scanner.skipWhitespace()
+        if !scanner.atEnd, scanner.peek() == close { scanner.index += 1; return false }
+        return true
+    }
+
+    /// A member's key and its colon; the value comes next.
+    mutating func key() throws -> String {
+        scanner.skipWhitespace()
+        guard !scanner.atEnd, scanner.peek() == 0x22 else { throw scanner.fail("expected a key string") }
+        let (range, escaped) = try scanner.scanString()
+        try scanner.expect(0x3a, "':'")
+        return scanner.string(range, escaped: escaped)
+    }
+
+    /// After a member's value: true at a comma (another member follows), false at the `}`.
+    mutating func endOfMember() throws -> Bool { try end(0x7d, "',' or '}'") }
+
+    /// After an element: true at a comma (another element follows), false at the `]`.
+    mutating func endOfElement() throws -> Bool { try end(0x5d, "',' or ']'") }
+
+    private mutating func end(_ close: UInt8, _ what: String) throws -> Bool {
+        scanner.skipWhitespace()
+        if !scanner.atEnd, scanner.peek() == 0x2c { scanner.index += 1; return true }
+        try scanner.expect(close, what)
+        return false
+    }
+
+    /// The value at the scanner, read whole (nested values are validated and skipped).
+    mutating func value() throws -> Value {
+        scanner.skipWhitespace()
+        let start = scanner.index
+        if !scanner.atEnd, scanner.peek() == 0x22 {
+            let (range, escaped) = try scanner.scanString()
+            return .string(scanner.string(range, escaped: escaped))
+        }
+        let kind = try scanner.scanValue(depth: 1)
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: scanner.bytes[start..<scanner.index]), as: UTF8.self)
+        if kind == .number, let n = scanner.integer(start..<scanner.index) { return .integer(n) }
+        return .other(kind == .object || kind == .array ? "\(kind)" : text)
     }
 }

@@ -64,6 +64,13 @@ final class BaselineTests: TemporaryDirectoryTestCase {
             ("not json at all", "not a JSON object"),
             ("[1, 2]", "not a JSON object"),
             (#"{"version":2,"entries":[]}"#, "version 2"),
+            (#"{"version":"1","entries":[]}"#, #"version "1" is a string (this lctrace reads baseline version 1, the number)"#),
+            (#"{"version":1.5,"entries":[]}"#, "version 1.5 (this lctrace reads baseline version 1)"),
+            (#"{"version":1,"entries":{}}"#, "no \"entries\" array"),
+            (#"{"version":1,"entries":[3]}"#, "entry 1 is not an object"),
+            (#"{"version":1,"entries":["#, "not a JSON object"),
+            (#"{"version":1,"entries":[]} trailing"#, "not a JSON object"),
+            (#"{"version":1,"entries":"#, "not a JSON object"),
             (#"{"entries":[]}"#, "no \"version\""),
             (#"{"version":1}"#, "no \"entries\" array"),
             (#"{"version":1,"entries":[{"identity_key":"LC502|com.example.mail"}]}"#, "entry 1 has no \"identity\""),
@@ -85,12 +92,20 @@ final class BaselineTests: TemporaryDirectoryTestCase {
         let missing = TestSupport.run(["report", "--db", db, "--baseline", dir + "/none.json"])
         XCTAssertEqual(missing.status, 64)
         XCTAssertTrue(missing.err.contains("baseline \(dir)/none.json: no such file"), missing.err)
-        let valid = dir + "/ok.json"
-        try #"{"version":1,"tool":"x","entries":[{"identity":"\#(good)","identity_key":"LC502|com.example.mail"}]}"#
-            .write(toFile: valid, atomically: true, encoding: .utf8)
-        let r = TestSupport.run(["report", "--db", db, "--baseline", valid, "--scene", "--format", "json"])
-        XCTAssertEqual(r.status, 0, "the only error of the scene family is known")
-        XCTAssertTrue(r.out.contains("\"baseline\":{\"file\":\(JSONText.quoted(valid)),\"new\":5,\"known\":1,\"fixed\":[]}"), r.out)
+        // Any layout of the same JSON reads the same: one line, or pretty-printed with the keys
+        // in another order, an escaped key and unknown keys of every kind.
+        let layouts = [
+            #"{"version":1,"tool":"x","entries":[{"identity":"\#(good)","identity_key":"LC502|com.example.mail"}]}"#,
+            "{\n  \"entries\" : [\n    {\n      \"extra\" : {\"a\":[1,2,{\"b\":null}]},\n      \"identity_key\" : \"LC502|com.example.mail\",\n"
+                + "      \"\\u0069dentity\" : \"\(good)\", \"occurrences\": 2.5, \"note\": \"t\\u00e9\"\n    }\n  ],\n  \"version\" : 1, \"x\": true\n}\n",
+        ]
+        for (i, text) in layouts.enumerated() {
+            let valid = dir + "/ok-\(i).json"
+            try text.write(toFile: valid, atomically: true, encoding: .utf8)
+            let r = TestSupport.run(["report", "--db", db, "--baseline", valid, "--scene", "--format", "json"])
+            XCTAssertEqual(r.status, 0, "the only error of the scene family is known: \(r.err)")
+            XCTAssertTrue(r.out.contains("\"baseline\":{\"file\":\(JSONText.quoted(valid)),\"new\":5,\"known\":1,\"fixed\":[]}"), r.out)
+        }
     }
 
     func testTextPutsNewFindingsFirstWithAMarkerAndListsTheFixedOnes() throws {
