@@ -25,6 +25,8 @@ final class ModelBuilder {
     /// events decide (`appInForeground`).
     private var sceneInForeground: [String: Bool] = [:]
     private var appInForeground = true
+    /// (1.2) When each scene that has not yet entered the foreground connected.
+    private var connectedAt: [String: Int64] = [:]
     /// (1.1, 1.2) Interactive transitions still in progress (the finger sets the length of
     /// the appearances they move; see `InteractiveScope`).
     private var interactiveScopes: [InteractiveScope] = []
@@ -78,11 +80,23 @@ final class ModelBuilder {
         if e.seq > expected { lostUpTo = e.seq - 1 }
         model.stats.add(e)
         switch e.kind {
-        case .sceneWillConnect, .sceneWillEnterForeground, .sceneDidBecomeActive:
-            sceneInForeground[e.detail ?? ""] = true
-            foregroundChanged(e.t)
+        case .sceneWillConnect:
+            // (1.2) The first scene, or one connecting while another is in the foreground,
+            // connects in the foreground. One connecting while every scene is in the background
+            // (a window the system restores) starts no clock until it enters the foreground,
+            // and then counts from its connection.
+            let scene = e.detail ?? ""
+            let foreground = sceneInForeground.isEmpty || sceneInForeground.values.contains(true)
+            sceneInForeground[scene] = foreground
+            if foreground { foregroundChanged(e.t) } else { connectedAt[scene] = e.t }
+        case .sceneWillEnterForeground, .sceneDidBecomeActive:
+            let scene = e.detail ?? ""
+            sceneInForeground[scene] = true
+            let since = connectedAt.removeValue(forKey: scene).map { max($0, backgroundStart ?? $0) }
+            foregroundChanged(since ?? e.t)
         case .sceneDidEnterBackground, .sceneDidDisconnect:
             sceneInForeground[e.detail ?? ""] = false
+            connectedAt[e.detail ?? ""] = nil
             foregroundChanged(e.t)
         case .appDidEnterBackground:
             appInForeground = false
@@ -332,13 +346,16 @@ final class ModelBuilder {
                 if x.initSeq == nil && x.unknownEventSeqs.count < 5 { x.unknownEventSeqs.append(e.seq) }
                 return x
             }
-            x.afterEndCount += 1
-            if x.afterEndCount == 1 {
-                anomaly(.afterDeinit, x.key, x.state, e, evidence: [x.endSeq ?? x.key.since, e.seq])
+            // (1.2) Lost events since its end may hold a new `init` at the reused address: the
+            // event starts an uninitialised instance instead of being an event after deinit.
+            if lostUpTo <= (x.endSeq ?? x.key.since) {
+                x.afterEndCount += 1
+                if x.afterEndCount == 1 {
+                    anomaly(.afterDeinit, x.key, x.state, e, evidence: [x.endSeq ?? x.key.since, e.seq])
+                }
+                return nil
             }
-            return nil
-        }
-        if var t = directory.tombstone(vc: vc, at: e.seq) {
+        } else if var t = directory.tombstone(vc: vc, at: e.seq), lostUpTo <= (t.endSeq ?? t.key.since) {
             t.afterEndCount += 1
             if t.afterEndCount == 1 {
                 anomaly(.afterDeinit, t.key, t.state, e, evidence: [t.endSeq ?? t.key.since, e.seq])
@@ -526,7 +543,8 @@ final class ModelBuilder {
                 model.cycles[c].willDisappearT = e.t
             }
         case .hidden:
-            if !afterHole { anomaly(.transition, x, e, evidence: [e.seq]) }
+            // A controller removed without callbacks may still get the late ones UIKit sends.
+            if !afterHole && !x.removedWithoutCallbacks { anomaly(.transition, x, e, evidence: [e.seq]) }
         case .disappearing:
             let will = x.openCycle.flatMap { model.cycles[$0].willDisappearSeq }
             if !afterHole { anomaly(.transition, x, e, evidence: (will.map { [$0] } ?? []) + [e.seq]) }
@@ -550,7 +568,7 @@ final class ModelBuilder {
             }
             closeCycle(x, ending: .disappeared)
         case .hidden:
-            if !afterHole { anomaly(.transition, x, e, evidence: [e.seq]) }
+            if !afterHole && !x.removedWithoutCallbacks { anomaly(.transition, x, e, evidence: [e.seq]) }
         case .visible, .appearing:
             if !afterHole { anomaly(.transition, x, e, evidence: cycleStart(x) + [e.seq]) }
             closeCycle(x, ending: afterHole ? .lost : .violation)
@@ -705,11 +723,15 @@ final class ModelBuilder {
         }
     }
 
-    /// (1.1, 1.2) A dismissal removed `y` (and what it contains) without the callbacks UIKit
-    /// does not send there: from now on they are hidden, so a later deinit is not LC201.
+    /// (1.1, 1.2) A dismissal or a root swap removed `y` (and what it contains) without the
+    /// callbacks UIKit does not send there: from now on they are hidden for every rule (a later
+    /// deinit is not LC201, showing them again is not LC202, an open appearance is not stuck).
     private func removedWithoutCallbacks(_ y: Instance, except x: Instance? = nil) {
         for node in [y] + contained(in: y) where node !== x && node.state != .hidden {
             node.removedWithoutCallbacks = true
+            closeCycle(node, ending: .disappeared)
+            node.state = .hidden
+            endInteractiveTransition(of: node)
         }
     }
 

@@ -35,7 +35,7 @@ enum MissingIsAppearingRule: Rule {
             let n = x.missingIsAppearingCount
             return Finding(info, model, x.key, t: first.didT,
                            "\(MessageText.cls(model, x.key)) appeared with no viewIsAppearing" + (n > 1 ? " (\(n) times)" : "")
-                           + " on iOS \(model.metadata.osVersion ?? "?") built with SDK \(model.metadata.sdk ?? "?")",
+                           + " on \(model.metadata.osName ?? "iOS") \(model.metadata.osVersion ?? "?") built with SDK \(model.metadata.sdk ?? "?")",
                            evidence: [first.willSeq, first.didSeq], key: [first.animated ? "animated" : "plain"],
                            detail: ["count": .int(Int64(n))])
         }

@@ -23,7 +23,7 @@ enum StuckAppearingRule: Rule {
             let waited = model.foregroundTime(from: c.willT, to: model.endT)
             guard waited >= settings.stuckAppearing else { return nil }
             return Finding(info, model, c.instance, t: c.willT,
-                           "\(MessageText.cls(model, c.instance)) still appearing \(MessageText.ms(waited)) after viewWillAppear when the session ended",
+                           "\(MessageText.cls(model, c.instance)) still appearing \(MessageText.foreground(waited, elapsed: model.endT - c.willT)) after viewWillAppear when the session ended",
                            evidence: [c.willSeq] + (c.isSeq.map { [$0] } ?? []),
                            key: [EventKind.viewWillAppear.rawValue, AppearanceState.appearing.rawValue],
                            detail: ["waited_ms": .ms(waited)])

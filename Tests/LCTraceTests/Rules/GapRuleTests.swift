@@ -247,4 +247,18 @@ extension GapRuleTests {
             XCTAssertEqual(b.flagged(rules: ["LC402"]), flagged ? ["LC402 0xa"] : [], "\(os) \(version), SDK \(sdk)")
         }
     }
+
+    /// (1.2) LC402's message names the OS the session ran on (not "iOS" for every one).
+    func testLC402MessageNamesTheSessionsOS() {
+        for (os, version, said) in [("iPadOS", "17.2", "on iPadOS 17.2"), ("tvOS", "17.0", "on tvOS 17.0"),
+                                    ("Mac Catalyst", "17.1", "on Mac Catalyst 17.1"), ("visionOS", "1.1", "on visionOS 1.1"),
+                                    ("iOS", "17.4", "on iOS 17.4")] {
+            var b = TraceBuilder(sid: "S-\(os)", sdk: "17.0", os: version, osName: os)
+            b.vc(1, "init", "0xa", #""cls":"A""#)
+            b.vc(2, "viewWillAppear", "0xa")
+            b.vc(3, "viewDidAppear", "0xa")
+            let message = finding(b.model(), "LC402", "0xa")?.message ?? ""
+            XCTAssertTrue(message.contains(said + " built with SDK 17.0"), message)
+        }
+    }
 }

@@ -239,4 +239,94 @@ extension UnbalancedRuleTests {
         end(&two, 50_500)
         XCTAssertEqual(two.flagged(rules: ["LC203"]), ["LC203 0xd"])
     }
+
+    /// (1.2) LC203's message states foreground time as such, not the elapsed time: an
+    /// appearance stuck 3 s in the foreground and 60 s in the background says so.
+    func testStuckAppearingMessageStatesForegroundTime() {
+        var b = app()
+        b.vc(1000, "init", "0xd", #""cls":"DetailVC""#)
+        b.vc(1001, "viewWillAppear", "0xd", #""animated":true"#)
+        b.add(2001, "sceneDidEnterBackground", #""scene":"s1""#)
+        b.add(62_001, "sceneWillEnterForeground", #""scene":"s1""#)
+        end(&b, 64_001)
+        let message = finding(b.model(), "LC203", "0xd")?.message ?? ""
+        XCTAssertTrue(message.contains("3.00 s of foreground time (63.0 s in all) after viewWillAppear"), message)
+    }
+
+    /// (1.2, item 9) An event after a deinit with a seq hole between them is not LC205: the
+    /// new `init` of a controller at the reused address may lie in the hole.
+    func testAnEventAfterDeinitAcrossAHoleIsNotJudged() {
+        var b = app()
+        b.vc(3000, "init", "0xd", #""cls":"DetailVC""#)
+        b.vc(3001, "deinit", "0xd")
+        b.seq += 2   // the new init of 0xd and its viewDidLoad were lost
+        b.vc(4000, "viewWillAppear", "0xd", #""animated":true"#)
+        b.vc(4001, "viewDidAppear", "0xd", #""animated":true"#)
+        end(&b, 30_000)
+        XCTAssertEqual(b.flagged(rules: ["LC205"]), [])
+        // Look-alike: with no hole the event after deinit is LC205.
+        var c = app()
+        c.vc(3000, "init", "0xd", #""cls":"DetailVC""#)
+        c.vc(3001, "deinit", "0xd")
+        c.vc(4000, "viewWillAppear", "0xd", #""animated":true"#)
+        end(&c, 30_000)
+        XCTAssertEqual(c.flagged(rules: ["LC205"]), ["LC205 0xd"])
+    }
+
+    /// (1.2, item 5) A scene that connects while the app is in the background (a window the
+    /// system restores, say) starts no foreground clock until it enters the foreground; when
+    /// it does, the clock counts from its connection.
+    func testASceneConnectingInTheBackgroundStartsNoClock() {
+        func session(enters: Bool) -> TraceBuilder {
+            var b = app()
+            b.add(20, "sceneWillConnect", #""scene":"s1""#)
+            b.add(21, "sceneWillEnterForeground", #""scene":"s1""#)
+            b.vc(1000, "init", "0xd", #""cls":"DetailVC""#)
+            b.vc(1001, "viewWillAppear", "0xd", #""animated":true"#)
+            b.add(1100, "sceneDidEnterBackground", #""scene":"s1""#)
+            b.add(20_000, "sceneWillConnect", #""scene":"s2""#)
+            if enters { b.add(49_500, "sceneWillEnterForeground", #""scene":"s2""#) }
+            end(&b, 50_000)
+            return b
+        }
+        XCTAssertEqual(session(enters: false).flagged(rules: ["LC203"]), [])
+        // Look-alike: the scene enters the foreground later; its 30 s from the connection count.
+        XCTAssertEqual(session(enters: true).flagged(rules: ["LC203"]), ["LC203 0xd"])
+    }
+
+    /// (1.2, item 6) The intermediates of a chain dismissal are hidden for every rule, not
+    /// only LC201: presented again later, they appear from `hidden` (no LC202).
+    func testChainIntermediatesAreHiddenForEveryRule() {
+        var b = app()
+        present(&b, 1000, "0xx", by: "0xa", cls: "ComposeVC", style: "pageSheet")
+        present(&b, 2000, "0xy", by: "0xx", cls: "PickerVC", style: "pageSheet")
+        present(&b, 3000, "0xz", by: "0xy", cls: "ConfirmVC", style: "pageSheet")
+        b.vc(5000, "dismiss", "0xx", #""animated":true"#)
+        b.vc(5000, "viewWillDisappear", "0xz", #""animated":true,"isBeingDismissed":true"#)
+        b.vc(5400, "viewDidDisappear", "0xz", #""animated":true,"isBeingDismissed":true"#)
+        present(&b, 8000, "0xy", by: "0xa", cls: "PickerVC", style: "pageSheet", initialise: false)
+        end(&b, 30_000)
+        XCTAssertEqual(b.flagged(rules: ["LC202", "LC203", "LC204", "LC205"]), [])
+    }
+
+    /// (1.2, item 8) A replaced window root and what it contains are hidden from the swap:
+    /// made the root again later, they appear from `hidden` (no LC202), and their deinit after
+    /// a second swap is not LC201.
+    func testAReplacedWindowRootIsHiddenForEveryRule() {
+        var b = app()
+        b.vc(3000, "init", "0xr", #""cls":"LoginVC""#)
+        b.vc(3000, "windowRoot", "0xr", #""old":"0xn","scene":"s1""#)
+        for (t, ev) in [(3001.0, "viewWillAppear"), (3002, "viewIsAppearing"), (3010, "viewDidAppear")] {
+            b.vc(t, ev, "0xr", #""animated":false"#)
+        }
+        b.vc(9000, "windowRoot", "0xn", #""old":"0xr","scene":"s1""#)
+        for vc in ["0xn", "0xa"] {
+            for (t, ev) in [(9001.0, "viewWillAppear"), (9002, "viewIsAppearing"), (9010, "viewDidAppear")] {
+                b.vc(t, ev, vc, #""animated":false"#)
+            }
+        }
+        b.vc(9100, "deinit", "0xr")
+        end(&b, 30_000)
+        XCTAssertEqual(b.flagged(rules: ["LC201", "LC202", "LC203", "LC204", "LC205"]), [])
+    }
 }
