@@ -27,7 +27,8 @@ same. This is a measurement, never a test.
 --recorder measures the recorder an app links instead (lctrace-recorder-stress bench, a
 release build): the time on the calling thread per recorded event (p50, p99), the events per
 second its writer sustains with gzip, and the process's peak RSS, in one line
-`recorder: p50 N ns, p99 N ns, sustained N events/s, peak RSS N MB`, then one of details.
+`recorder: p50 N ns, p99 N ns, sustained N events/s, peak RSS N MB`, one of details, and
+one saying whether each target (p50 <= 1 us, p99 <= 20 us, >= 500k events/s, memory <= buffer + 2 MB) is met.
 """
 import argparse, glob, json, os, shutil, statistics, subprocess, sys, tempfile, time
 

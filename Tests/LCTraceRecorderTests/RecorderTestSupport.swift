@@ -78,9 +78,11 @@ enum RecorderTests {
     }
 
     /// The session's model and findings as lctrace builds them (no database).
-    static func findings(_ events: [TraceEvent], settings: RuleSettings = RuleSettings()) throws -> [Finding] {
+    /// `extensionPoint`: what ingest reads from the session record's `extension` key.
+    static func findings(_ events: [TraceEvent], settings: RuleSettings = RuleSettings(), extensionPoint: String? = nil) throws -> [Finding] {
         guard let first = events.first else { return [] }
         var meta = SessionMetadata(sid: first.sid)
+        meta.extensionPoint = extensionPoint
         if let record = events.first(where: { $0.kind == .session }), let r = record.session {
             meta.app = r.app; meta.appVersion = r.appVersion; meta.build = r.build; meta.osName = r.os
             meta.osVersion = r.osVersion; meta.sdk = r.sdk; meta.device = r.device; meta.recordSeq = record.seq

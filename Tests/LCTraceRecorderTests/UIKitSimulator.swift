@@ -79,6 +79,8 @@ final class ProductDetailViewController: FakeViewController {}
 final class CheckoutViewController: FakeViewController {}
 final class BannerViewController: FakeViewController {}
 final class FilterSheetViewController: FakeViewController {}
+final class FakeTabBarController: FakeViewController {}
+final class ShareComposeViewController: FakeViewController {}
 final class CardContainerViewController: FakeViewController {}
 /// Names the default filter leaves out.
 final class UIInputWindowController: FakeViewController {}
@@ -301,6 +303,64 @@ final class UIKitSimulator {
         detach(child)
         removeFromParent(child)
         advance(200)
+    }
+
+    /// §4 a sheet's swipe the finger gives up: B disappears, then appears again (no dismiss).
+    func cancelledSheetSwipe(_ b: FakeViewController) {
+        willDisappear(b, animated: true, interactive: true)
+        advance(600)
+        willAppear(b, animated: true, interactive: true)
+        isAppearing(b, animated: true)
+        didAppear(b, animated: true)
+        advance(300)
+    }
+
+    /// §5 tab switch A→B: B's willAppear before A's willDisappear; neither goes away.
+    func switchTab(_ tabs: FakeViewController, from a: FakeViewController, to b: FakeViewController) {
+        load(b)
+        willAppear(b, animated: false)
+        attach(b, to: tabs.view!)
+        isAppearing(b, animated: false)
+        willDisappear(a, animated: false)
+        didDisappear(a, animated: false)
+        detach(a)
+        didAppear(b, animated: false)
+        advance(200)
+    }
+
+    /// §5 a tab bar controller as a window's root, its first tab shown.
+    func launchTabs(window: FakeWindow, tabs: FakeViewController, children: [FakeViewController]) {
+        recorder.scene(.willConnect, scene: window.scene)
+        for child in children { addChild(child, to: tabs); didMove(child, to: tabs) }
+        tracker.windowRoot(tabs, old: window.rootViewController, scene: window.scene)
+        window.rootViewController = tabs
+        load(tabs)
+        load(children[0])
+        attach(tabs, to: window)
+        attach(children[0], to: tabs.view!)
+        for vc in [tabs, children[0]] { willAppear(vc, animated: false) }
+        for vc in [tabs, children[0]] { isAppearing(vc, animated: false) }
+        advance(16)
+        for vc in [tabs, children[0]] { didAppear(vc, animated: false) }
+        recorder.scene(.didBecomeActive, scene: window.scene)
+        advance(500)
+    }
+
+    /// An app extension's root (no scenes: the host's window holds it), shown then closed.
+    func extensionSession(host: FakeWindow, root: FakeViewController) {
+        recorder.mark("extensionHostWillEnterForeground")
+        load(root)
+        attach(root, to: host)
+        willAppear(root, animated: true, presented: true)
+        isAppearing(root, animated: true)
+        advance(400)
+        didAppear(root, animated: true, presented: true)
+        advance(2_000)
+        willDisappear(root, animated: true, dismissed: true)
+        advance(400)
+        didDisappear(root, animated: true, dismissed: true)
+        detach(root)
+        recorder.mark("extensionHostDidEnterBackground")
     }
 
     /// §7 background and back: no controller callbacks.

@@ -44,13 +44,17 @@ extension PresentationStyle {
     /// Read after `present` returned, when reading `presentationController` no longer makes one.
     @MainActor init(presented vc: UIViewController) {
         switch vc.presentationController?.presentationStyle ?? vc.modalPresentationStyle {
-        case .fullScreen, .currentContext: self = .fullScreen  // both take the presenter's views away
-        case .pageSheet: self = .pageSheet
-        case .formSheet: self = .formSheet
+        case .fullScreen: self = .fullScreen
         case .overFullScreen: self = .overFullScreen
         case .overCurrentContext: self = .overCurrentContext
-        case .popover: self = .popover
         case .custom: self = .custom
+        // Sheets, popovers and currentContext are unavailable on tvOS.
+        #if !os(tvOS)
+        case .currentContext: self = .fullScreen  // like fullScreen, takes the presenter's views away
+        case .pageSheet: self = .pageSheet
+        case .formSheet: self = .formSheet
+        case .popover: self = .popover
+        #endif
         default: self = .automatic
         }
     }
@@ -194,7 +198,12 @@ enum UIKitHooks {
     private static func navigating<R>(_ nav: UINavigationController, _ animated: Bool, pop: Bool = false,
                                       _ change: @MainActor (UINavigationController) -> NavigationChange, original: () -> R) -> R {
         let token = onMain { t -> NavigationToken? in
+            // tvOS has no edge swipe (the property is unavailable there): no pop is interactive.
+            #if os(tvOS)
+            let state: UIGestureRecognizer.State? = nil
+            #else
             let state = pop ? nav.interactivePopGestureRecognizer?.state : nil
+            #endif
             return t.beginNavigation(nav, change(nav), animated: animated, interactive: state == .began || state == .changed)
         }
         defer { token??.end() }

@@ -16,6 +16,7 @@ public enum UIKitRecording {
     /// Starts a session and installs the hooks (once per process; they stay). While a
     /// session runs, returns its recorder. Start before the first scene connects.
     @available(iOSApplicationExtension, unavailable)
+    @available(tvOSApplicationExtension, unavailable)
     @discardableResult
     public static func start(_ configuration: RecorderConfiguration = RecorderConfiguration()) throws -> TraceRecorder {
         try begin(configuration) { recorder in
@@ -87,6 +88,7 @@ public enum UIKitRecording {
     }
 
     @available(iOSApplicationExtension, unavailable)
+    @available(tvOSApplicationExtension, unavailable)
     private static func observeApplication(_ recorder: TraceRecorder) {
         let scenes: [(Notification.Name, SceneEvent)] = [
             (UIScene.willConnectNotification, .willConnect), (UIScene.didActivateNotification, .didBecomeActive),
@@ -143,6 +145,7 @@ private final class BackgroundTask {
     var id = UIBackgroundTaskIdentifier.invalid
 
     @available(iOSApplicationExtension, unavailable)
+    @available(tvOSApplicationExtension, unavailable)
     func end() {
         guard id != .invalid else { return }
         UIApplication.shared.endBackgroundTask(id)
