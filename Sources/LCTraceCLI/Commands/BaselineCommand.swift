@@ -35,7 +35,7 @@ enum BaselineCommand: Command {
         let view = ReportView(data: data, options: options)
         let entries = Baseline.entries(of: view, keepingNotesOf: previous)
         // Written beside its name and renamed into place, as every -o of lctrace.
-        let file = try OutputFile(path: output, console: context.console)
+        let file = try OutputFile(path: output, console: context.console, announces: false)
         try file.write(Baseline.render(entries))
         try file.finish()
         if output != "-" {
