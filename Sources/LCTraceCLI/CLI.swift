@@ -128,6 +128,17 @@ package enum CLI {
     package static func run(_ arguments: [String], console: Console = StandardConsole(),
                            environment: [String: String] = ProcessInfo.processInfo.environment,
                            standardInput: ((_ limit: Int) throws -> Data?)? = nil) -> Int32 {
+        let status = runCommand(arguments, console: console, environment: environment, standardInput: standardInput)
+        // A document that did not reach standard output is a failure whatever the command decided.
+        if let code = (console as? StandardConsole)?.outputFailure {
+            console.writeError("Error: cannot write to standard output: \(systemErrorReason(code))\n")
+            return ExitStatus.ioError
+        }
+        return status
+    }
+
+    private static func runCommand(_ arguments: [String], console: Console, environment: [String: String],
+                                   standardInput: ((_ limit: Int) throws -> Data?)?) -> Int32 {
         var context = CommandContext(console: console, environment: environment)
         if let standardInput { context.standardInput = standardInput }
         do {

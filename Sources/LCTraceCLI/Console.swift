@@ -45,27 +45,38 @@ final class StandardConsole: Console {
         text.withUTF8 { write(bytes: UnsafeRawBufferPointer($0)) }
     }
 
+    /// The first failed write to standard output (a full disk, an I/O error): the run then
+    /// exits 74 naming it (`CLI.run`), so a CI job never uploads an empty document as a pass.
+    /// Later writes are skipped. A closed pipe is not one: SIGPIPE ends the process quietly.
+    private(set) var outputFailure: Int32?
+
     package func write(bytes: UnsafeRawBufferPointer) {
         clearProgress()
-        Self.writeAll(1, bytes)
+        guard outputFailure == nil else { return }
+        outputFailure = Self.writeAll(1, bytes)
     }
 
-    /// Every byte to file descriptor `fd` (a write may take only part; EINTR is retried). A
-    /// closed pipe ends the process with SIGPIPE, as it ends `sqlite3` and `cat`.
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
-        guard var base = bytes.baseAddress else { return }
+    /// Every byte to file descriptor `fd` (a write may take only part; EINTR is retried); the
+    /// errno of a failed write, nil when all went. A closed pipe ends the process with
+    /// SIGPIPE, as it ends `sqlite3` and `cat`.
+    @discardableResult
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+        guard var base = bytes.baseAddress else { return nil }
         var left = bytes.count
         while left > 0 {
             let n = systemWrite(fd, base, left)
-            if n < 0 { if errno == EINTR { continue }; return }
+            if n < 0 { if errno == EINTR { continue }; return errno }
+            if n == 0 { return EIO }
             base += n
             left -= n
         }
+        return nil
     }
 
-    static func writeAll(_ fd: Int32, _ text: String) {
+    @discardableResult
+    static func writeAll(_ fd: Int32, _ text: String) -> Int32? {
         var text = text
-        text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
+        return text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
     }
 
     func writeError(_ text: String) {

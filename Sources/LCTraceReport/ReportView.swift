@@ -246,6 +246,8 @@ package struct ReportView: Sendable {
 
     /// True when the gate fails: a finding at or above `--fail-on` (a new one under a baseline).
     package var failing: Bool { identities.contains { $0.failing } }
+    /// Findings (identity groups) that fail the gate: the number `gate:` names on stderr.
+    package var failingCount: Int { identities.count { $0.failing } }
 }
 
 package extension ReportData {

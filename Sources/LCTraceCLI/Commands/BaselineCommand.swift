@@ -27,7 +27,7 @@ enum BaselineCommand: Command {
             throw UsageError("missing -o FILE for 'lctrace baseline'", hint: "lctrace baseline --db lctrace.db -o lctrace-baseline.json")
         }
         // An existing file must be a baseline: its notes are kept, and nothing else is overwritten.
-        let previous = output != "-" && FileManager.default.fileExists(atPath: output) ? try Baseline.read(output) : nil
+        let previous = output != "-" && OutputFile.renameTarget(output) != nil && FileManager.default.fileExists(atPath: output) ? try Baseline.read(output) : nil
         let path = DatabaseOption.location(args, context)
         let (data, _, _) = try ReportCommand.collect(args, context, path: path, families: FamilyOptions.families(args), gapStatistics: false)
         var options = ReportOptions()
@@ -35,7 +35,7 @@ enum BaselineCommand: Command {
         let view = ReportView(data: data, options: options)
         let entries = Baseline.entries(of: view, keepingNotesOf: previous)
         // Written beside its name and renamed into place, as every -o of lctrace.
-        let file = try OutputFile(path: output, console: context.console)
+        let file = try OutputFile(path: output, console: context.console, announces: false)
         try file.write(Baseline.render(entries))
         try file.finish()
         if output != "-" {

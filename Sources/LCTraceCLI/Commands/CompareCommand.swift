@@ -16,7 +16,7 @@ enum CompareCommand: Command {
             OptionSpec("base-build", value: "BUILD", help: "The build compared against (e.g. the last release)."),
             OptionSpec("head-build", value: "BUILD", help: "The candidate build."),
             SessionOptions.app(help: "Only sessions of this app (on both sides)."),
-            FormatOption.spec(OutputFormats.compare),
+            FormatOption.spec(OutputFormats.compare), OutputFile.option,
             FailOnOption.spec(help: "Exit 1 on a new finding at or above it, or a timing regression: error (default), warning, info, never."),
         ] + TuningOptions.options + [Selection.allowEmpty],
         discussion: """
@@ -41,7 +41,16 @@ enum CompareCommand: Command {
         let base = try side(baseBuild, option: "base-build", path: basePath, args, context)
         let head = try side(headBuild, option: "head-build", path: headPath, args, context)
         let comparison = BuildComparison(base: base, head: head, failOn: failOn)
-        context.console.write(reporter.render(comparison))
+        let output = try OutputFile(path: args.value("output"), console: context.console)
+        try output.write(reporter.render(comparison))
+        try output.finish()
+        let regressions = comparison.regressionCount
+        var gate = GateLine.text(failing: comparison.failing, count: comparison.newFailingCount,
+                                 what: "new finding", whats: "new findings", failOn: failOn)
+        if failOn != nil, regressions > 0 {
+            gate = String(gate.dropLast()) + ", \(regressions) timing regression\(regressions == 1 ? "" : "s")\n"
+        }
+        context.console.writeError(gate)
         return comparison.failing ? ExitStatus.findings : ExitStatus.ok
     }
 

@@ -67,6 +67,8 @@ enum ReportCommand: Command {
         }
         try output.write(reporter.render(view))
         try output.finish()
+        context.console.writeError(GateLine.text(failing: view.failing, count: view.failingCount,
+                                                 what: "finding", whats: "findings", failOn: options.failOn))
         return view.failing ? ExitStatus.findings : ExitStatus.ok
     }
 

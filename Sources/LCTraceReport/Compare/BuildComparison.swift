@@ -69,6 +69,10 @@ package struct BuildComparison: Sendable {
         return new.contains { $0.rule.severity >= failOn } || !regressions.isEmpty
     }
 
+    /// New identities at or above `failOn`, and timing regressions: what `gate:` names.
+    package var newFailingCount: Int { failOn.map { level in new.count { $0.rule.severity >= level } } ?? 0 }
+    package var regressionCount: Int { regressions.count }
+
     package init(base: ComparisonSide, head: ComparisonSide, failOn: Severity?) {
         self.base = base
         self.head = head

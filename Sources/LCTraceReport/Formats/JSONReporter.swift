@@ -6,7 +6,7 @@ import LCTraceModel
 /// what the baseline holds that was not seen (`fixed`).
 enum JSONReporter: Reporter {
     package static let id = "json"
-    package static let summary = "one JSON document, the shape of rules.md"
+    package static let summary = "one JSON document, each finding as docs/rule-reference.md describes it"
 
     /// Keys of a finding, in order; CSV has the same columns (`detail` as JSON text).
     package static let columns = ["rule", "name", "severity", "session", "vc", "since", "class", "t", "message", "evidence",

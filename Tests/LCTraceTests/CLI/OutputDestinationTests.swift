@@ -1,0 +1,120 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Issue 25 items 1, 2 and 4: `-o` never replaces what is not a regular file, a failed write
+/// on standard output exits 74, and every gate and every `-o` says what it did on stderr.
+final class OutputDestinationTests: XCTestCase {
+    private static let sampleDB: String = {
+        let dir = TestSupport.temporaryDirectory("OutputDestinationSample")
+        let db = dir + "/sample.db"
+        let ingest = TestSupport.run(["ingest", "-q", "--db", db, TestSupport.root.appendingPathComponent("SampleTraces").path])
+        precondition(ingest.status == 0, ingest.err)
+        return db
+    }()
+
+    private func fileType(_ path: String, follow: Bool = false) -> mode_t {
+        var info = stat()
+        XCTAssertEqual(follow ? stat(path, &info) : lstat(path, &info), 0, path)
+        return info.st_mode & S_IFMT
+    }
+
+    func testOutputToSymlinkWritesTheTargetAndKeepsTheLink() throws {
+        let dir = TestSupport.temporaryDirectory()
+        let target = dir + "/target.sarif"
+        try "old".write(toFile: target, atomically: true, encoding: .utf8)
+        XCTAssertEqual(symlink("target.sarif", dir + "/link.sarif"), 0)
+        let run = TestSupport.run(["report", "--db", Self.sampleDB, "-f", "sarif", "--fail-on", "never", "-o", dir + "/link.sarif"])
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertEqual(fileType(dir + "/link.sarif"), S_IFLNK, "the symlink was replaced")
+        XCTAssertTrue(try String(contentsOfFile: target, encoding: .utf8).contains("\"runs\""))
+        // A dangling link: its target is created, the link stays.
+        XCTAssertEqual(symlink("new.json", dir + "/dangling.json"), 0)
+        XCTAssertEqual(TestSupport.run(["export", "--db", Self.sampleDB, "--session", "db9c5598", "-o", dir + "/dangling.json"]).status, 0)
+        XCTAssertEqual(fileType(dir + "/dangling.json"), S_IFLNK)
+        XCTAssertEqual(fileType(dir + "/new.json"), S_IFREG)
+    }
+
+    func testOutputToFIFOIsWrittenThrough() throws {
+        let dir = TestSupport.temporaryDirectory()
+        let fifo = dir + "/pipe"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        // The reader: another process, as a consumer of a named pipe is.
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        reader.arguments = ["-c", "cat '\(fifo)' > '\(dir)/received'"]
+        try reader.run()
+        let run = TestSupport.run(["report", "--db", Self.sampleDB, "--fail-on", "never", "-o", fifo])
+        XCTAssertEqual(run.status, 0, run.err)
+        if fileType(fifo) != S_IFIFO { reader.terminate() }
+        reader.waitUntilExit()
+        XCTAssertEqual(fileType(fifo), S_IFIFO, "the FIFO was replaced by a file")
+        XCTAssertTrue(((try? String(contentsOfFile: dir + "/received", encoding: .utf8)) ?? "").contains("finding"), "the reader got nothing")
+    }
+
+    func testOutputToCharacterDeviceKeepsTheDevice() throws {
+        var path = "/dev/null"
+        if getuid() == 0 {
+            path = TestSupport.temporaryDirectory() + "/null"
+            XCTAssertEqual(mknod(path, S_IFCHR | 0o666, dev_t((1 << 8) | 3)), 0)
+        }
+        for args in [["report", "--fail-on", "never"], ["timeline", "--session", "db9c5598"], ["baseline"]] {
+            let run = TestSupport.run(args + ["--db", Self.sampleDB, "-o", path])
+            XCTAssertEqual(run.status, 0, "\(args): \(run.err)")
+            XCTAssertEqual(fileType(path), S_IFCHR, "\(args) replaced \(path)")
+        }
+    }
+
+    func testEveryOutputSaysWhatItWrote() throws {
+        let dir = TestSupport.temporaryDirectory()
+        for (name, args) in [("r.html", ["report", "-f", "html", "--fail-on", "never"]), ("t.svg", ["timeline", "--session", "db9c5598", "-f", "svg"]),
+                             ("e.json", ["export", "--session", "db9c5598"])] {
+            let run = TestSupport.run(args + ["--db", Self.sampleDB, "-o", dir + "/" + name])
+            XCTAssertEqual(run.status, 0, run.err)
+            XCTAssertTrue(run.err.contains("Wrote \(dir)/\(name) ("), "\(args): \(run.err)")
+        }
+    }
+
+    func testReportGateSaysWhatDecidedTheExitStatus() {
+        let failing = TestSupport.run(["report", "--db", Self.sampleDB, "-f", "sarif", "--fail-on", "error"])
+        XCTAssertEqual(failing.status, 1)
+        XCTAssertTrue(failing.err.hasPrefix("gate: fails: ") && failing.err.hasSuffix("at or above error (--fail-on error)\n"), failing.err)
+        let passing = TestSupport.run(["report", "--db", Self.sampleDB, "--fail-on", "never"])
+        XCTAssertEqual(passing.status, 0)
+        XCTAssertEqual(passing.err.split(separator: "\n").last, "gate: passes: --fail-on never")
+    }
+
+    func testWriteErrorOnStandardOutputExits74() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { throw XCTSkip("no /dev/full") }
+        let db = Self.sampleDB
+        for args in [["report", "-f", "sarif", "--fail-on", "never"], ["sessions"], ["baseline", "-o", "-"], ["export", "--session", "db9c5598"],
+                     ["timeline", "--session", "db9c5598"], ["query", "SELECT * FROM events_v"]] {
+            let command = ([TestSupport.binary] + args + ["--db", db]).map { "'\($0)'" }.joined(separator: " ") + " > /dev/full"
+            let run = try TestSupport.process("/bin/sh", ["-c", command], timeout: 120)
+            XCTAssertEqual(run.status, 74, "\(args): \(run.err)")
+            XCTAssertTrue(run.err.contains("cannot write to standard output: no space left on device"), "\(args): \(run.err)")
+        }
+        // A closed pipe still ends quietly.
+        let command = "'\(TestSupport.binary)' query --db '\(db)' 'SELECT * FROM events_v' | head -1 >/dev/null"
+        let piped = try TestSupport.process("/bin/sh", ["-c", command], timeout: 120)
+        XCTAssertEqual(piped.status, 0)
+        XCTAssertEqual(piped.err, "")
+    }
+}
+
+/// Issue 25 item 19: help names only documents the repository has.
+final class HelpNamesExistingDocumentsTests: XCTestCase {
+    func testReportHelpNamesNoMissingDocument() throws {
+        let help = TestSupport.run(["report", "--help"]).out
+        let named = help.split(whereSeparator: { $0 == " " || $0 == "(" || $0 == ")" || $0 == "," || $0 == "\n" })
+            .filter { $0.hasSuffix(".md") }.map(String.init)
+        for name in named {
+            let path = TestSupport.root.appendingPathComponent(name).path
+            XCTAssertTrue(FileManager.default.fileExists(atPath: path), "report --help names \(name), which does not exist")
+        }
+    }
+}
