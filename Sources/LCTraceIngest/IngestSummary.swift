@@ -47,6 +47,8 @@ package struct FileReport: Sendable {
         case sameContent(path: String)
         case missing(String)
         case unreadable(String)
+        /// Not read: a kind of input lctrace does not read (a zip archive).
+        case refused(String)
     }
     package var path: String
     package var status: Status
@@ -86,6 +88,7 @@ package struct IngestSummary: Sendable {
     package var rejects: Int { files.reduce(0) { $0 + $1.rejects } }
     package var eventLines: Int { files.reduce(0) { $0 + $1.events } }
     package var damagedFiles: [FileReport] { files.filter { if case .damaged = $0.status { return true } else { return false } } }
+    package var refusedFiles: [FileReport] { files.filter { if case .refused = $0.status { return true } else { return false } } }
     package var missingFiles: [FileReport] {
         files.filter {
             switch $0.status {

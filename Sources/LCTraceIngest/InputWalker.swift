@@ -20,11 +20,12 @@ package struct InputProblem: Sendable, Equatable {
 /// through a link loop, is walked once), and every path that cannot be used is returned as
 /// a problem, never skipped in silence.
 package enum InputWalker {
-    /// File names a directory walk loads.
-    static let suffixes: [[UInt8]] = [Array(".gz".utf8), Array(".jsonl".utf8)]
+    /// File names a directory walk loads: trace files, tar archives of them (`.tar.gz` among
+    /// the `.gz`), and zip archives, which the ingest refuses rather than pass over in silence.
+    static let suffixes: [[UInt8]] = [".gz", ".jsonl", ".tar", ".tgz", ".zip"].map { Array($0.utf8) }
 
     /// Files as given (when regular), directories recursively (`*.gz`, `*.jsonl`, `*.jsonl.gz`,
-    /// in byte order of their paths), `-` for standard input.
+    /// `*.tar`, `*.tgz`, `*.zip`, in byte order of their paths), `-` for standard input.
     package static func expand(_ paths: [String]) -> (inputs: [InputLocation], missing: [InputProblem]) {
         var walk = Walk()
         for path in paths {

@@ -84,6 +84,8 @@ package final class TraceInput: @unchecked Sendable {
     package let location: InputLocation
     private let fd: Int32
     private let ownsFD: Bool
+    /// Where the raw bytes come from when not a file descriptor: a member of a tar archive.
+    private let source: RawSource?
     private var raw: UnsafeMutableRawBufferPointer
     private var rawStart = 0
     private var rawEnd = 0
@@ -154,6 +156,16 @@ package final class TraceInput: @unchecked Sendable {
             fd = try Self.openRegularFile(location)
             ownsFD = true
         }
+        source = nil
+        raw = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
+    }
+
+    /// Reads the raw bytes `source` gives (a tar member's content), named `location`.
+    package init(location: InputLocation, source: RawSource, bufferSize: Int = 256 * 1024) {
+        self.location = location
+        fd = -1
+        ownsFD = false
+        self.source = source
         raw = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
     }
 
@@ -199,6 +211,20 @@ package final class TraceInput: @unchecked Sendable {
             rawEnd = 0
         }
         while rawEnd < raw.count {
+            if let source {
+                switch source.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[rawEnd...])) {
+                case .bytes(let n):
+                    hash(UnsafeRawBufferPointer(start: raw.baseAddress! + rawEnd, count: n))
+                    rawEnd += n
+                    rawBytesRead += Int64(n)
+                case .end:
+                    rawEOF = true
+                case .failed(let reason):
+                    damage = InputDamage(reason: reason, rawOffset: rawBytesRead)
+                    rawEOF = true
+                }
+                break
+            }
             let n = Glibc_read(fd, raw.baseAddress! + rawEnd, raw.count - rawEnd)
             if n < 0 {
                 if errno == EINTR { continue }
@@ -325,13 +351,28 @@ package final class TraceInput: @unchecked Sendable {
         }
     }
 
-    /// The input ended inside a member: records the damage; nothing more comes out.
+    /// The input ended inside a member: records the damage (unless the source gave its own
+    /// reason, an archive cut inside this file); nothing more comes out.
     private func truncated() -> Int {
-        damage = InputDamage(reason: "gzip stream truncated: member \(members) ends early at byte \(rawBytesRead)",
-                             rawOffset: rawBytesRead)
+        if damage == nil { damage = InputDamage(reason: "gzip stream truncated: member \(members) ends early at byte \(rawBytesRead)",
+                             rawOffset: rawBytesRead) }
         inMember = false
         return 0
     }
+}
+
+/// What one read of a `RawSource` gave.
+package enum RawRead: Equatable {
+    /// This many bytes (more than 0).
+    case bytes(Int)
+    case end
+    /// The bytes stop here for this reason (an archive cut inside the member).
+    case failed(String)
+}
+
+/// Raw bytes that do not come from a file of their own (a member inside a tar archive).
+package protocol RawSource: AnyObject {
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> RawRead
 }
 
 /// A path that could not be opened, or that is not a regular file.

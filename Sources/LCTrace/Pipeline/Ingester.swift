@@ -88,6 +88,13 @@ final class Ingester {
         for index in inputs.indices {
             do {
                 try stop?.check()
+                // An archive is never read ahead (`prepare`): its members load one after the other.
+                if next == nil, let kind = ArchiveKind.of(inputs[index]) {
+                    try loadArchive(inputs[index], kind, index: index, count: inputs.count, into: &summary, progress: progress)
+                    run.filesDone += 1
+                    if index + 1 < inputs.count { next = try prepare(inputs[index + 1], ahead: true) }
+                    continue
+                }
                 // Not read ahead (first file, a pipe, or the size of the one before): now.
                 let current = try next ?? prepare(inputs[index], ahead: false)!  // nil only when ahead
                 next = nil
@@ -203,16 +210,13 @@ final class Ingester {
             // Only regular files are read ahead: standard input or a pipe may be named twice,
             // and two readers of one stream would split it between them.
             guard location != .standardInput, let size = rawSize(location) else { return nil }
-            if store.isLoading(size: size) { return nil }
+            if store.isLoading(size: size) || ArchiveKind.of(location) != nil { return nil }
         }
         let input: TraceInput
         do {
             input = try TraceInput(location: location)
         } catch let error as InputOpenError {
-            var report = FileReport(path: path, status: .loaded)
-            report.status = error.isMissing ? .missing(error.reason)
-                : .unreadable(error.notRegular == nil ? "cannot read: \(error.reason)" : error.reason)
-            return PreparedFile(report: report)
+            return PreparedFile(report: Self.openFailure(path, error))
         }
         var size: Int64?
         var preHash: String?
@@ -228,7 +232,19 @@ final class Ingester {
                 try store.begin()
             }
         }
-        let plan = try store.planFile(path: path, size: size, hash: preHash)
+        return try start(path, input, size: size, hash: preHash)
+    }
+
+    /// What an input that cannot be opened becomes in the summary.
+    private static func openFailure(_ path: String, _ error: InputOpenError) -> FileReport {
+        FileReport(path: path, status: error.isMissing ? .missing(error.reason)
+                   : .unreadable(error.notRegular == nil ? "cannot read: \(error.reason)" : error.reason))
+    }
+
+    /// Plans the file `path` inside the open transaction, which it commits, and when it is to
+    /// be loaded starts the reader thread decoding `input` into batches.
+    private func start(_ path: String, _ input: TraceInput, size: Int64?, hash: String?) throws -> PreparedFile {
+        let plan = try store.planFile(path: path, size: size, hash: hash)
         let earlier = try size.map { try store.earlierReads(of: path, smallerThan: $0) } ?? []
         try store.commit()
         guard case .load(let fileID) = plan else {
@@ -248,6 +264,44 @@ final class Ingester {
         reader.stackSize = 1 << 20
         reader.start()
         return file
+    }
+
+    /// Loads every regular member of a tar archive as a trace file of its own, named
+    /// `ARCHIVE:MEMBER` (so loading the archive again finds each member's content loaded), in
+    /// one streaming pass: the member being loaded is the only one read. Other members
+    /// (directories, links) are skipped; a zip archive is refused.
+    private func loadArchive(_ location: InputLocation, _ kind: ArchiveKind, index: Int, count: Int,
+                             into summary: inout IngestSummary, progress: ((IngestProgress) -> Void)?) throws {
+        let path = location.description
+        guard kind == .tar else {
+            summary.files.append(FileReport(path: path, status: .refused(
+                "a zip archive: lctrace reads trace files and tar archives (.tar, .tar.gz, .tgz); extract it first")))
+            return
+        }
+        let archive: TraceInput
+        do {
+            archive = try TraceInput(location: location)
+        } catch let error as InputOpenError {
+            summary.files.append(Self.openFailure(path, error))
+            return
+        }
+        let tar = TarReader(archive)
+        let bytesBefore = run.bytesRead
+        while let member = tar.next() {
+            try stop?.check()
+            guard member.isRegular else { continue }
+            let memberPath = "\(path):\(member.name)"
+            try store.begin()
+            let file = try start(memberPath, TraceInput(location: .file(memberPath), source: tar), size: member.size, hash: nil)
+            defer { file.stop() }
+            summary.files.append(try load(file, index: index, count: count, progress: progress))
+        }
+        // Damage between members (a cut header, no end-of-archive block) belongs to no member.
+        if let damage = tar.damage, !tar.damageInMember {
+            summary.files.append(FileReport(path: path, status: .damaged(damage)))
+        }
+        // The run's bytes are the archive's, not its inflated members'.
+        run.bytesRead = bytesBefore + tar.rawBytesRead
     }
 
     /// Stores a prepared file's batches, then records the file's outcome.

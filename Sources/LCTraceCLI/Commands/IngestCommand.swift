@@ -14,7 +14,7 @@ enum IngestCommand: Command {
         name: "ingest",
         summary: "Load trace files (gzip or plain JSON lines) into the database and analyze them.",
         positional: "PATH...",
-        positionalHelp: "Files, directories (searched for *.gz, *.jsonl, *.jsonl.gz) or - for standard input.",
+        positionalHelp: "Files, tar archives of them (.tar, .tar.gz, .tgz), directories (searched for *.gz, *.jsonl, *.tar, *.tgz) or - for standard input.",
         minPositionals: 1, maxPositionals: nil,
         options: [
             DatabaseOption.spec(),
@@ -26,7 +26,9 @@ enum IngestCommand: Command {
         discussion: """
         Idempotent: loading the same file again (under any name) adds nothing; overlapping files
         de-duplicate on (sid, seq). Bad lines are stored in `rejects` and never stop a file.
-        Exit status: 0 ok, 65 a file was damaged (the rest still loaded), 66 a path does not
+        A tar archive loads member by member, each a file named ARCHIVE:MEMBER; a zip archive
+        is refused (extract it first).
+        Exit status: 0 ok, 65 a file was damaged or refused (the rest still loaded), 66 a path does not
         exist or cannot be read (the others still loaded), 74 the database could not be
         written, 130/143 interrupted (run the same command again to finish).
         """)
@@ -57,7 +59,7 @@ enum IngestCommand: Command {
         let summary = outcome.ingest
         reportProblems(summary, console, database: DatabaseOption.location(args, context))
         for path in outcome.emptyDirectories {
-            console.writeError("Error: \(shown(path)): no trace files in it (*.gz, *.jsonl, *.jsonl.gz)\n")
+            console.writeError("Error: \(shown(path)): no trace files in it (*.gz, *.jsonl, *.tar, *.tgz)\n")
         }
         for file in outcome.filesWithoutEvents {
             let rejected = "\(NumberFormat.thousands(file.rejects)) of \(NumberFormat.thousands(file.lines)) lines rejected"
@@ -68,7 +70,9 @@ enum IngestCommand: Command {
                           : IngestSummaryReporter.text(summary, outcome.analysis, verbose: args.has("verbose")))
         }
         if !summary.missingFiles.isEmpty || !outcome.emptyDirectories.isEmpty { return ExitStatus.noInput }
-        if !summary.damagedFiles.isEmpty || !outcome.filesWithoutEvents.isEmpty { return ExitStatus.dataError }
+        if !summary.damagedFiles.isEmpty || !summary.refusedFiles.isEmpty || !outcome.filesWithoutEvents.isEmpty {
+            return ExitStatus.dataError
+        }
         return ExitStatus.ok
     }
 
@@ -127,6 +131,7 @@ enum IngestCommand: Command {
                 if why.hasPrefix("not a regular file") {
                     console.writeError("Hint: lctrace reads regular files; pipe anything else in as standard input: lctrace ingest - < PATH\n")
                 }
+            case .refused(let why): console.writeError("Error: \(shown(file.path)): \(shown(why))\n")
             case .damaged(let why):
                 console.writeError("Error: \(shown(file.path)): damaged: \(shown(why)); the \(NumberFormat.thousands(file.events)) events before it were kept\n")
             default: break

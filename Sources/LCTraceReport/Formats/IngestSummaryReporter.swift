@@ -54,6 +54,8 @@ package enum IngestSummaryReporter {
                 out += "  missing   \(shown(file.path))\n"
             case .unreadable(let why):
                 out += "  unreadable \(shown(file.path)): \(shown(why))\n"
+            case .refused(let why):
+                out += "  refused   \(shown(file.path)): \(shown(why))\n"
             case .loaded:
                 break
             }
@@ -131,6 +133,7 @@ package enum IngestSummaryReporter {
         case .sameContent(let p): return ("same-content", p)
         case .missing(let w): return ("missing", w)
         case .unreadable(let w): return ("unreadable", w)
+        case .refused(let w): return ("refused", w)
         }
     }
 }
