@@ -46,6 +46,14 @@ enum Selection {
         throw EmptySelection(message: try describeEmpty(filter, db, path: path))
     }
 
+    /// Throws `EmptySelection` when `--class` names a class no session of the database holds:
+    /// a typo must not pass a gate as "No findings." (a known class without findings does).
+    static func requireKnownClass(_ name: String?, _ db: Storage, path: String) throws {
+        guard let name, try !db.knowsClass(name) else { return }
+        let near = ArgumentParser.closest(name, in: try db.classNames(limit: 10_000))
+        throw EmptySelection(message: "no class '\(name)' in any session of \(path)" + (near.map { " (did you mean '\($0)'?)" } ?? ""))
+    }
+
     /// One line saying what matched nothing.
     static func describeEmpty(_ filter: SessionFilter, _ db: Storage, path: String) throws -> String {
         let total = try db.sessionCount()

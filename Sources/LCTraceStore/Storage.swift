@@ -102,6 +102,12 @@ package extension Storage {
     /// The number of sessions in the database.
     func sessionCount() throws -> Int { try model.sessionCount() }
 
+    /// Whether any session holds a controller of class `name`.
+    func knowsClass(_ name: String) throws -> Bool { try model.knowsClass(name) }
+
+    /// Class names of the database, at most `limit`.
+    func classNames(limit: Int) throws -> [String] { try model.classNames(limit: limit) }
+
     /// Session ids that start with `prefix`, ignoring case, in order; at most `limit`.
     func sessionIDs(matching prefix: String, limit: Int) throws -> [String] {
         try model.sessions(matching: prefix, limit: limit)

@@ -84,6 +84,7 @@ enum ReportCommand: Command {
         request.sessions = try Selection.filter(args, db, path: path)
         let data = try ReportCollector.collect(request, db: db)
         try Selection.requireSessions(data.sessions.count, request.sessions, db, args, path: path)
+        try Selection.requireKnownClass(request.className, db, path: path)
         return (data, request.sessions, db)
     }
 }

@@ -6,6 +6,8 @@ import LCTraceStore
 /// fits `width` columns; colour only when `color` is set (a terminal), plain characters
 /// otherwise, so that a pipe or a CI log reads the same. Below the chart, what the marks are
 /// (arrows, releases, deinits) and the findings, then what the window left out and how to see it.
+/// Every text from a trace (session, app, device, class, message) is escaped for terminals
+/// (`TerminalText`), as `report` and `sessions` do: a class name must not clear the screen.
 package struct TextTimeline {
     package var timeline: Timeline
     /// Columns available, labels included.
@@ -36,7 +38,7 @@ package struct TextTimeline {
         var out = header()
         let labels = [Label(prefix: "", cls: "app", key: "")]
             + t.lanes.map { Label(prefix: String(repeating: "  ", count: min($0.depth, 8)) + ($0.underPresenter ? "> " : ""),
-                                  cls: $0.cls ?? "?", key: $0.key.description) }
+                                  cls: shown($0.cls ?? "?"), key: shown($0.key.description)) }
         let labelWidth = min(labels.map(\.full.count).max() ?? 10, max(24, width * 45 / 100))
         let columns = max(20, max(width, Self.minimumWidth) - labelWidth - 1)
         let grid = Grid(window: t.window, columns: columns)
@@ -71,11 +73,11 @@ package struct TextTimeline {
 
     private func header() -> String {
         let t = timeline, s = t.session
-        var parts = [s.sid]
-        let app = [s.app, s.appVersion, s.build.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
+        var parts = [shown(s.sid)]
+        let app = [s.app, s.appVersion, s.build.map { "(\($0))" }].compactMap { $0.map(shown) }.joined(separator: " ")
         if !app.isEmpty { parts.append(app) }
-        if let device = s.device { parts.append(device) }
-        let os = [s.os, s.osVersion].compactMap { $0 }.joined(separator: " ")
+        if let device = s.device { parts.append(shown(device)) }
+        let os = [s.os, s.osVersion].compactMap { $0.map(shown) }.joined(separator: " ")
         if !os.isEmpty { parts.append(os) }
         parts.append("\(NumberFormat.thousands(s.events)) events")
         let lines = Self.wrap(parts, separator: " · ", width: max(width, Self.minimumWidth), first: "timeline ")
@@ -84,7 +86,7 @@ package struct TextTimeline {
         if t.window == t.sessionSpan {
             text += "window \(Self.span(t.window)): the whole session\n"
         } else {
-            let parts = ["\(Self.span(t.window)) of \(Self.span(t.sessionSpan))"] + (t.focus.map { ["around \($0)"] } ?? [])
+            let parts = ["\(Self.span(t.window)) of \(Self.span(t.sessionSpan))"] + (t.focus.map { ["around \(shown($0))"] } ?? [])
             for line in Self.wrap(parts, separator: ", ", width: max(width, Self.minimumWidth), first: "window ") {
                 text += line + "\n"
             }
@@ -274,17 +276,17 @@ package struct TextTimeline {
                 ? "\(pad(a.kind.rawValue, 12)) \(name(a.to))'s view \(a.kind == .viewAttached ? "into" : "out of") \(name(a.from)), not its container"
                 : "\(pad(a.kind.rawValue, 12)) \(name(a.from)) -> \(name(a.to))"
             var notes: [String] = []
-            if let style = a.style { notes.append(style) }
+            if let style = a.style { notes.append(shown(style)) }
             if a.interactive { notes.append("interactive") }
             if !notes.isEmpty { text += " (\(notes.joined(separator: ", ")))" }
             lines.append((a.t, a.seq, text))
         }
         for lane in timeline.lanes {
             if let r = lane.release, timeline.window.contains(r.t) {
-                lines.append((r.t, r.seq, "\(pad("release", 12)) \(lane.label) (\(r.how))"))
+                lines.append((r.t, r.seq, "\(pad("release", 12)) \(shown(lane.label)) (\(shown(r.how)))"))
             }
             if let e = lane.end, timeline.window.contains(e) {
-                lines.append((e, lane.endSeq ?? -1, "\(pad(lane.endHow ?? "end", 12)) \(lane.label)"))
+                lines.append((e, lane.endSeq ?? -1, "\(pad(shown(lane.endHow ?? "end"), 12)) \(shown(lane.label))"))
             }
         }
         guard !lines.isEmpty else { return "" }
@@ -303,10 +305,10 @@ package struct TextTimeline {
         guard !timeline.findings.isEmpty else { return "" }
         var out = "\nfindings:\n"
         for f in timeline.findings {
-            let who = f.finding.vc.map { InstanceKey(vc: $0, since: f.finding.since ?? -1).description } ?? "session"
+            let who = shown(f.finding.vc.map { InstanceKey(vc: $0, since: f.finding.since ?? -1).description } ?? "session")
             let evidence = f.finding.evidence.map(String.init).joined(separator: ", ")
             out += "  ! \(pad(f.t.map(Self.seconds) ?? "-", 10, right: true))  "
-                + "\(f.finding.rule) \(f.finding.severity.rawValue)  \(who): \(f.finding.message) [seq \(evidence)]\n"
+                + "\(f.finding.rule) \(f.finding.severity.rawValue)  \(who): \(shown(f.finding.message)) [seq \(evidence)]\n"
         }
         return out
     }
@@ -346,9 +348,12 @@ package struct TextTimeline {
 
     private func name(_ key: InstanceKey?) -> String {
         guard let key else { return "?" }
-        if let i = timeline.lane(key) { return timeline.lanes[i].label }
-        return key.description
+        if let i = timeline.lane(key) { return shown(timeline.lanes[i].label) }
+        return shown(key.description)
     }
+
+    /// Text from a trace, safe for a terminal or a pipe.
+    private func shown(_ text: String) -> String { TerminalText.escaped(text) }
 
     private func pad(_ text: String, _ n: Int, right: Bool = false) -> String {
         let count = text.count

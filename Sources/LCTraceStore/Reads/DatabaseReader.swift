@@ -62,6 +62,23 @@ package final class DatabaseReader {
     /// The number of sessions in the database.
     package func sessionCount() throws -> Int { Int(try db.scalarInt("SELECT count(*) FROM sessions") ?? 0) }
 
+    /// Whether a controller of class `name` is in any session: a `--class` naming none is a
+    /// typo, which must not pass a gate as "No findings.".
+    package func knowsClass(_ name: String) throws -> Bool {
+        let q = try db.query("SELECT 1 FROM instances_v WHERE class = ?1 LIMIT 1")
+        try q.bind([.text(name)])
+        return try q.step()
+    }
+
+    /// Class names of the database (at most `limit`), to suggest the closest to a typo.
+    package func classNames(limit: Int) throws -> [String] {
+        let q = try db.query("SELECT DISTINCT class FROM instances_v WHERE class IS NOT NULL LIMIT ?1")
+        try q.bind([.int(Int64(limit))])
+        var out: [String] = []
+        while try q.step() { if let name = q.text(0) { out.append(name) } }
+        return out
+    }
+
     private func bind(_ filter: SessionFilter, _ q: any SQLQuery) {
         q.bind(filter.session, at: 1)
         q.bind(filter.app, at: 2)

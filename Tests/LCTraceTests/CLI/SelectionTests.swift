@@ -51,6 +51,22 @@ final class SelectionTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(TestSupport.run(["report", "--db", empty, "--allow-empty", "--format", "json"]).status, 0)
     }
 
+    /// A `--class` that names no class of any session is a typo, not a pass: exit 66 with the
+    /// closest known class; a known class without findings is "No findings." (exit 0).
+    func testAClassThatNoSessionHasExits66WithTheClosestKnownOne() throws {
+        load()
+        for command in [["report"], ["report", "-f", "json"], ["baseline", "-o", "-"]] {
+            let r = TestSupport.run(command + ["--db", db, "--class", "OrphanVCC"])
+            XCTAssertEqual(r.status, 66, "\(command): \(r.out) \(r.err)")
+            XCTAssertTrue(r.err.contains("no class 'OrphanVCC' in any session of \(db)"), r.err)
+            XCTAssertTrue(r.err.contains("did you mean 'OrphanVC'?"), r.err)
+            XCTAssertEqual(r.out, "")
+        }
+        let known = TestSupport.run(["report", "--db", db, "--class", "HostVC", "--fail-on", "never"])
+        XCTAssertEqual(known.status, 0, known.err)
+        XCTAssertTrue(known.out.contains("No findings."), known.out)
+    }
+
     func testSessionPrefixesAreCaseInsensitiveAndAmbiguousOnesListTheCandidates() throws {
         load()
         let r = TestSupport.run(["report", "--db", db, "--session", "ab1"])

@@ -404,6 +404,45 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(query, "class,n\n\"'=HYPERLINK(\"\"http://x\"\")\",-1\n", "numbers are left alone")
     }
 
+    /// The text timeline shows class, session and app names escaped as `report` does: a
+    /// screen clear, a window title (OSC … BEL) and a right-to-left override stay visible text.
+    func testTheTextTimelineEscapesTraceStringsAsReportDoes() throws {
+        var b = TraceBuilder(sid: "T\\u001b]0;TITLE\\u0007", app: "App\\u202Eevil\\u001b[2J", version: "1\\u0007")
+        b.vc(2, "init", "0xa", #""cls":"Evil\u001b[2JController""#)
+        b.vc(3, "viewAttached", "0xa", #""host":"0xh""#)
+        b.vc(4, "viewWillAppear", "0xa", #""animated":false"#)
+        b.vc(5, "viewDidAppear", "0xa", #""animated":false"#)
+        let path = dir + "/timeline.jsonl"
+        TestSupport.writeLines(b.lines, to: path)
+        XCTAssertEqual(try lctrace(["ingest", "--db", db, path]).status, 0)
+        let r = try lctrace(["timeline", "--db", db, "--session", "T", "--width", "120"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let text = r.out + r.err
+        XCTAssertFalse(text.utf8.contains(0x1B), "timeline printed a raw escape: \(text)")
+        XCTAssertFalse(text.utf8.contains(0x07), "timeline printed a raw bell: \(text)")
+        XCTAssertFalse(text.unicodeScalars.contains("\u{202E}"), "timeline printed a raw RTL override")
+        XCTAssertTrue(text.contains("Evil\\u001b[2JController"), text)
+        XCTAssertTrue(text.contains("T\\u001b]0;TITLE\\u0007"), text)
+        XCTAssertTrue(text.contains("App\\u202eevil\\u001b[2J"), text)
+    }
+
+    /// `compare --format text` escapes build, class and example text as `report` does.
+    func testCompareTextEscapesTraceStrings() throws {
+        for (i, build) in ["B\\u001b[2J", "2"].enumerated() {
+            var b = TraceBuilder(sid: "C\(i)", build: build)
+            b.vc(2, "init", "0xa", #""cls":"Evil\u001b]0;T\u0007Controller""#)
+            b.vc(3, "viewAttached", "0xa", #""host":"0xh""#)
+            let path = dir + "/compare\(i).jsonl"
+            TestSupport.writeLines(b.lines, to: path)
+            XCTAssertEqual(try lctrace(["ingest", "--db", db, path]).status, 0)
+        }
+        let r = try lctrace(["compare", "--db", db, "--base-build", "B\u{1B}[2J", "--head-build", "2", "--fail-on", "never"])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertFalse((r.out + r.err).utf8.contains(0x1B), "compare printed a raw escape: \(r.out)\(r.err)")
+        XCTAssertFalse((r.out + r.err).utf8.contains(0x07), "compare printed a raw bell")
+        XCTAssertTrue(r.out.contains("B\\u001b[2J"), r.out)
+    }
+
     // MARK: 6. Reports on a database that is not analyzed
 
     /// What `report` (JSON, and its exit status at --fail-on warning) and `sessions` say of a database.
