@@ -36,8 +36,10 @@ final class PGIngestSink: IngestSink {
         strings = PGStrings(url: url)
     }
 
-    /// The advisory lock that owns a file row while it loads.
-    private static func fileLock(_ id: Int64) -> String { "(\(PGSchema.lockClass), \(Int32(truncatingIfNeeded: id)))" }
+    /// The advisory lock that owns a file row while it loads. Advisory locks are
+    /// database-wide, file ids are per schema: the first key is the schema's (a hash of its
+    /// name), so ingests into two schemas of one database never hold each other's rows.
+    private static func fileLock(_ id: Int64) -> String { "(hashtext(current_schema()), \(Int32(truncatingIfNeeded: id)))" }
 
     // MARK: The run
 
@@ -342,9 +344,11 @@ final class PGIngestSink: IngestSink {
             RETURNING id
             """, [path, String(size ?? 0), hashTaken ? nil : hash, utcNow()])
         let id = row.int(0, 0) ?? 0
-        // The row was made just now: nobody else can hold its lock.
-        let locked = try take(id)
-        precondition(locked, "another ingest holds the lock of new file row \(id)")
+        // The row was made just now: nobody else should hold its lock (only a session taking
+        // this schema's key by hand, or a schema whose name hashes alike, can).
+        guard try take(id) else {
+            throw PGSchema.Refused(description: "another session holds the advisory lock of new file row \(id) (schema \(try PGSchema.currentSchema(pg))): run the ingest again once it ends")
+        }
         loadingHere[id] = size ?? -1
         return .load(fileID: id)
     }

@@ -225,6 +225,26 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual(missing, [], "PostgreSQL's schema lacks columns SQLite's has")
     }
 
+    /// Advisory locks are database-wide but file ids are per schema: an ingest loading file
+    /// row 2 of one schema must not stop (it once crashed: "another ingest holds the lock of
+    /// new file row 2") an ingest making file row 2 of another schema of the same database.
+    func testIngestsIntoTwoSchemasOfOneDatabaseDoNotShareFileLocks() throws {
+        let other = try freshDatabase("other")
+        let pg = try PGConnection(url: other)
+        try PGSchema.prepare(pg, name: "other", writing: true, create: true)
+        let sink = try PGIngestSink(pg: pg, url: other)
+        try pg.execute("SELECT setval(pg_get_serial_sequence('files', 'id'), 1)")
+        guard case .load(let id) = try sink.planFile(path: "/elsewhere.jsonl", size: 10, hash: nil) else {
+            return XCTFail("the other schema's file was not planned for loading")
+        }
+        XCTAssertEqual(id, 2)
+        let url = try freshDatabase()
+        let r = TestSupport.run(["ingest", "-q", "--db", url, TestSupport.root.appendingPathComponent("SampleTraces").path])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(try PGConnection(url: url).query("SELECT count(*) FROM files WHERE status = 'loading'").int(0, 0), 0)
+        sink.releaseLoads()
+    }
+
     /// A schema changed behind lctrace's back is refused, naming what differs; a database
     /// that is not lctrace's is refused rather than written into.
     func testASchemaThatIsNotLctracesIsRefused() throws {
