@@ -122,6 +122,17 @@ final class HTMLBrowserTests: SampleDatabaseTestCase {
         XCTAssertGreaterThan(png.count, 20_000)
     }
 
+    /// One build: the narrowest charts, whose legends were cut ("warn" for "warnings").
+    func testTheChartsOfOneBuildHoldTheirLegendsAndLabels() throws {
+        let page = try writePage(["--build", "812"], name: "one-build.html")
+        let facts = try check(page)
+        let dom = try XCTUnwrap(facts["dom"] as? [String: Any])
+        XCTAssertEqual(dom["buildPlots"] as? Int, 1)
+        XCTAssertEqual(dom["textOverflows"] as? [String], [], "text cut at the edge of its SVG")
+        XCTAssertEqual(dom["unlabelledColumns"] as? Int, 0)
+        XCTAssertEqual(dom["findingsBeforeCharts"] as? Bool, true)
+    }
+
     func testUnderABaselineTheNewAndKnownFilterWorks() throws {
         let dir = (db as NSString).deletingLastPathComponent
         XCTAssertEqual(TestSupport.run(["baseline", "--db", db, "--leaks", "-o", dir + "/b.json"]).status, 0)
