@@ -47,6 +47,27 @@ DOM_FACTS = r"""
     shownText: (document.getElementById('shown') || {}).textContent || '',
     messages: all('article.example .msg').map(p => p.textContent),
     images: all('img, image, iframe, object, embed, link, audio, video, source').length,
+    // Every text of a plot or timeline drawn whole inside its SVG (a label or legend cut at the
+    // edge reads "warn" for "warnings"): its box against the SVG's, on screen.
+    textOverflows: all('svg.plot, svg.lctrace-timeline').flatMap(svg => {
+      const box = svg.getBoundingClientRect();
+      return Array.from(svg.querySelectorAll('text')).filter(t => {
+        const r = t.getBoundingClientRect();
+        return r.width > 0 && (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5);
+      }).map(t => (svg.closest('[id]') || {}).id + ' ' + svg.getAttribute('aria-labelledby') + ': "' + t.textContent + '"');
+    }),
+    // Per plot, columns (a build each) without a label under them.
+    unlabelledColumns: all('svg.plot').reduce((n, svg) => {
+      const hits = svg.querySelectorAll('rect.hit').length;
+      const columns = hits || svg.querySelectorAll(':scope > g:not([class]):not([aria-hidden])').length;
+      const labels = svg.querySelectorAll('g.axis text[text-anchor="middle"]').length;
+      return n + Math.max(columns - labels, 0);
+    }, 0),
+    // The findings come first; charts after them.
+    findingsBeforeCharts: (() => {
+      const f = document.getElementById('findings'), plot = document.querySelector('svg.plot');
+      return !!f && (!plot || !!(f.compareDocumentPosition(plot) & Node.DOCUMENT_POSITION_FOLLOWING));
+    })(),
     scripts: all('script').length,
   };
 })()

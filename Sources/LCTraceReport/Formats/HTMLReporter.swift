@@ -45,10 +45,11 @@ struct HTMLPage {
         body += header()
         body += "<main>\n"
         body += summary()
-        body += buildsSection()
-        body += gapsSection()
+        // What to act on first; the charts of the campaign after it.
         body += findingsSection()
         body += fixedSection()
+        body += buildsSection()
+        body += gapsSection()
         body += "</main>\n"
         body += "<footer><p>Made by \(esc(view.tool)). This page is one file that loads nothing: open it from a CI artifact or an e-mail. "
         body += "A timeline in a terminal: <code>lctrace timeline</code>; a session in Perfetto UI: <code>lctrace export</code>.</p></footer>\n"

@@ -13,9 +13,11 @@ enum HTMLCharts {
     /// Per build, its findings per 100 sessions stacked by severity (errors at the bottom).
     package static func findingsPerBuild(_ builds: [BuildSummary], id: String) -> String {
         let n = max(builds.count, 1)
-        let bar = min(48.0, max(10.0, 620.0 / Double(n)))
+        let labels = builds.map { short($0.build ?? $0.name) }
+        let bar = min(max(48.0, labelWidth(labels) + 6), max(10.0, 620.0 / Double(n)))
         let left = 44.0, top = 28.0, plotH = 180.0, bottom = 34.0
-        let width = left + bar * Double(n) + 12
+        let items = [("bar error", "errors"), ("bar warning", "warnings"), ("bar info", "info")]
+        let width = max(left + bar * Double(n) + 12, legendEnd(items, x: left) + 4)
         let height = top + plotH + bottom
         let top100 = builds.map { $0.perHundredSessions() }.max() ?? 0
         let scale = niceCeiling(max(top100, 1))
@@ -24,7 +26,7 @@ enum HTMLCharts {
         var out = svgOpen(id: id, width: width, height: height,
                           title: "Findings per 100 sessions, by build",
                           desc: builds.map { "\($0.name): \(per100($0.perHundredSessions())) per 100 sessions (\($0.findings) findings in \($0.sessions) sessions)" }.joined(separator: "; "))
-        out += legend([("bar error", "errors"), ("bar warning", "warnings"), ("bar info", "info")], x: left, y: 12)
+        out += legend(items, x: left, y: 12)
         out += "<g class=\"axis\" aria-hidden=\"true\">"
         for k in 0...4 {
             let v = scale * Double(k) / 4
@@ -32,10 +34,10 @@ enum HTMLCharts {
             out += "<text x=\"\(fmt(left - 4))\" y=\"\(fmt(y(v) + 4))\" text-anchor=\"end\">\(esc(per100(v)))</text>"
         }
         // A label every few builds, so that labels never overlap.
-        let every = max(1, Int((42.0 / bar).rounded(.up)))
-        for (i, b) in builds.enumerated() where i % every == 0 || i == builds.count - 1 && builds.count <= every {
+        let every = max(1, Int(((labelWidth(labels) + 6) / bar).rounded(.up)))
+        for (i, label) in labels.enumerated() where i % every == 0 {
             let x = left + bar * (Double(i) + 0.5)
-            out += "<text x=\"\(fmt(x))\" y=\"\(fmt(top + plotH + 14))\" text-anchor=\"middle\">\(esc(short(b.build ?? b.name)))</text>"
+            out += "<text x=\"\(fmt(x))\" y=\"\(fmt(top + plotH + 14))\" text-anchor=\"middle\">\(esc(label))</text>"
         }
         out += "</g>"
         for (i, b) in builds.enumerated() {
@@ -60,17 +62,23 @@ enum HTMLCharts {
     static func gapsByBuild(_ c: ClassGapsByBuild, builds: [BuildSummary], id: String) -> String {
         let bins = GapDistribution.bounds.count + 1
         let n = max(c.builds.count, 1)
-        let col = min(36.0, max(7.0, 320.0 / Double(n)))
+        let labels = c.builds.map { short(builds[$0.build].build ?? builds[$0.build].name) }
+        let col = min(max(36.0, labelWidth(labels) + 6), max(7.0, 320.0 / Double(n)))
         let left = 52.0, top = 24.0, cell = 9.0, bottom = 30.0
-        let plotH = cell * Double(bins)
-        let width = max(left + col * Double(n) + 12, 300)
+        // A gap's place among the log-spaced bounds, interpolated (1 ms is the top of bin 0).
+        func position(ns: Int64) -> Double { min(max(log10(max(Double(ns) / 1e6, 0.5)) * 4 + 1, 0), Double(bins)) }
+        // Rows only from the lowest to the highest bin with data (p90 included), at least a
+        // decade: a class whose gaps all sit between 10 and 100 ms is not drawn 17 rows high.
+        let used = c.builds.flatMap { b in b.distribution.enumerated().filter { $0.element > 0 }.map(\.offset) }
+        let marks = c.builds.flatMap { [position(ns: $0.stats.p50), position(ns: $0.stats.p90)] }
+        var low = min(used.min() ?? 0, Int((marks.min() ?? 0).rounded(.down)))
+        var high = min(max(used.max() ?? 0, Int((marks.max() ?? 0).rounded(.up)) - 1), bins - 1)
+        while high - low < 4 { if low > 0 { low -= 1 } else if high < bins - 1 { high += 1 } else { break } }
+        let plotH = cell * Double(high - low + 1)
+        let items = [("cell", "share of appearances"), ("p50", "p50"), ("p90", "p90")]
+        let width = max(left + col * Double(n) + 12, legendEnd(items, x: left) + 4)
         let height = top + plotH + bottom
-        // A gap's height: its place among the log-spaced bounds, interpolated.
-        func y(ns: Int64) -> Double {
-            let ms = max(Double(ns) / 1e6, 0.5)
-            let position = min(max(log10(ms) * 4 + 1, 0), Double(bins))  // 1 ms is the top of bin 0
-            return top + plotH - position * cell
-        }
+        func y(ns: Int64) -> Double { top + plotH - (min(max(position(ns: ns), Double(low)), Double(high + 1)) - Double(low)) * cell }
         let first = c.builds.first.map { builds[$0.build].name } ?? "", last = c.builds.last.map { builds[$0.build].name } ?? ""
         var desc = "\(c.all.count) appearances in \(c.builds.count) build\(c.builds.count == 1 ? "" : "s")"
         if let a = c.builds.first, let b = c.builds.last {
@@ -78,17 +86,18 @@ enum HTMLCharts {
                 : "; p50 \(ms(a.stats.p50)) in \(first) and \(ms(b.stats.p50)) in \(last), p90 \(ms(a.stats.p90)) and \(ms(b.stats.p90))"
         }
         var out = svgOpen(id: id, width: width, height: height, title: "\(c.cls): viewIsAppearing → viewDidAppear by build", desc: desc)
-        out += legend([("cell", "share of appearances"), ("p50", "p50"), ("p90", "p90")], x: left, y: 10, lines: true)
+        out += legend(items, x: left, y: 10, lines: true)
         out += "<g class=\"axis\" aria-hidden=\"true\">"
-        for (label, ns) in [("1 ms", Int64(1_000_000)), ("10 ms", 10_000_000), ("100 ms", 100_000_000), ("1 s", 1_000_000_000), ("10 s", 10_000_000_000)] {
+        for (label, ns) in [("1 ms", Int64(1_000_000)), ("10 ms", 10_000_000), ("100 ms", 100_000_000), ("1 s", 1_000_000_000), ("10 s", 10_000_000_000)]
+        where (Double(low)...Double(high + 1)).contains(position(ns: ns)) {
             let gy = y(ns: ns)
             out += "<line class=\"grid\" x1=\"\(fmt(left))\" x2=\"\(fmt(left + col * Double(n)))\" y1=\"\(fmt(gy))\" y2=\"\(fmt(gy))\"/>"
             out += "<text x=\"\(fmt(left - 4))\" y=\"\(fmt(gy + 4))\" text-anchor=\"end\">\(label)</text>"
         }
-        let every = max(1, Int((40.0 / col).rounded(.up)))
-        for (i, b) in c.builds.enumerated() where i % every == 0 {
+        let every = max(1, Int(((labelWidth(labels) + 6) / col).rounded(.up)))
+        for (i, label) in labels.enumerated() where i % every == 0 {
             let x = left + col * (Double(i) + 0.5)
-            out += "<text x=\"\(fmt(x))\" y=\"\(fmt(top + plotH + 14))\" text-anchor=\"middle\">\(esc(short(builds[b.build].build ?? builds[b.build].name)))</text>"
+            out += "<text x=\"\(fmt(x))\" y=\"\(fmt(top + plotH + 14))\" text-anchor=\"middle\">\(esc(label))</text>"
         }
         out += "</g><g aria-hidden=\"true\">"
         for (i, b) in c.builds.enumerated() {
@@ -96,7 +105,7 @@ enum HTMLCharts {
             let most = max(b.distribution.max() ?? 1, 1)
             for (k, count) in b.distribution.enumerated() where count > 0 {
                 let strength = 0.12 + 0.88 * Double(count) / Double(most)
-                out += "<rect class=\"cell\" x=\"\(fmt(x + 0.5))\" y=\"\(fmt(top + plotH - Double(k + 1) * cell))\" width=\"\(fmt(max(col - 1, 1)))\" height=\"\(fmt(cell - 0.5))\" fill-opacity=\"\(String(format: "%.2f", strength))\"/>"
+                out += "<rect class=\"cell\" x=\"\(fmt(x + 0.5))\" y=\"\(fmt(top + plotH - Double(k - low + 1) * cell))\" width=\"\(fmt(max(col - 1, 1)))\" height=\"\(fmt(cell - 0.5))\" fill-opacity=\"\(String(format: "%.2f", strength))\"/>"
             }
         }
         out += "</g>"
@@ -124,6 +133,16 @@ enum HTMLCharts {
             + "<title id=\"\(id)-title\">\(esc(title))</title><desc id=\"\(id)-desc\">\(esc(desc))</desc>"
     }
 
+    /// Where a legend of `items` drawn from `x` ends (the same advance as `legend`).
+    static func legendEnd(_ items: [(String, String)], x: Double) -> Double {
+        items.reduce(x) { $0 + legendAdvance($1.1) } - 14
+    }
+
+    static func legendAdvance(_ text: String) -> Double { 17 + Double(text.count) * 6.5 + 14 }
+
+    /// The widest of `labels` in the plots' 11 px font (6.5 px a character at most, digits less).
+    static func labelWidth(_ labels: [String]) -> Double { Double(labels.map(\.count).max() ?? 0) * 6.5 }
+
     static func legend(_ items: [(String, String)], x: Double, y: Double, lines: Bool = false) -> String {
         var out = "<g class=\"legend\" aria-hidden=\"true\">"
         var at = x
@@ -134,7 +153,7 @@ enum HTMLCharts {
                 out += "<rect class=\"\(cls)\" x=\"\(fmt(at))\" y=\"\(fmt(y - 9))\" width=\"10\" height=\"10\"/>"
             }
             out += "<text x=\"\(fmt(at + 17))\" y=\"\(fmt(y))\">\(esc(text))</text>"
-            at += 17 + Double(text.count) * 6 + 14
+            at += legendAdvance(text)
         }
         return out + "</g>"
     }

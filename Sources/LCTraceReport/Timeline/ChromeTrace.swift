@@ -10,9 +10,10 @@ import LCTraceStore
 ///   metadata, in containment order, after a thread for the session's own events and findings;
 /// - each instance's lifetime is one complete slice (`X`) on its thread: it nests nothing but
 ///   instants, and it is what flows bind to (Perfetto binds flows to thread slices only);
-/// - its appearance cycles are nestable async slices (`b`/`e`) keyed by the instance (one `id`
-///   and category per instance, unique over the whole file: Perfetto keys async tracks by
-///   category and id, not by process), each cycle a slice named after the instance (the
+/// - its appearance cycles are nestable async slices (`b`/`e`) keyed by the instance with a
+///   process-scoped id (`id2: {local}`, one per instance): Perfetto puts a track keyed by a
+///   plain `id` (or `id2.global`) in "Global Legacy Events", outside every process, and one
+///   keyed by `id2.local` under its `pid`; each cycle a slice named after the instance (the
 ///   track takes the name of its first slice) holding its appearing, visible and
 ///   disappearing phases; an `e` always closes the last `b` open on its track, with the same
 ///   name and category;
@@ -175,7 +176,7 @@ package final class ChromeTraceWriter {
                 json.beginObject()
                 json.key("ph"); json.string(step.ph)
                 json.key("cat"); json.string("appearance")
-                json.key("id"); json.string(id)
+                json.key("id2"); json.beginObject(); json.key("local"); json.string(id); json.endObject()
                 json.key("name"); json.string(step.name)
                 json.key("pid"); json.int(pid)
                 json.key("tid"); json.int(tid)

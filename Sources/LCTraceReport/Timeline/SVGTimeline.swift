@@ -53,7 +53,10 @@ package struct SVGTimeline {
         for tick in TextTimeline.ticks(t.window, step: step) {
             let tx = fmt(x(tick))
             out += "<line class=\"tick\" x1=\"\(tx)\" y1=\"\(Self.top - 6)\" x2=\"\(tx)\" y2=\"\(y(rows))\"/>"
-            out += "<text x=\"\(tx)\" y=\"\(Self.top - 9)\">\(esc(TextTimeline.tickLabel(tick, step: step)))</text>"
+            // Centred on its tick; the last ones end at it rather than run off the right edge.
+            let label = TextTimeline.tickLabel(tick, step: step)
+            let anchor = x(tick) + Double(label.count) * Self.charWidth / 2 > Double(width - 2) ? "end" : "middle"
+            out += "<text x=\"\(tx)\" y=\"\(Self.top - 9)\" text-anchor=\"\(anchor)\">\(esc(label))</text>"
         }
         out += "</g>\n"
 
@@ -130,13 +133,19 @@ package struct SVGTimeline {
 
     private func title() -> String { "Timeline of session \(timeline.session.sid)" }
 
+    /// One line that fits the width: the session by its 8-character prefix (the title names
+    /// it whole), cut with "…" when a long focus would still run past the right edge.
     private func heading() -> String {
         let t = timeline, s = t.session
-        var text = "\(s.sid) · \([s.app, s.appVersion, s.build.map { "(\($0))" }].compactMap { $0 }.joined(separator: " "))"
+        var text = "\(s.sid.prefix(8)) · \([s.app, s.appVersion, s.build.map { "(\($0))" }].compactMap { $0 }.joined(separator: " "))"
         text += " · \(TextTimeline.span(t.window))"
         if t.window != t.sessionSpan, let focus = t.focus { text += " around \(focus)" }
-        return text
+        let fits = max(Int(Double(width - 16) / Self.boldCharWidth), 8)
+        return text.count <= fits ? text : text.prefix(fits - 1) + "…"
     }
+
+    /// The advance of a character of the 11 px monospace font, regular and bold (with a margin).
+    static let charWidth = 6.8, boldCharWidth = 7.0
 
     private func description() -> String {
         let t = timeline

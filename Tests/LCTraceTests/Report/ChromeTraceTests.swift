@@ -12,8 +12,9 @@ import XCTest
 
 /// `lctrace export` against the Trace Event Format's rules and what Perfetto's importer does
 /// with them: valid JSON, metadata naming every process and thread, every `b` closed by an
-/// `e` of the same id, category and name, `ts` in order on every track, async ids and thread
-/// ids owned by one process (Perfetto reads a tid met in another process as a new thread),
+/// `e` of the same id, category and name, `ts` in order on every track, async ids scoped to
+/// their process (`id2.local`: a global id lands in "Global Legacy Events"), thread ids owned
+/// by one process (Perfetto reads a tid met in another process as a new thread),
 /// flows starting and ending on a slice they bind to.
 final class ChromeTraceTests: SampleDatabaseTestCase {
 
@@ -25,7 +26,7 @@ final class ChromeTraceTests: SampleDatabaseTestCase {
               let events = doc["traceEvents"] as? [Event] else { return ["not an object with traceEvents"] }
         var out: [String] = []
         var named = Set<String>(), lastTs: [String: Double] = [:], open: [String: [String]] = [:]
-        var slices: [String: [(Double, Double)]] = [:], flows: [String: [Event]] = [:], asyncOwner: [String: Int] = [:]
+        var slices: [String: [(Double, Double)]] = [:], flows: [String: [Event]] = [:]
         var bound = Set<String>(), pendingEnds: [String: [String]] = [:], threadOwner: [Int: Int] = [:]
         for e in events where e["ph"] as? String == "M" {
             let name = e["name"] as? String ?? "", pid = e["pid"] as? Int ?? -1
@@ -47,10 +48,13 @@ final class ChromeTraceTests: SampleDatabaseTestCase {
             let isAsync = ph == "b" || ph == "e"
             var track = "thread \(pid).\(tid)"
             if isAsync {
-                guard let id = e["id"] as? String else { out.append("async without a string id: \(e)"); continue }
-                track = "async \(cat) \(id)"
-                if let owner = asyncOwner[track], owner != pid { out.append("\(track) used by processes \(owner) and \(pid)") }
-                asyncOwner[track] = pid
+                // A global `id` (or `id2.global`) puts the track in Perfetto's "Global Legacy
+                // Events", outside every process; only `id2.local` keys it under its `pid`.
+                if e["id"] != nil || (e["id2"] as? [String: Any])?["global"] != nil {
+                    out.append("async with a global id (a global track, outside its process): \(e)")
+                }
+                guard let id = (e["id2"] as? [String: Any])?["local"] as? String else { out.append("async without a string id2.local: \(e)"); continue }
+                track = "async \(pid) \(cat) \(id)"
             }
             if let last = lastTs[track], ts < last { out.append("ts goes back on \(track): \(last) then \(ts)") }
             lastTs[track] = ts
@@ -163,8 +167,10 @@ final class ChromeTraceTests: SampleDatabaseTestCase {
         let head = #"{"traceEvents":[{"ph":"M","name":"process_name","pid":1,"args":{"name":"p"}},{"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"t"}},"#
         func check(_ body: String) throws -> [String] { try Self.violations(head + body + "]}") }
         XCTAssertEqual(try check(#"{"ph":"X","cat":"c","name":"n","pid":1,"tid":2,"ts":1.0,"dur":5.0}"#), [])
-        XCTAssertFalse(try check(#"{"ph":"b","cat":"c","id":"1","name":"n","pid":1,"tid":2,"ts":1.0}"#).isEmpty, "b never closed")
-        XCTAssertFalse(try check(#"{"ph":"b","cat":"c","id":"1","name":"n","pid":1,"tid":2,"ts":1.0},{"ph":"e","cat":"c","id":"1","name":"m","pid":1,"tid":2,"ts":2.0}"#).isEmpty, "e of another name")
+        XCTAssertFalse(try check(#"{"ph":"b","cat":"c","id2":{"local":"1"},"name":"n","pid":1,"tid":2,"ts":1.0}"#).isEmpty, "b never closed")
+        XCTAssertEqual(try check(#"{"ph":"b","cat":"c","id2":{"local":"1"},"name":"n","pid":1,"tid":2,"ts":1.0},{"ph":"e","cat":"c","id2":{"local":"1"},"name":"n","pid":1,"tid":2,"ts":2.0}"#), [], "a process-scoped async slice")
+        XCTAssertFalse(try check(#"{"ph":"b","cat":"c","id":"1","name":"n","pid":1,"tid":2,"ts":1.0},{"ph":"e","cat":"c","id":"1","name":"n","pid":1,"tid":2,"ts":2.0}"#).isEmpty, "a global async id")
+        XCTAssertFalse(try check(#"{"ph":"b","cat":"c","id2":{"local":"1"},"name":"n","pid":1,"tid":2,"ts":1.0},{"ph":"e","cat":"c","id2":{"local":"1"},"name":"m","pid":1,"tid":2,"ts":2.0}"#).isEmpty, "e of another name")
         XCTAssertFalse(try check(#"{"ph":"i","s":"t","cat":"c","name":"n","pid":1,"tid":2,"ts":3.0},{"ph":"i","s":"t","cat":"c","name":"n","pid":1,"tid":2,"ts":2.0}"#).isEmpty, "ts backwards")
         XCTAssertFalse(try check(#"{"ph":"i","s":"t","cat":"c","name":"n","pid":1,"tid":3,"ts":3.0}"#).isEmpty, "thread not named")
         XCTAssertFalse(try check(#"{"ph":"X","cat":"c","name":"n","pid":1,"tid":2,"ts":1.0,"dur":1.0},{"ph":"s","cat":"f","name":"n","id":1,"pid":1,"tid":2,"ts":5.0},{"ph":"f","cat":"f","name":"n","id":1,"pid":1,"tid":2,"ts":5.0,"bp":"e"}"#).isEmpty, "flow bound to nothing")

@@ -73,6 +73,12 @@ final class HTMLBrowserTests: SampleDatabaseTestCase {
         XCTAssertEqual(dom["timelinesLabelled"] as? Bool, true)
         XCTAssertEqual(dom["plotsLabelled"] as? Bool, true)
         XCTAssertEqual(dom["images"] as? Int, 0)
+        // Laid out for a reader: findings first, every axis label and legend whole, every
+        // build column of every chart named (the sample has several builds).
+        XCTAssertGreaterThan(view.builds.count, 1)
+        XCTAssertEqual(dom["findingsBeforeCharts"] as? Bool, true, "findings before the charts")
+        XCTAssertEqual(dom["textOverflows"] as? [String], [], "text cut at the edge of its SVG")
+        XCTAssertEqual(dom["unlabelledColumns"] as? Int, 0, "a build column without its label")
         XCTAssertTrue((dom["messages"] as? [String] ?? []).contains("SettingsViewController not deallocated 62.0 s of foreground time (81.6 s in all) after its pop (grace 5 s)"))
 
         // The filters, shown by the script, labelled, reachable from the keyboard, and filtering.
@@ -114,6 +120,17 @@ final class HTMLBrowserTests: SampleDatabaseTestCase {
         let png = try Data(contentsOf: URL(fileURLWithPath: shot))
         XCTAssertEqual(Array(png.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "a PNG screenshot")
         XCTAssertGreaterThan(png.count, 20_000)
+    }
+
+    /// One build: the narrowest charts, whose legends were cut ("warn" for "warnings").
+    func testTheChartsOfOneBuildHoldTheirLegendsAndLabels() throws {
+        let page = try writePage(["--build", "812"], name: "one-build.html")
+        let facts = try check(page)
+        let dom = try XCTUnwrap(facts["dom"] as? [String: Any])
+        XCTAssertEqual(dom["buildPlots"] as? Int, 1)
+        XCTAssertEqual(dom["textOverflows"] as? [String], [], "text cut at the edge of its SVG")
+        XCTAssertEqual(dom["unlabelledColumns"] as? Int, 0)
+        XCTAssertEqual(dom["findingsBeforeCharts"] as? Bool, true)
     }
 
     func testUnderABaselineTheNewAndKnownFilterWorks() throws {
