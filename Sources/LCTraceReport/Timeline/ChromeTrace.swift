@@ -41,9 +41,14 @@ package final class ChromeTraceWriter {
     private(set) var spilledRuns = 0
 
     /// `emit` receives the document piece by piece, in order, each piece whole UTF-8.
-    package init(bytes emit: @escaping ([UInt8]) throws -> Void, memoryLimit: Int = 32 << 20) {
+    package init(bytes emit: @escaping ([UInt8]) throws -> Void, memoryLimit: Int) {
         json = JSONWriter(flushAt: 1 << 16, sink: emit)
         self.memoryLimit = memoryLimit
+    }
+
+    /// A writer holding at most 32 MB of a session's records.
+    package convenience init(bytes emit: @escaping ([UInt8]) throws -> Void) {
+        self.init(bytes: emit, memoryLimit: 32 << 20)
     }
 
     /// `emit` receives the document piece by piece as text.
