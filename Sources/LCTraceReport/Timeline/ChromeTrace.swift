@@ -34,10 +34,22 @@ package final class ChromeTraceWriter {
     /// Thread ids are unique over the file, not per process: Perfetto reads a tid met again
     /// in another process as a new thread, which would split a track at every session switch.
     private var nextThread = 1
+    /// Bytes of a session's records held in memory before they go to a temporary file.
+    let memoryLimit: Int
+    /// The most bytes of records held at once, over every session added (tests guard the bound).
+    private(set) var peakHeldBytes = 0
+    /// Sorted runs written to the temporary file, over every session added.
+    private(set) var spilledRuns = 0
 
     /// `emit` receives the document piece by piece, in order, each piece whole UTF-8.
-    package init(bytes emit: @escaping ([UInt8]) throws -> Void) {
+    package init(bytes emit: @escaping ([UInt8]) throws -> Void, memoryLimit: Int) {
         json = JSONWriter(flushAt: 1 << 16, sink: emit)
+        self.memoryLimit = memoryLimit
+    }
+
+    /// A writer holding at most 32 MB of a session's records.
+    package convenience init(bytes emit: @escaping ([UInt8]) throws -> Void) {
+        self.init(bytes: emit, memoryLimit: 32 << 20)
     }
 
     /// `emit` receives the document piece by piece as text.
@@ -82,7 +94,7 @@ package final class ChromeTraceWriter {
             try metadata("thread_sort_index", pid: pid, tid: tid(i)) { $0.key("sort_index"); $0.int(i + 1) }
         }
 
-        var tracks = Tracks()
+        var tracks = Tracks(memoryLimit: memoryLimit)
         let end = timeline.sessionSpan.end
         for (i, lane) in timeline.lanes.enumerated() {
             let tid = tid(i)
@@ -141,6 +153,8 @@ package final class ChromeTraceWriter {
                 Self.instant(e.name, cat: "lifecycle", pid: pid, tid: tid, t: e.t, &json) { Self.args(e, into: &$0) }
             }
         }
+        peakHeldBytes = max(peakHeldBytes, tracks.peakHeldBytes)
+        spilledRuns += tracks.spilledRuns
         try tracks.forEachOrdered { record in
             json.layout("\n")
             json.rawValue(bytes: record)
@@ -292,26 +306,31 @@ package final class ChromeTraceWriter {
 /// The records of one session, put in time order: on every track, since each track's
 /// records are either given in order (an async track's, whose `e` must follow its `b`) or
 /// ordered here by time, then rank (a thread's: its lifetime slice, then flows, then
-/// instants at one time, so that a flow finds its slice open).
+/// instants at one time, so that a flow finds its slice open). Past `memoryLimit` bytes the
+/// records go to a temporary file in sorted runs (`RecordSorter`), so a session of any
+/// length is exported in bounded memory.
 private struct Tracks {
-    /// The records' JSON, one after another; `records` says where each is.
-    private var json = JSONWriter(capacity: 1 << 16)
-    private var records: [(t: Int64, rank: Int, start: Int, end: Int)] = []
+    private var sorter: RecordSorter
+    /// The first failure to spill, thrown when the records are read (the writers do not throw).
+    private var failure: Error?
+
+    init(memoryLimit: Int) { sorter = RecordSorter(memoryLimit: memoryLimit) }
 
     /// A thread record; rank 0 a slice, 1 a flow, 2 an instant.
     mutating func thread(at t: Int64, rank: Int, _ write: (inout JSONWriter) -> Void) {
-        let start = json.bytes.count
-        write(&json)
-        records.append((t, rank, start, json.bytes.count))
+        guard failure == nil else { return }
+        do { try sorter.append(t: t, rank: rank, write) } catch { failure = error }
     }
 
     /// The next record of an async track, whose records come in nesting order and time order.
     mutating func async(at t: Int64, _ write: (inout JSONWriter) -> Void) { thread(at: t, rank: 0, write) }
 
     /// Each record's JSON, in order.
-    func forEachOrdered(_ body: (ArraySlice<UInt8>) throws -> Void) rethrows {
-        for r in records.sorted(by: { ($0.t, $0.rank, $0.start) < ($1.t, $1.rank, $1.start) }) {
-            try body(json.bytes[r.start..<r.end])
-        }
+    mutating func forEachOrdered(_ body: (ArraySlice<UInt8>) throws -> Void) throws {
+        if let failure { throw failure }
+        try sorter.forEachOrdered(body)
     }
+
+    var peakHeldBytes: Int { sorter.peakHeldBytes }
+    var spilledRuns: Int { sorter.spilledRuns }
 }
