@@ -205,17 +205,44 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.status, 0, r.err)
         let json = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [String: Any]
         XCTAssertEqual(Set(json.keys), ["files", "events", "record_conflicts", "rejects", "damaged_files", "missing_files",
-                                        "seconds", "events_per_second", "analysis"])
+                                        "seconds", "events_per_second", "analysis", "database"])
         let file = (json["files"] as! [[String: Any]])[0]
         XCTAssertEqual(Set(file.keys), ["path", "status", "note", "lines", "events", "new", "duplicates", "conflicts", "rejects"])
         XCTAssertEqual(Set((json["events"] as! [String: Any]).keys), ["new", "duplicate", "conflicting"])
         let analysis = json["analysis"] as! [String: Any]
         XCTAssertEqual(Set(analysis.keys), ["sessions", "while_loading", "findings", "seconds"])
         XCTAssertEqual(analysis["sessions"] as? Int, 1)
+        let database = json["database"] as! [String: Any]
+        XCTAssertEqual(Set(database.keys), ["sessions", "events", "session_findings", "file_findings"])
+        XCTAssertEqual(database["sessions"] as? Int, 1)
         let usage = try String(contentsOf: TestSupport.root.appendingPathComponent("docs/usage.md"), encoding: .utf8)
-        for key in json.keys.sorted() + file.keys.sorted() + analysis.keys.sorted() {
+        for key in json.keys.sorted() + file.keys.sorted() + analysis.keys.sorted() + database.keys.sorted() {
             XCTAssertTrue(usage.contains("`\(key)`"), "docs/usage.md does not document \(key)")
         }
+    }
+
+    /// (Issue 25) A run that loads only a wrong file promised "1 findings (lctrace report)" and
+    /// `report` then found an empty database: the summary says this run's numbers apart from
+    /// what the database holds.
+    func testTheIngestSummarySaysTheRunApartFromTheDatabase() throws {
+        let wrong = dir + "/notes.txt"
+        try "hello, this is not a trace\n".write(toFile: wrong, atomically: true, encoding: .utf8)
+        let first = TestSupport.run(["ingest", "--db", db, wrong])
+        XCTAssertEqual(first.status, 65, first.err)
+        XCTAssertTrue(first.out.contains("  sessions  0 analyzed in ") && first.out.contains(": 0 findings\n"), first.out)
+        XCTAssertTrue(first.out.contains("  database  0 sessions, 0 events, 0 findings on sessions, 1 finding on files: no session yet"), first.out)
+        XCTAssertFalse(first.out.contains("(lctrace report)"), "nothing for report to show:\n\(first.out)")
+
+        var b = TraceBuilder()
+        b.vc(2, "init", "0xa", #""cls":"A""#)
+        TestSupport.writeLines(b.lines, to: dir + "/one.jsonl")
+        XCTAssertEqual(TestSupport.run(["ingest", "--db", db, dir + "/one.jsonl"]).status, 0)
+        // A second run over the same file analyses nothing; the database still holds the session.
+        let again = TestSupport.run(["ingest", "--db", db, dir + "/one.jsonl"])
+        XCTAssertEqual(again.status, 0, again.err)
+        XCTAssertTrue(again.out.contains("  sessions  0 analyzed in "), again.out)
+        XCTAssertTrue(again.out.contains("  database  1 session, "), again.out)
+        XCTAssertTrue(again.out.contains("1 finding on files (lctrace report)"), again.out)
     }
 
     func testAnalysisProgressSaysHowFarIntoALongSession() {
