@@ -65,7 +65,12 @@ enum ReportCommand: Command {
             }
             progress.clear()
         }
-        try output.write(reporter.render(view))
+        var rendered = reporter.render(view)
+        // On a terminal the grouped text fits its width; a pipe or a file gets lines whole.
+        if reporter.fitsTerminalWidth, output.isTerminal, let width = context.console.outputWidth {
+            rendered = TerminalText.wrapped(rendered, width: width)
+        }
+        try output.write(rendered)
         try output.finish()
         context.console.writeError(GateLine.text(failing: view.failing, count: view.failingCount,
                                                  what: "finding", whats: "findings", failOn: options.failOn))
