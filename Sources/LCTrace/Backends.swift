@@ -30,6 +30,11 @@ package extension Storage {
     /// The schema of the embedded backend (`lctrace schema` without a database).
     static var defaultDDL: String { Backends.embedded.ddl }
 
+    /// `location` as outputs show it, without opening it: a server's URL without its password.
+    static func shown(_ location: String) -> String {
+        ((try? kind(of: location))?.shown(location)) ?? location
+    }
+
     /// The kind of database `location` names, without opening it.
     static func kind(of location: String) throws -> any StorageBackendKind {
         try kind(of: location, among: Backends.all)

@@ -19,7 +19,7 @@ final class PGBackend: StorageBackend {
 
     package init(url: String, writing: Bool, create: Bool = true, timeout: Double? = nil) throws {
         self.url = url
-        name = PGConnection.redacted(url)
+        name = PGConnection.withoutPassword(url)
         self.writing = writing
         deadline = timeout.map(PGDeadline.init(seconds:))
         main = try PGConnection(url: url, connectTimeout: try deadline?.secondsLeft())
@@ -213,7 +213,7 @@ package struct PostgreSQLBackendKind: StorageBackendKind {
         return lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres://")
     }
 
-    package func shown(_ location: String) -> String { PGConnection.redacted(location) }
+    package func shown(_ location: String) -> String { PGConnection.withoutPassword(location) }
     package var ddl: String { PGSchema.ddl }
 
     package func openForReading(_ location: String, timeout: Double?) throws -> any StorageBackend {

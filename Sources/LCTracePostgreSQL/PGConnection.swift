@@ -90,7 +90,7 @@ final class PGConnection {
     /// Connects to `url` (`postgresql://user@host:port/db?options=…`, or any libpq conninfo);
     /// within `connectTimeout` seconds when given (libpq's `connect_timeout`, at least 2).
     package init(url: String, connectTimeout: Int? = nil) throws {
-        displayURL = PGConnection.redacted(url)
+        displayURL = PGConnection.withoutPassword(url)
         var keywords = ["dbname"], values = [url]
         if let connectTimeout { keywords.append("connect_timeout"); values.append(String(max(2, connectTimeout))) }
         let made: OpaquePointer? = keywords.withCStrings { k in values.withCStrings { v in PQconnectdbParams(k, v, 1) } }
@@ -98,7 +98,7 @@ final class PGConnection {
             throw PGError(sqlState: "", message: "cannot connect to \(displayURL): out of memory", sql: nil)
         }
         guard PQstatus(conn) == CONNECTION_OK else {
-            let message = String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines)
+            let message = Self.scrubbed(String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines), of: url)
             PQfinish(conn)
             throw PGError(sqlState: "", message: "cannot connect to \(displayURL): \(message)", sql: nil)
         }
@@ -110,17 +110,53 @@ final class PGConnection {
 
     deinit { PQfinish(handle) }
 
-    /// `url` with any password replaced by `***` (URL form `user:pass@` and `password=` form).
-    static func redacted(_ url: String) -> String {
-        var text = url
-        if let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@"),
-           let colon = text[scheme.upperBound..<at].firstIndex(of: ":") {
-            text.replaceSubrange(text.index(after: colon)..<at, with: "***")
+    /// `url` as every output shows it: without the user's password (`user:pass@` → `user@`)
+    /// and without any parameter whose name holds "password" (`password=`, `sslpassword=`,
+    /// percent-encoded or not), so a follow-up command pasted as printed still runs, libpq
+    /// taking the password from PGPASSWORD, ~/.pgpass or a passfile. The user information
+    /// ends where libpq ends it: at the first `@` before any `/`.
+    static func withoutPassword(_ url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        var rest = Substring(url[scheme.upperBound...])
+        if let end = rest.firstIndex(where: { $0 == "@" || $0 == "/" }), rest[end] == "@" {
+            let user = rest[..<end].prefix { $0 != ":" }
+            rest = user.isEmpty ? rest[rest.index(after: end)...] : Substring(user + rest[end...])
         }
-        if let range = text.range(of: #"password=[^&\s]*"#, options: .regularExpression) {
-            text.replaceSubrange(range, with: "password=***")
+        var shown = String(url[..<scheme.upperBound])
+        guard let question = rest.firstIndex(of: "?") else { return shown + rest }
+        shown += rest[..<question]
+        let kept = rest[rest.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).filter { parameter in
+            let key = parameter.prefix { $0 != "=" }
+            return !(String(key).removingPercentEncoding ?? String(key)).lowercased().contains("password")
         }
-        return text
+        return kept.isEmpty ? shown : shown + "?" + kept.joined(separator: "&")
+    }
+
+    /// The passwords `url` carries, as written and decoded: libpq quotes a token it cannot
+    /// decode in its message, so these are taken out of its words too.
+    static func passwords(in url: String) -> [String] {
+        guard let scheme = url.range(of: "://") else { return [] }
+        let rest = url[scheme.upperBound...]
+        var found: [String] = []
+        if let end = rest.firstIndex(where: { $0 == "@" || $0 == "/" }), rest[end] == "@",
+           let colon = rest[..<end].firstIndex(of: ":") {
+            found.append(String(rest[rest.index(after: colon)..<end]))
+        }
+        if let question = rest.firstIndex(of: "?") {
+            for parameter in rest[rest.index(after: question)...].split(separator: "&") {
+                let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                if pair.count == 2, (String(pair[0]).removingPercentEncoding ?? String(pair[0])).lowercased().contains("password") {
+                    found.append(String(pair[1]))
+                }
+            }
+        }
+        found += found.compactMap { $0.removingPercentEncoding }
+        return found.filter { !$0.isEmpty }
+    }
+
+    /// `message` with every password of `url` replaced by `***`.
+    static func scrubbed(_ message: String, of url: String) -> String {
+        passwords(in: url).sorted { $0.count > $1.count }.reduce(message) { $0.replacingOccurrences(of: $1, with: "***") }
     }
 
     /// libpq's messages span lines, indented with tabs ("server closed the connection

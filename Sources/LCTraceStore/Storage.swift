@@ -44,8 +44,9 @@ package enum StorageFailureKind: Sendable {
 /// An open lctrace database, whichever backend holds it. The command line, the reports and
 /// the analysis work through it; only the backend targets know their SQL.
 package final class Storage {
-    /// The `--db` value it was opened from.
-    package let location: String
+    /// The `--db` value it was opened from: for opening only, never shown (it may hold a
+    /// password); outputs use `shownLocation`.
+    private let location: String
     /// Its kind (which backend).
     package let kind: any StorageBackendKind
     package let backend: any StorageBackend

@@ -57,7 +57,7 @@ enum IngestCommand: Command {
         }
         progress.clear()
         let summary = outcome.ingest
-        reportProblems(summary, console, database: DatabaseOption.location(args, context))
+        reportProblems(summary, console, database: db.shownLocation)
         for path in outcome.emptyDirectories {
             console.writeError("Error: \(shown(path)): no trace files in it (*.gz, *.jsonl, *.tar, *.tgz)\n")
         }
