@@ -1,5 +1,6 @@
 import Foundation
 import LCTraceStore
+import LCTraceModel
 
 /// The team backend: a PostgreSQL database through libpq (`--db postgresql://…`). The tables
 /// live in the connection's schema (`public`, or `?options=-csearch_path=…` in the URL).
@@ -11,18 +12,19 @@ final class PGBackend: StorageBackend {
     private let main: PGConnection
     private let read: PGReadConnection
     private let writing: Bool
-    private lazy var strings = PGStrings(url: url)
+    private lazy var strings = PGStrings(url: url, stop: main.stop)
     /// `lctrace query --timeout`: a deadline from the moment the database is opened, so
     /// connecting and checking the schema (which waits on a table another session locked)
     /// count too.
     private let deadline: PGDeadline?
 
-    package init(url: String, writing: Bool, create: Bool = true, timeout: Double? = nil) throws {
+    /// `stop`: ends every wait on the server, connecting included (see `PGConnection.stop`).
+    package init(url: String, writing: Bool, create: Bool = true, timeout: Double? = nil, stop: StopRequest? = nil) throws {
         self.url = url
         name = PGConnection.withoutPassword(url)
         self.writing = writing
         deadline = timeout.map(PGDeadline.init(seconds:))
-        main = try PGConnection(url: url, connectTimeout: try deadline?.secondsLeft())
+        main = try PGConnection(url: url, connectTimeout: try deadline?.secondsLeft(), stop: stop)
         try deadline?.limit(main)
         try PGSchema.prepare(main, name: name, writing: writing, create: create)
         read = PGReadConnection(pg: main, snapshot: !writing)
@@ -44,7 +46,7 @@ final class PGBackend: StorageBackend {
     }
 
     package func readOnlyQuery(_ sql: String) throws -> any QueryRows {
-        try PGUserQuery(pg: try PGConnection(url: url, connectTimeout: try deadline?.secondsLeft()), sql: sql, deadline: deadline)
+        try PGUserQuery(pg: try PGConnection(url: url, connectTimeout: try deadline?.secondsLeft(), stop: main.stop), sql: sql, deadline: deadline)
     }
 
     package func tidyAfterInterruption() {}
@@ -220,7 +222,7 @@ package struct PostgreSQLBackendKind: StorageBackendKind {
         try PGBackend(url: location, writing: false, timeout: timeout)
     }
 
-    package func openForWriting(_ location: String, create: Bool) throws -> any StorageBackend {
-        try PGBackend(url: location, writing: true, create: create)
+    package func openForWriting(_ location: String, create: Bool, stop: StopRequest?) throws -> any StorageBackend {
+        try PGBackend(url: location, writing: true, create: create, stop: stop)
     }
 }
