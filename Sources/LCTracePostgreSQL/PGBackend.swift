@@ -121,19 +121,21 @@ final class PGUserQuery: QueryRows {
     }
 
     /// Keywords that never belong in a read: writes, data-modifying CTEs, COPY, DO, CALL, and
-    /// statements that change the session or the schema.
-    static let refusedWords: Set<String> = ["insert", "update", "delete", "merge", "copy", "call", "do", "truncate",
-                                            "create", "drop", "alter", "grant", "revoke", "lock", "vacuum",
-                                            "notify", "listen", "set", "reset", "discard", "prepare", "execute",
-                                            "refresh", "reindex", "cluster",
-                                            // Functions with effects a READ ONLY transaction allows: ending or
-                                            // signalling other sessions, notifications, large objects, settings,
-                                            // the server's files, and other servers.
-                                            "pg_terminate_backend", "pg_cancel_backend", "pg_notify", "pg_reload_conf",
-                                            "pg_rotate_logfile", "pg_promote", "pg_switch_wal", "set_config",
-                                            "lo_create", "lo_creat", "lo_import", "lo_export", "lo_unlink", "lo_put",
-                                            "lo_from_bytea", "pg_read_file", "pg_read_binary_file", "pg_ls_dir",
-                                            "pg_stat_file", "dblink", "dblink_exec", "dblink_connect"]
+    /// statements that change the session or the schema. (Only unquoted: `"delete"` is a name.)
+    static let refusedKeywords: Set<String> = ["insert", "update", "delete", "merge", "copy", "call", "do", "truncate",
+                                               "create", "drop", "alter", "grant", "revoke", "lock", "vacuum",
+                                               "notify", "listen", "set", "reset", "discard", "prepare", "execute",
+                                               "refresh", "reindex", "cluster"]
+    /// Functions with effects a READ ONLY transaction allows: ending or signalling other
+    /// sessions, notifications, large objects, settings (the role among them), the server's
+    /// files, other servers, and functions that run a query given as text (which no scan
+    /// sees). Refused quoted or not.
+    static let refusedFunctions: Set<String> = ["pg_terminate_backend", "pg_cancel_backend", "pg_notify", "pg_reload_conf",
+                                                "pg_rotate_logfile", "pg_promote", "pg_switch_wal", "set_config",
+                                                "lo_create", "lo_creat", "lo_import", "lo_export", "lo_unlink", "lo_put",
+                                                "lo_from_bytea", "pg_read_file", "pg_read_binary_file", "pg_ls_dir",
+                                                "pg_stat_file", "dblink", "dblink_exec", "dblink_connect",
+                                                "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema", "ts_stat"]
     /// Advisory locks: a query holding lctrace's own (files, sessions) would stall every ingest.
     static let refusedPrefixes = ["pg_advisory", "pg_try_advisory"]
 
@@ -147,7 +149,8 @@ final class PGUserQuery: QueryRows {
         guard ["select", "with", "values", "table"].contains(first) else {
             throw QueryRefused(message: "only a query that reads is allowed (this is \(first.uppercased())): lctrace query is read-only")
         }
-        if let word = scan.words.first(where: { w in refusedWords.contains(w) || refusedPrefixes.contains { w.hasPrefix($0) } }) {
+        func refusedFunction(_ name: String) -> Bool { refusedFunctions.contains(name) || refusedPrefixes.contains { name.hasPrefix($0) } }
+        if let word = scan.words.first(where: { refusedKeywords.contains($0) || refusedFunction($0) }) ?? scan.quoted.first(where: refusedFunction) {
             throw QueryRefused(message: "\(word.uppercased()) is not allowed in lctrace query: it is read-only")
         }
         return text

@@ -108,6 +108,12 @@ final class PostgreSQLCommandTests: PostgreSQLTestCase {
             "SELECT pg_terminate_backend(pg_backend_pid())",
             "SELECT set_config('statement_timeout', '0', false)",
             "SELECT pg_notify('x', 'y')",
+            // The same, with the names quoted or escaped.
+            "SELECT \"pg_terminate_backend\"(pid) FROM pg_stat_activity WHERE application_name = 'lctrace'",
+            "SELECT \"pg_read_file\"('/etc/hostname')",
+            "SELECT U&\"pg_read_fil\\0065\"('/etc/hostname')",
+            "SELECT \"set_config\"('statement_timeout', '0', false)",
+            "SELECT \"pg_advisory_lock\"(1)",
         ]
         for sql in refused {
             let r = TestSupport.run(["query", "--db", pg, sql])
@@ -207,5 +213,34 @@ final class PGWordScanTests: XCTestCase {
         XCTAssertEqual(PGDialect.scan("SELECT 1 /* /* */ */; DELETE FROM t").words.last, "t")
         XCTAssertEqual(words("SELECT $1"), ["select", "1"], "a parameter is no quote")
         XCTAssertEqual(words("SELECT \"delete\" FROM t -- update"), ["select", "from", "t"])
+    }
+
+    /// A function refused by name is refused however its name is spelt: quoted, in capitals,
+    /// with `U&` escapes (and another escape character), schema-qualified; a quoted name
+    /// that is only a keyword's spelling is a harmless identifier.
+    func testRefusedFunctionsAreRefusedWhateverTheirSpelling() {
+        let attacks = [
+            "SELECT \"pg_terminate_backend\"(pid) FROM pg_stat_activity WHERE false",
+            "SELECT \"PG_TERMINATE_BACKEND\"(1)",
+            "SELECT \"pg_catalog\".\"pg_terminate_backend\"(1)",
+            "SELECT \"pg_read_file\"('/etc/passwd')",
+            "SELECT U&\"pg_read_fil\\0065\"('/etc/passwd')",
+            "SELECT u&\"pg_read_\\+000066ile\"('/etc/passwd')",
+            "SELECT U&\"pg_read_fil!0065\" UESCAPE '!' ('/etc/passwd')",
+            "SELECT \"set_config\"('role', 'lctrace', false)",
+            "SELECT \"pg_advisory_lock\"(1)",
+            "SELECT \"pg_try_advisory_xact_lock\"(1)",
+            "SELECT \"pg_\"\"x\" FROM t, \"pg_notify\"('a', 'b')",
+            "SELECT query_to_xml('SELECT pg_terminate_backend(1)', true, true, '')",
+            "SELECT * FROM ts_stat('SELECT 1')",
+        ]
+        for sql in attacks {
+            XCTAssertThrowsError(try PGUserQuery.checked(sql), sql) { error in
+                XCTAssertTrue(error is QueryRefused, "\(sql): \(error)")
+            }
+        }
+        for sql in ["SELECT \"delete\", \"set\" FROM t", "SELECT U&\"d\\0061ta\" FROM t", "SELECT \"pg_read\" FROM t"] {
+            XCTAssertNoThrow(try PGUserQuery.checked(sql), sql)
+        }
     }
 }
