@@ -76,6 +76,9 @@ final class PGUserQuery: QueryRows {
     /// server's files or run its programs.
     let isSuperuser: Bool
     package let role: String
+    /// Why the query could not run as `PGSchema.readerRole` (it runs with the login's own
+    /// privileges then); nil when it runs as the reader.
+    let noReader: String?
 
     package init(pg: PGConnection, sql: String, deadline: PGDeadline?) throws {
         self.pg = pg
@@ -93,6 +96,10 @@ final class PGUserQuery: QueryRows {
         role = who.text(0, 0) ?? "?"
         isSuperuser = who.text(0, 1) == "t"
         try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        // The server's privileges do the work: the reader role reads lctrace's tables and
+        // views and nothing else (no server files, no other sessions, no writes).
+        noReader = try PGSchema.readerState(pg).problem
+        if noReader == nil { try pg.execute("SET LOCAL ROLE \(PGSchema.readerRole)") }
         let name = cursor
         try deadline?.limit(pg)
         try Self.userFaults { try pg.query("DECLARE \(name) NO SCROLL CURSOR FOR " + statement) }
@@ -157,8 +164,12 @@ final class PGUserQuery: QueryRows {
     }
 
     package var warnings: [String] {
-        isSuperuser ? ["connected as \(role), a superuser or a member of pg_read_server_files, pg_write_server_files or pg_execute_server_program: a query can reach the server's files and programs; "
-                       + "give QA engineers the read-only role the README describes"] : []
+        guard let noReader else { return [] }
+        var warning = "no reader role could be entered (\(noReader)): the query runs with the privileges of \(role)"
+        if isSuperuser {
+            warning += ", a superuser or a member of pg_read_server_files, pg_write_server_files or pg_execute_server_program: a query can reach the server's files and programs"
+        }
+        return [warning + "; GRANT \(PGSchema.readerRole) TO \(role) (docs/postgresql.md)"]
     }
 
     package var columnNames: [String] { (0..<first.columnCount).map(first.columnName) }
