@@ -158,10 +158,14 @@ final class PGConnection {
     }
 
     /// Waits until `socket` can be read (or written), in slices of 200 ms so that a stop
-    /// request ends the wait (`Interrupted`) within one. False when `end` passed first.
+    /// request ends the wait (`Interrupted`) within one. False when `end` passed first. The
+    /// stop is looked at only after a slice without an answer: what the server answers at
+    /// once (the ROLLBACK of a stopped batch) still completes.
     private static func wait(_ socket: Int32, writing: Bool, until end: DispatchTime?, stop: StopRequest?) throws -> Bool {
+        var first = true
         while true {
-            try stop?.check()
+            if !first { try stop?.check() }
+            first = false
             var slice: Int64 = 200
             if let end {
                 let left = (Int64(bitPattern: end.uptimeNanoseconds) - Int64(bitPattern: DispatchTime.now().uptimeNanoseconds)) / 1_000_000

@@ -153,4 +153,24 @@ final class PostgreSQLInterruptTests: PostgreSQLTestCase {
         // Its cancelled wait let go: the lock is free and the database reads.
         XCTAssertEqual(TestSupport.run(["sessions", "--db", url]).status, 0)
     }
+
+    /// SIGINT while files load: a clean end (exit 130, the files loaded told), and the same
+    /// command finishes to the content of an uninterrupted load.
+    func testSIGINTWhileLoadingEndsCleanlyAndTheSameCommandFinishes() throws {
+        let input = try corpus("c", seed: 11, sessions: 30)
+        let url = try freshDatabase()
+        let reference = try freshDatabase("reference")
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", reference, input]).status, 65)
+        let schema = try XCTUnwrap(url.components(separatedBy: "search_path%3D").last)
+        let loading = {
+            ((try? self.admin.query("SELECT count(*) FROM \(schema).files WHERE status = 'loading'").int(0, 0)) ?? 0) ?? 0 > 0
+        }
+        let r = try Interrupting.run(["ingest", "-q", "--db", url, input], once: loading)
+        XCTAssertEqual(r.status, 130, r.err)
+        XCTAssertLessThan(r.seconds, 3)
+        let last = r.err.split(separator: "\n").last.map(String.init) ?? ""
+        XCTAssertTrue(last.hasPrefix("interrupted: ") && last.hasSuffix("run the same command again to finish"), r.err)
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", url, input]).status, 65)
+        XCTAssertEqual(try TestSupport.logicalDump(location: url), try TestSupport.logicalDump(location: reference))
+    }
 }
