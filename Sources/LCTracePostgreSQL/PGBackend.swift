@@ -78,7 +78,7 @@ final class PGUserQuery: QueryRows {
     package let role: String
     /// Why the query could not run as `PGSchema.readerRole` (it runs with the login's own
     /// privileges then); nil when it runs as the reader.
-    let noReader: String?
+    let noReader: (why: String, remedy: String)?
 
     package init(pg: PGConnection, sql: String, deadline: PGDeadline?) throws {
         self.pg = pg
@@ -165,11 +165,11 @@ final class PGUserQuery: QueryRows {
 
     package var warnings: [String] {
         guard let noReader else { return [] }
-        var warning = "no reader role could be entered (\(noReader)): the query runs with the privileges of \(role)"
+        var warning = "no reader role could be entered (\(noReader.why)): the query runs with the privileges of \(role)"
         if isSuperuser {
             warning += ", a superuser or a member of pg_read_server_files, pg_write_server_files or pg_execute_server_program: a query can reach the server's files and programs"
         }
-        return [warning + "; GRANT \(PGSchema.readerRole) TO \(role) (docs/postgresql.md)"]
+        return [warning + "; \(noReader.remedy) (docs/postgresql.md)"]
     }
 
     package var columnNames: [String] { (0..<first.columnCount).map(first.columnName) }

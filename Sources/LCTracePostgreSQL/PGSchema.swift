@@ -74,11 +74,12 @@ enum PGSchema {
     struct ReaderState {
         var exists: Bool, member: Bool, reads: Bool
 
-        /// Why the login cannot enter the role here; nil when it can.
-        var problem: String? {
-            if !exists { return "the server has no role \(PGSchema.readerRole)" }
-            if !member { return "the login is not a member of \(PGSchema.readerRole)" }
-            if !reads { return "\(PGSchema.readerRole) may not read every table of this schema" }
+        /// Why the login cannot enter the role here, and the remedy; nil when it can.
+        var problem: (why: String, remedy: String)? {
+            let role = PGSchema.readerRole
+            if !exists { return ("the server has no role \(role)", "a DBA runs CREATE ROLE \(role) NOLOGIN; the next ingest or analyze grants it this schema") }
+            if !member { return ("the login is not a member of \(role)", "GRANT \(role) TO the login") }
+            if !reads { return ("\(role) may not read every table of this schema", "lctrace analyze by the tables' owner grants it") }
             return nil
         }
     }
