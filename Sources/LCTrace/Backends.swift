@@ -23,12 +23,18 @@ package extension Storage {
     /// Opens `location` for writing: creates the database and its schema when `create` is
     /// set and nothing is there (`ingest`); otherwise a missing database is refused
     /// (`analyze`). An older schema is migrated in place.
-    static func openForWriting(_ location: String, create: Bool = true) throws -> Storage {
-        try openForWriting(location, among: Backends.all, create: create)
+    /// `stop` ends a wait on a server (connecting, a lock) at once.
+    static func openForWriting(_ location: String, create: Bool = true, stop: StopRequest? = nil) throws -> Storage {
+        try openForWriting(location, among: Backends.all, create: create, stop: stop)
     }
 
     /// The schema of the embedded backend (`lctrace schema` without a database).
     static var defaultDDL: String { Backends.embedded.ddl }
+
+    /// `location` as outputs show it, without opening it: a server's URL without its password.
+    static func shown(_ location: String) -> String {
+        ((try? kind(of: location))?.shown(location)) ?? location
+    }
 
     /// The kind of database `location` names, without opening it.
     static func kind(of location: String) throws -> any StorageBackendKind {

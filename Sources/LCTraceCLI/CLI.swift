@@ -61,8 +61,8 @@ struct CommandContext {
     func openForReading(_ path: String) throws -> Storage { try databases.openForReading(path) }
 
     /// Opens (with `create`, makes) `path` for a command that writes.
-    func openForWriting(_ path: String, create: Bool = true) throws -> Storage {
-        try databases.openForWriting(path, create: create)
+    func openForWriting(_ path: String, create: Bool = true, stop: StopRequest? = nil) throws -> Storage {
+        try databases.openForWriting(path, create: create, stop: stop)
     }
 }
 

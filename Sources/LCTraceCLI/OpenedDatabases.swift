@@ -14,9 +14,10 @@ final class OpenedDatabases {
         return db
     }
 
-    /// Opens (with `create`, makes) `location` for a command that writes.
-    func openForWriting(_ location: String, create: Bool = true) throws -> Storage {
-        let db = try Storage.openForWriting(location, create: create)
+    /// Opens (with `create`, makes) `location` for a command that writes; `stop` ends its
+    /// waits on a server (see `SignalWatch`).
+    func openForWriting(_ location: String, create: Bool = true, stop: StopRequest? = nil) throws -> Storage {
+        let db = try Storage.openForWriting(location, create: create, stop: stop)
         opened.append(db)
         return db
     }

@@ -1,3 +1,4 @@
+import LCTrace
 import LCTraceModel
 import LCTraceReport
 import LCTraceRules
@@ -23,6 +24,12 @@ enum DatabaseOption: OptionGroup {
     /// https://no-color.org), else `./lctrace.db`.
     static func location(_ args: ParsedArguments, _ context: CommandContext) -> String {
         args.value("db") ?? context.environment["LCTRACE_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "lctrace.db"
+    }
+
+    /// The location as hints show it before anything is opened: a server's URL without its
+    /// password (`location` is for opening only; an open database has `shownLocation`).
+    static func shown(_ args: ParsedArguments, _ context: CommandContext) -> String {
+        Storage.shown(location(args, context))
     }
 }
 

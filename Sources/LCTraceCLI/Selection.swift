@@ -18,17 +18,18 @@ enum Selection {
     static let candidatesShown = 10
 
     /// The filter of `args`, its `--session` prefix resolved to one whole id.
-    static func filter(_ args: ParsedArguments, _ db: Storage, path: String) throws -> SessionFilter {
+    static func filter(_ args: ParsedArguments, _ db: Storage) throws -> SessionFilter {
         var filter = SessionOptions.appAndBuild(args)
         if let prefix = SessionOptions.sessionPrefix(args) {
-            filter.session = try resolve(prefix, db, path: path)
+            filter.session = try resolve(prefix, db)
         }
         return filter
     }
 
     /// One whole session id for `prefix`: an id equal to it (ignoring case), else the only one
     /// starting with it. Several: a usage error listing them; none: an empty selection.
-    static func resolve(_ prefix: String, _ db: Storage, path: String) throws -> String {
+    static func resolve(_ prefix: String, _ db: Storage) throws -> String {
+        let path = db.shownLocation
         let candidates = try SessionChoice.candidates(prefix, db: db, limit: candidatesShown + 1).map(\.sid)
         if let exact = candidates.first(where: { $0.lowercased() == prefix.lowercased() }) { return exact }
         if candidates.count == 1 { return candidates[0] }
@@ -40,22 +41,22 @@ enum Selection {
     }
 
     /// Throws `EmptySelection` when `sessions` is 0 and `--allow-empty` is not given.
-    static func requireSessions(_ sessions: Int, _ filter: SessionFilter, _ db: Storage, _ args: ParsedArguments,
-                                path: String) throws {
+    static func requireSessions(_ sessions: Int, _ filter: SessionFilter, _ db: Storage, _ args: ParsedArguments) throws {
         guard sessions == 0, !allowsEmpty(args) else { return }
-        throw EmptySelection(message: try describeEmpty(filter, db, path: path))
+        throw EmptySelection(message: try describeEmpty(filter, db))
     }
 
     /// Throws `EmptySelection` when `--class` names a class no session of the database holds:
     /// a typo must not pass a gate as "No findings." (a known class without findings does).
-    static func requireKnownClass(_ name: String?, _ db: Storage, path: String) throws {
+    static func requireKnownClass(_ name: String?, _ db: Storage) throws {
         guard let name, try !db.knowsClass(name) else { return }
         let near = ArgumentParser.closest(name, in: try db.classNames(limit: 10_000))
-        throw EmptySelection(message: "no class '\(name)' in any session of \(path)" + (near.map { " (did you mean '\($0)'?)" } ?? ""))
+        throw EmptySelection(message: "no class '\(name)' in any session of \(db.shownLocation)" + (near.map { " (did you mean '\($0)'?)" } ?? ""))
     }
 
     /// One line saying what matched nothing.
-    static func describeEmpty(_ filter: SessionFilter, _ db: Storage, path: String) throws -> String {
+    static func describeEmpty(_ filter: SessionFilter, _ db: Storage) throws -> String {
+        let path = db.shownLocation
         let total = try db.sessionCount()
         if total == 0 { return "no session in \(path): the database is empty (load traces with lctrace ingest)" }
         var parts: [String] = []
@@ -65,14 +66,14 @@ enum Selection {
         return "no session matches \(parts.joined(separator: " ")) (of \(total) session\(total == 1 ? "" : "s") in \(path))"
     }
 
-    /// The follow-up hints' database and filters.
-    static func followUp(_ filter: SessionFilter, className: String?, minSeverity: Severity, path: String) -> FollowUp {
+    /// The follow-up hints' database (as shown: never a password) and filters.
+    static func followUp(_ filter: SessionFilter, className: String?, minSeverity: Severity, db: Storage) -> FollowUp {
         var conditions: [(String, String)] = []
         if let s = filter.session { conditions.append(("session", s)) }
         if let a = filter.app { conditions.append(("app", a)) }
         if let b = filter.build { conditions.append(("build", b)) }
         if let c = className { conditions.append(("class", c)) }
-        return FollowUp(database: path, conditions: conditions, minSeverity: minSeverity)
+        return FollowUp(database: db.shownLocation, conditions: conditions, minSeverity: minSeverity)
     }
 
     /// `text` as one shell word.

@@ -39,6 +39,13 @@ final class SignalWatch {
 
     deinit { end() }
 
+    /// The end of a command stopped while it opened its database (connecting to a server,
+    /// waiting for a lock): nothing was done yet.
+    func interruptedWhileOpening(_ console: Console) -> Int32 {
+        console.writeError("interrupted: while opening the database, before any change; run the same command again\n")
+        return Self.exitStatus(stop.signal)
+    }
+
     /// The exit status of a process ended by `signal`: 128 + its number (130 for SIGINT).
     static func exitStatus(_ signal: Int32) -> Int32 { ExitStatus.interrupted(by: signal == 0 ? SIGINT : signal) }
 }

@@ -9,12 +9,13 @@ import LCTraceStore
 /// unreferenced: harmless.)
 final class PGStrings {
     private let url: String
+    private let stop: StopRequest?
     private var inserter: PGConnection?
     private var ids: [String: Int64] = [:]
     /// Texts cached at most (controller ids are many and mostly of one session): flat memory.
     package static let maxCached = 200_000
 
-    package init(url: String) { self.url = url }
+    package init(url: String, stop: StopRequest?) { self.url = url; self.stop = stop }
 
     /// The ids of `texts`, inserting those the table does not have yet.
     package func ids<S: Sequence>(_ texts: S) throws -> [String: Int64] where S.Element == String {
@@ -25,7 +26,7 @@ final class PGStrings {
         }
         guard !missing.isEmpty else { return out }
         missing.sort()
-        if inserter == nil { inserter = try PGConnection(url: url) }
+        if inserter == nil { inserter = try PGConnection(url: url, stop: stop) }
         let array = PGSchema.arrayLiteral(missing)
         try inserter!.query("INSERT INTO strings(text) SELECT t FROM unnest($1::text[]) AS u(t) ORDER BY t ON CONFLICT (text) DO NOTHING",
                             [array])

@@ -1,5 +1,6 @@
 import Foundation
 import LCTraceStore
+import LCTraceModel
 
 /// The team backend: a PostgreSQL database through libpq (`--db postgresql://…`). The tables
 /// live in the connection's schema (`public`, or `?options=-csearch_path=…` in the URL).
@@ -11,18 +12,19 @@ final class PGBackend: StorageBackend {
     private let main: PGConnection
     private let read: PGReadConnection
     private let writing: Bool
-    private lazy var strings = PGStrings(url: url)
+    private lazy var strings = PGStrings(url: url, stop: main.stop)
     /// `lctrace query --timeout`: a deadline from the moment the database is opened, so
     /// connecting and checking the schema (which waits on a table another session locked)
     /// count too.
     private let deadline: PGDeadline?
 
-    package init(url: String, writing: Bool, create: Bool = true, timeout: Double? = nil) throws {
+    /// `stop`: ends every wait on the server, connecting included (see `PGConnection.stop`).
+    package init(url: String, writing: Bool, create: Bool = true, timeout: Double? = nil, stop: StopRequest? = nil) throws {
         self.url = url
-        name = PGConnection.redacted(url)
+        name = PGConnection.withoutPassword(url)
         self.writing = writing
         deadline = timeout.map(PGDeadline.init(seconds:))
-        main = try PGConnection(url: url, connectTimeout: try deadline?.secondsLeft())
+        main = try PGConnection(url: url, connectTimeout: try deadline?.secondsLeft(), stop: stop)
         try deadline?.limit(main)
         try PGSchema.prepare(main, name: name, writing: writing, create: create)
         read = PGReadConnection(pg: main, snapshot: !writing)
@@ -44,7 +46,7 @@ final class PGBackend: StorageBackend {
     }
 
     package func readOnlyQuery(_ sql: String) throws -> any QueryRows {
-        try PGUserQuery(pg: try PGConnection(url: url, connectTimeout: try deadline?.secondsLeft()), sql: sql, deadline: deadline)
+        try PGUserQuery(pg: try PGConnection(url: url, connectTimeout: try deadline?.secondsLeft(), stop: main.stop), sql: sql, deadline: deadline)
     }
 
     package func tidyAfterInterruption() {}
@@ -74,6 +76,9 @@ final class PGUserQuery: QueryRows {
     /// server's files or run its programs.
     let isSuperuser: Bool
     package let role: String
+    /// Why the query could not run as `PGSchema.readerRole` (it runs with the login's own
+    /// privileges then); nil when it runs as the reader.
+    let noReader: (why: String, remedy: String)?
 
     package init(pg: PGConnection, sql: String, deadline: PGDeadline?) throws {
         self.pg = pg
@@ -91,6 +96,10 @@ final class PGUserQuery: QueryRows {
         role = who.text(0, 0) ?? "?"
         isSuperuser = who.text(0, 1) == "t"
         try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        // The server's privileges do the work: the reader role reads lctrace's tables and
+        // views and nothing else (no server files, no other sessions, no writes).
+        noReader = try PGSchema.readerState(pg).problem
+        if noReader == nil { try pg.execute("SET LOCAL ROLE \(PGSchema.readerRole)") }
         let name = cursor
         try deadline?.limit(pg)
         try Self.userFaults { try pg.query("DECLARE \(name) NO SCROLL CURSOR FOR " + statement) }
@@ -119,19 +128,21 @@ final class PGUserQuery: QueryRows {
     }
 
     /// Keywords that never belong in a read: writes, data-modifying CTEs, COPY, DO, CALL, and
-    /// statements that change the session or the schema.
-    static let refusedWords: Set<String> = ["insert", "update", "delete", "merge", "copy", "call", "do", "truncate",
-                                            "create", "drop", "alter", "grant", "revoke", "lock", "vacuum",
-                                            "notify", "listen", "set", "reset", "discard", "prepare", "execute",
-                                            "refresh", "reindex", "cluster",
-                                            // Functions with effects a READ ONLY transaction allows: ending or
-                                            // signalling other sessions, notifications, large objects, settings,
-                                            // the server's files, and other servers.
-                                            "pg_terminate_backend", "pg_cancel_backend", "pg_notify", "pg_reload_conf",
-                                            "pg_rotate_logfile", "pg_promote", "pg_switch_wal", "set_config",
-                                            "lo_create", "lo_creat", "lo_import", "lo_export", "lo_unlink", "lo_put",
-                                            "lo_from_bytea", "pg_read_file", "pg_read_binary_file", "pg_ls_dir",
-                                            "pg_stat_file", "dblink", "dblink_exec", "dblink_connect"]
+    /// statements that change the session or the schema. (Only unquoted: `"delete"` is a name.)
+    static let refusedKeywords: Set<String> = ["insert", "update", "delete", "merge", "copy", "call", "do", "truncate",
+                                               "create", "drop", "alter", "grant", "revoke", "lock", "vacuum",
+                                               "notify", "listen", "set", "reset", "discard", "prepare", "execute",
+                                               "refresh", "reindex", "cluster"]
+    /// Functions with effects a READ ONLY transaction allows: ending or signalling other
+    /// sessions, notifications, large objects, settings (the role among them), the server's
+    /// files, other servers, and functions that run a query given as text (which no scan
+    /// sees). Refused quoted or not.
+    static let refusedFunctions: Set<String> = ["pg_terminate_backend", "pg_cancel_backend", "pg_notify", "pg_reload_conf",
+                                                "pg_rotate_logfile", "pg_promote", "pg_switch_wal", "set_config",
+                                                "lo_create", "lo_creat", "lo_import", "lo_export", "lo_unlink", "lo_put",
+                                                "lo_from_bytea", "pg_read_file", "pg_read_binary_file", "pg_ls_dir",
+                                                "pg_stat_file", "dblink", "dblink_exec", "dblink_connect",
+                                                "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema", "ts_stat"]
     /// Advisory locks: a query holding lctrace's own (files, sessions) would stall every ingest.
     static let refusedPrefixes = ["pg_advisory", "pg_try_advisory"]
 
@@ -145,15 +156,20 @@ final class PGUserQuery: QueryRows {
         guard ["select", "with", "values", "table"].contains(first) else {
             throw QueryRefused(message: "only a query that reads is allowed (this is \(first.uppercased())): lctrace query is read-only")
         }
-        if let word = scan.words.first(where: { w in refusedWords.contains(w) || refusedPrefixes.contains { w.hasPrefix($0) } }) {
+        func refusedFunction(_ name: String) -> Bool { refusedFunctions.contains(name) || refusedPrefixes.contains { name.hasPrefix($0) } }
+        if let word = scan.words.first(where: { refusedKeywords.contains($0) || refusedFunction($0) }) ?? scan.quoted.first(where: refusedFunction) {
             throw QueryRefused(message: "\(word.uppercased()) is not allowed in lctrace query: it is read-only")
         }
         return text
     }
 
     package var warnings: [String] {
-        isSuperuser ? ["connected as \(role), a superuser or a member of pg_read_server_files, pg_write_server_files or pg_execute_server_program: a query can reach the server's files and programs; "
-                       + "give QA engineers the read-only role the README describes"] : []
+        guard let noReader else { return [] }
+        var warning = "no reader role could be entered (\(noReader.why)): the query runs with the privileges of \(role)"
+        if isSuperuser {
+            warning += ", a superuser or a member of pg_read_server_files, pg_write_server_files or pg_execute_server_program: a query can reach the server's files and programs"
+        }
+        return [warning + "; \(noReader.remedy) (docs/postgresql.md)"]
     }
 
     package var columnNames: [String] { (0..<first.columnCount).map(first.columnName) }
@@ -213,14 +229,14 @@ package struct PostgreSQLBackendKind: StorageBackendKind {
         return lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres://")
     }
 
-    package func shown(_ location: String) -> String { PGConnection.redacted(location) }
+    package func shown(_ location: String) -> String { PGConnection.withoutPassword(location) }
     package var ddl: String { PGSchema.ddl }
 
     package func openForReading(_ location: String, timeout: Double?) throws -> any StorageBackend {
         try PGBackend(url: location, writing: false, timeout: timeout)
     }
 
-    package func openForWriting(_ location: String, create: Bool) throws -> any StorageBackend {
-        try PGBackend(url: location, writing: true, create: create)
+    package func openForWriting(_ location: String, create: Bool, stop: StopRequest?) throws -> any StorageBackend {
+        try PGBackend(url: location, writing: true, create: create, stop: stop)
     }
 }

@@ -1,5 +1,10 @@
 internal import CPostgreSQL
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import LCTraceModel
 import LCTraceStore
 
@@ -87,40 +92,186 @@ final class PGConnection {
         return "lctrace_c\(cursors)"
     }
 
-    /// Connects to `url` (`postgresql://user@host:port/db?options=…`, or any libpq conninfo);
-    /// within `connectTimeout` seconds when given (libpq's `connect_timeout`, at least 2).
-    package init(url: String, connectTimeout: Int? = nil) throws {
-        displayURL = PGConnection.redacted(url)
-        var keywords = ["dbname"], values = [url]
-        if let connectTimeout { keywords.append("connect_timeout"); values.append(String(max(2, connectTimeout))) }
-        let made: OpaquePointer? = keywords.withCStrings { k in values.withCStrings { v in PQconnectdbParams(k, v, 1) } }
-        guard let conn = made else {
-            throw PGError(sqlState: "", message: "cannot connect to \(displayURL): out of memory", sql: nil)
-        }
-        guard PQstatus(conn) == CONNECTION_OK else {
-            let message = String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines)
-            PQfinish(conn)
-            throw PGError(sqlState: "", message: "cannot connect to \(displayURL): \(message)", sql: nil)
-        }
-        handle = conn
+    /// Ends every wait on the server (connecting, a result) when requested: SIGINT and SIGTERM
+    /// of a command that handles them (`ingest`, `analyze`). Commands without one die of the
+    /// signal as usual.
+    let stop: StopRequest?
+    /// Seconds a connection may take when the URL sets no `connect_timeout`: a server that
+    /// accepts and never answers fails the command rather than hanging it.
+    package static let defaultConnectTimeout = 10
+
+    /// Connects to `url` (`postgresql://user@host:port/db?options=…`, or any libpq conninfo)
+    /// within the URL's `connect_timeout` (default `defaultConnectTimeout` seconds; 0 waits
+    /// for ever), or `connectTimeout` seconds when given (`query --timeout`'s time left).
+    package init(url: String, connectTimeout: Int? = nil, stop: StopRequest? = nil) throws {
+        displayURL = PGConnection.withoutPassword(url)
+        self.stop = stop
+        handle = try Self.connect(url, shownAs: displayURL, timeout: connectTimeout, stop: stop)
         // Notices (e.g. "relation already exists, skipping") are not errors: keep them off stderr.
-        PQsetNoticeProcessor(conn, { _, _ in }, nil)
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         try execute("SET client_encoding = 'UTF8'; SET application_name = 'lctrace'")
+    }
+
+    /// libpq's non-blocking connection (`PQconnectStartParams` and `PQconnectPoll`, which
+    /// leave the timeout to the caller: https://www.postgresql.org/docs/current/libpq-connect.html),
+    /// waited for in slices so a stop request is seen at once.
+    private static func connect(_ url: String, shownAs shown: String, timeout given: Int?, stop: StopRequest?) throws -> OpaquePointer {
+        let made: OpaquePointer? = ["dbname"].withCStrings { k in [url].withCStrings { v in PQconnectStartParams(k, v, 1) } }
+        guard let conn = made else { throw PGError(sqlState: "", message: "cannot connect to \(shown): out of memory", sql: nil) }
+        func failure(_ reason: String? = nil) -> PGError {
+            let message = reason ?? scrubbed(String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines), of: url)
+            PQfinish(conn)
+            return PGError(sqlState: "", message: "cannot connect to \(shown): \(message)", sql: nil)
+        }
+        guard PQstatus(conn) != CONNECTION_BAD else { throw failure() }
+        let seconds = given.map { max(1, $0) } ?? connectTimeout(of: conn) ?? defaultConnectTimeout
+        let end = seconds > 0 ? DispatchTime.now() + .seconds(seconds) : nil
+        var state = PGRES_POLLING_WRITING
+        while state != PGRES_POLLING_OK {
+            guard state != PGRES_POLLING_FAILED else { throw failure() }
+            let ready: Bool
+            do {
+                ready = try wait(PQsocket(conn), writing: state == PGRES_POLLING_WRITING, until: end, stop: stop)
+            } catch {
+                PQfinish(conn)
+                throw error
+            }
+            guard ready else {
+                let limit = given == nil ? "connect_timeout; set ?connect_timeout=N in the URL for another limit" : "what is left of --timeout"
+                throw failure("no answer within \(seconds) s (\(limit))")
+            }
+            state = PQconnectPoll(conn)
+        }
+        return conn
+    }
+
+    /// The `connect_timeout` the connection was given (its URL's), when it has one.
+    private static func connectTimeout(of conn: OpaquePointer) -> Int? {
+        guard let options = PQconninfo(conn) else { return nil }
+        defer { PQconninfoFree(options) }
+        var i = 0
+        while let keyword = options[i].keyword {
+            if String(cString: keyword) == "connect_timeout" { return options[i].val.flatMap { Int(String(cString: $0).trimmingCharacters(in: .whitespaces)) } }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Waits until `socket` can be read (or written), in slices of 200 ms so that a stop
+    /// request ends the wait (`Interrupted`) within one. False when `end` passed first. The
+    /// stop is looked at only after a slice without an answer: what the server answers at
+    /// once (the ROLLBACK of a stopped batch) still completes.
+    private static func wait(_ socket: Int32, writing: Bool, until end: DispatchTime?, stop: StopRequest?) throws -> Bool {
+        var first = true
+        while true {
+            if !first { try stop?.check() }
+            first = false
+            var slice: Int64 = 200
+            if let end {
+                let left = (Int64(bitPattern: end.uptimeNanoseconds) - Int64(bitPattern: DispatchTime.now().uptimeNanoseconds)) / 1_000_000
+                guard left > 0 else { return false }
+                slice = min(slice, left)
+            }
+            var descriptor = pollfd(fd: socket, events: Int16(writing ? POLLOUT : POLLIN), revents: 0)
+            let rc = poll(&descriptor, 1, Int32(slice))
+            // Ready, or an error libpq reports on its next call.
+            if rc > 0 || (rc < 0 && errno != EINTR) { return true }
+        }
+    }
+
+    /// The next result of the statement sent, waiting for it as `wait` does. On a stop
+    /// request the server is asked to cancel the statement (without waiting for its answer)
+    /// and `Interrupted` is thrown.
+    private func nextResult() throws -> OpaquePointer? {
+        while PQisBusy(handle) == 1 {
+            do {
+                _ = try Self.wait(PQsocket(handle), writing: false, until: nil, stop: stop)
+            } catch {
+                cancelInBackground()
+                throw error
+            }
+            if PQconsumeInput(handle) == 0 { break }  // the connection failed: PQgetResult says how
+        }
+        return PQgetResult(handle)
+    }
+
+    /// The results of the statements sent as `PQexec` gives them: the last one, or the
+    /// first that failed; a COPY's start ends the reading.
+    private func lastResult() throws -> OpaquePointer? {
+        var kept: OpaquePointer?
+        while let raw = try nextResult() {
+            let status = PQresultStatus(raw)
+            if let previous = kept {
+                if PQresultStatus(previous) == PGRES_FATAL_ERROR { PQclear(raw); continue }
+                PQclear(previous)
+            }
+            kept = raw
+            if status == PGRES_COPY_IN || status == PGRES_COPY_OUT || status == PGRES_COPY_BOTH { break }
+        }
+        return kept
+    }
+
+    /// Asks the server to cancel what runs on this connection from a thread of its own: a
+    /// server that does not answer must not hold up the end of the command.
+    private func cancelInBackground() {
+        guard let cancel = PQgetCancel(handle) else { return }
+        let request = UncheckedCancel(handle: cancel)
+        Thread.detachNewThread {
+            var buffer = [CChar](repeating: 0, count: 256)
+            _ = PQcancel(request.handle, &buffer, Int32(buffer.count))
+            PQfreeCancel(request.handle)
+        }
     }
 
     deinit { PQfinish(handle) }
 
-    /// `url` with any password replaced by `***` (URL form `user:pass@` and `password=` form).
-    static func redacted(_ url: String) -> String {
-        var text = url
-        if let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@"),
-           let colon = text[scheme.upperBound..<at].firstIndex(of: ":") {
-            text.replaceSubrange(text.index(after: colon)..<at, with: "***")
+    /// `url` as every output shows it: without the user's password (`user:pass@` → `user@`)
+    /// and without any parameter whose name holds "password" (`password=`, `sslpassword=`,
+    /// percent-encoded or not), so a follow-up command pasted as printed still runs, libpq
+    /// taking the password from PGPASSWORD, ~/.pgpass or a passfile. The user information
+    /// ends where libpq ends it: at the first `@` before any `/`.
+    static func withoutPassword(_ url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        var rest = Substring(url[scheme.upperBound...])
+        if let end = rest.firstIndex(where: { $0 == "@" || $0 == "/" }), rest[end] == "@" {
+            let user = rest[..<end].prefix { $0 != ":" }
+            rest = user.isEmpty ? rest[rest.index(after: end)...] : Substring(user + rest[end...])
         }
-        if let range = text.range(of: #"password=[^&\s]*"#, options: .regularExpression) {
-            text.replaceSubrange(range, with: "password=***")
+        var shown = String(url[..<scheme.upperBound])
+        guard let question = rest.firstIndex(of: "?") else { return shown + rest }
+        shown += rest[..<question]
+        let kept = rest[rest.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).filter { parameter in
+            let key = parameter.prefix { $0 != "=" }
+            return !(String(key).removingPercentEncoding ?? String(key)).lowercased().contains("password")
         }
-        return text
+        return kept.isEmpty ? shown : shown + "?" + kept.joined(separator: "&")
+    }
+
+    /// The passwords `url` carries, as written and decoded: libpq quotes a token it cannot
+    /// decode in its message, so these are taken out of its words too.
+    static func passwords(in url: String) -> [String] {
+        guard let scheme = url.range(of: "://") else { return [] }
+        let rest = url[scheme.upperBound...]
+        var found: [String] = []
+        if let end = rest.firstIndex(where: { $0 == "@" || $0 == "/" }), rest[end] == "@",
+           let colon = rest[..<end].firstIndex(of: ":") {
+            found.append(String(rest[rest.index(after: colon)..<end]))
+        }
+        if let question = rest.firstIndex(of: "?") {
+            for parameter in rest[rest.index(after: question)...].split(separator: "&") {
+                let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                if pair.count == 2, (String(pair[0]).removingPercentEncoding ?? String(pair[0])).lowercased().contains("password") {
+                    found.append(String(pair[1]))
+                }
+            }
+        }
+        found += found.compactMap { $0.removingPercentEncoding }
+        return found.filter { !$0.isEmpty }
+    }
+
+    /// `message` with every password of `url` replaced by `***`.
+    static func scrubbed(_ message: String, of url: String) -> String {
+        passwords(in: url).sorted { $0.count > $1.count }.reduce(message) { $0.replacingOccurrences(of: $1, with: "***") }
     }
 
     /// libpq's messages span lines, indented with tabs ("server closed the connection
@@ -152,7 +303,8 @@ final class PGConnection {
 
     /// Runs one or more statements without parameters (the simple-query protocol).
     package func execute(_ sql: String) throws {
-        _ = try check(PQexec(handle, sql), sql: sql)
+        guard PQsendQuery(handle, sql) == 1 else { throw error(nil, sql: sql) }
+        _ = try check(try lastResult(), sql: sql)
     }
 
     /// Runs one statement with text parameters and returns its whole result. `types`: the
@@ -161,19 +313,24 @@ final class PGConnection {
     package func query(_ sql: String, _ parameters: [String?] = [], types: [UInt32]? = nil) throws -> PGResult {
         try withParameters(parameters) { values, lengths in
             if let types, !types.isEmpty {
-                return try types.withUnsafeBufferPointer { oids in
-                    try check(PQexecParams(handle, sql, Int32(parameters.count), oids.baseAddress, values, lengths, nil, 0), sql: sql)
+                let sent = types.withUnsafeBufferPointer { oids in
+                    PQsendQueryParams(handle, sql, Int32(parameters.count), oids.baseAddress, values, lengths, nil, 0)
                 }
+                guard sent == 1 else { throw error(nil, sql: sql) }
+                return try check(try lastResult(), sql: sql)
             }
-            return try check(PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, nil, 0), sql: sql)
+            guard PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, lengths, nil, 0) == 1 else { throw error(nil, sql: sql) }
+            return try check(try lastResult(), sql: sql)
         }
     }
 
     /// The types the server infers for the parameters of `sql` (prepared unnamed, described).
     /// `DECLARE … CURSOR FOR` plans its query without inferring them, so it is told.
     func parameterTypes(_ sql: String) throws -> [UInt32] {
-        _ = try check(PQprepare(handle, "", sql, 0, nil), sql: sql)
-        let described = try check(PQdescribePrepared(handle, ""), sql: sql)
+        guard PQsendPrepare(handle, "", sql, 0, nil) == 1 else { throw error(nil, sql: sql) }
+        _ = try check(try lastResult(), sql: sql)
+        guard PQsendDescribePrepared(handle, "") == 1 else { throw error(nil, sql: sql) }
+        let described = try check(try lastResult(), sql: sql)
         return (0..<Int32(PQnparams(described.handle))).map { PQparamtype(described.handle, $0) }
     }
 
@@ -187,7 +344,7 @@ final class PGConnection {
         PQsetSingleRowMode(handle)
         var failure: Error?
         // Every result must be read, even after a failure, before the connection is usable again.
-        while let raw = PQgetResult(handle) {
+        while let raw = try nextResult() {
             let result = PGResult(raw)
             guard failure == nil else { continue }
             switch PQresultStatus(raw) {
@@ -207,7 +364,7 @@ final class PGConnection {
     /// the number of rows the server stored.
     @discardableResult
     func copyIn(_ sql: String, _ body: (PGCopyWriter) throws -> Void) throws -> Int {
-        guard let start = PQexec(handle, sql) else { throw error(nil, sql: sql) }
+        guard PQsendQuery(handle, sql) == 1, let start = try lastResult() else { throw error(nil, sql: sql) }
         let started = PGResult(start)
         guard PQresultStatus(start) == PGRES_COPY_IN else { throw error(start, sql: sql) }
         _ = started
@@ -223,7 +380,7 @@ final class PGConnection {
         let end = failure == nil ? PQputCopyEnd(handle, nil) : PQputCopyEnd(handle, "lctrace: copy abandoned")
         if end != 1 && failure == nil { failure = error(nil, sql: sql) }
         var rows = 0
-        while let raw = PQgetResult(handle) {
+        while let raw = try nextResult() {
             let result = PGResult(raw)
             if PQresultStatus(raw) == PGRES_COMMAND_OK { rows = result.changedRows } else if failure == nil {
                 failure = error(raw, sql: sql)
@@ -292,6 +449,11 @@ final class PGConnection {
             return try collect(0)
         }
     }
+}
+
+/// libpq's cancel object, handed to the thread that sends the request (it is used there only).
+private struct UncheckedCancel: @unchecked Sendable {
+    let handle: OpaquePointer
 }
 
 /// Rows for `COPY … FROM STDIN` in text format: tab between fields, newline after a row,

@@ -33,7 +33,7 @@ final class PGIngestSink: IngestSink {
     package init(pg: PGConnection, url: String) throws {
         self.pg = pg
         self.url = url
-        strings = PGStrings(url: url)
+        strings = PGStrings(url: url, stop: pg.stop)
     }
 
     /// The advisory lock that owns a file row while it loads. Advisory locks are
@@ -88,7 +88,7 @@ final class PGIngestSink: IngestSink {
         for sid in sids { if let id = sessionIDs[sid] { out[sid] = id } else { missing.append(sid) } }
         guard !missing.isEmpty else { return out }
         missing.sort()
-        if inserter == nil { inserter = try PGConnection(url: url) }
+        if inserter == nil { inserter = try PGConnection(url: url, stop: pg.stop) }
         let array = PGSchema.arrayLiteral(missing)
         try inserter!.query("INSERT INTO sessions(sid) SELECT s FROM unnest($1::text[]) AS u(s) ORDER BY s ON CONFLICT (sid) DO NOTHING", [array])
         let rows = try inserter!.query("SELECT id, sid FROM sessions WHERE sid = ANY($1::text[])", [array])

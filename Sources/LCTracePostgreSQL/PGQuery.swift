@@ -11,10 +11,13 @@ enum PGDialect {
     /// identifier (`a$b$`) is part of it, a dollar-quote tag may hold digits but not start
     /// with one (`$1` is a parameter), `E'…'` strings take backslash escapes, and block
     /// comments nest. A scan that read any of these differently could hide a word from the
-    /// check or refuse a harmless query.
-    static func scan(_ sql: String) -> (words: [String], separators: Int) {
+    /// check or refuse a harmless query. `quoted`: the quoted identifiers, as the server reads
+    /// them (`""` a quote, `U&"…"` escapes decoded, `UESCAPE` honoured), lowercased: a function
+    /// named in quotes is the same function, while a keyword in quotes is only a name.
+    static func scan(_ sql: String) -> (words: [String], separators: Int, quoted: [String]) {
         let b = Array(sql.utf8)
         var words: [String] = []
+        var quoted: [String] = []
         var separators = 0
         var i = 0
         var word: [UInt8] = []
@@ -34,11 +37,24 @@ enum PGDialect {
                 i += 1
                 continue
             }
-            if c == 0x22 {  // "identifier" ("" inside reads as two quoted parts: the same words)
+            if c == 0x22 {  // "identifier", or U&"identifier" with Unicode escapes
+                let unicode = word.isEmpty && i >= 2 && b[i - 1] == 0x26 && (b[i - 2] == 0x55 || b[i - 2] == 0x75)
+                    && (i < 3 || !(isLetter(b[i - 3]) || isDigit(b[i - 3]) || b[i - 3] == 0x24))
+                if unicode && words.last == "u" { words.removeLast() }
                 flush()
                 i += 1
-                while i < b.count && b[i] != 0x22 { i += 1 }
+                var raw: [UInt8] = []
+                while i < b.count {
+                    if b[i] == 0x22 {
+                        guard i + 1 < b.count && b[i + 1] == 0x22 else { break }
+                        i += 1
+                    }
+                    raw.append(b[i])
+                    i += 1
+                }
                 i += 1
+                let name = String(decoding: raw, as: UTF8.self)
+                quoted.append((unicode ? unescaped(name, escape: uescape(b, from: i)) : name).lowercased())
                 continue
             }
             if c == 0x2d && i + 1 < b.count && b[i + 1] == 0x2d {  // --
@@ -79,7 +95,43 @@ enum PGDialect {
             i += 1
         }
         flush()
-        return (words, separators)
+        return (words, separators, quoted)
+    }
+
+    /// The escape character a `UESCAPE 'c'` after position `i` names, else a backslash.
+    private static func uescape(_ b: [UInt8], from i: Int) -> Character {
+        var j = i
+        func skipSpace() { while j < b.count && [0x20, 0x09, 0x0a, 0x0d, 0x0c].contains(b[j]) { j += 1 } }
+        skipSpace()
+        let keyword = Array("uescape".utf8)
+        guard j + keyword.count <= b.count, b[j..<(j + keyword.count)].map({ $0 | 0x20 }) == keyword else { return "\\" }
+        j += keyword.count
+        skipSpace()
+        guard j + 2 < b.count, b[j] == 0x27, b[j + 2] == 0x27 else { return "\\" }
+        return Character(UnicodeScalar(b[j + 1]))
+    }
+
+    /// A `U&` identifier's text with its escapes decoded: `\XXXX`, `\+XXXXXX`, and the escape
+    /// character doubled for itself (https://www.postgresql.org/docs/current/sql-syntax-lexical.html#SQL-SYNTAX-IDENTIFIERS-UESCAPE).
+    static func unescaped(_ text: String, escape: Character) -> String {
+        let chars = Array(text)
+        var out = ""
+        var i = 0
+        while i < chars.count {
+            guard chars[i] == escape, i + 1 < chars.count else { out.append(chars[i]); i += 1; continue }
+            if chars[i + 1] == escape { out.append(escape); i += 2; continue }
+            let long = chars[i + 1] == "+"
+            let start = i + (long ? 2 : 1), count = long ? 6 : 4
+            if start + count <= chars.count, let code = UInt32(String(chars[start..<(start + count)]), radix: 16),
+               let scalar = UnicodeScalar(code) {
+                out.append(Character(scalar))
+                i = start + count
+            } else {
+                out.append(chars[i])
+                i += 1
+            }
+        }
+        return out
     }
 
     static func rewrite(_ sql: String) -> String {

@@ -15,6 +15,12 @@ enum PGSchema {
     package static let tables = ["strings", "files", "file_sessions", "sessions", "events", "rejects", "instances",
                                  "appearances", "containment", "findings", "meta"]
 
+    /// The role `lctrace query` runs as (`SET LOCAL ROLE`): no login, SELECT on the tables and
+    /// views of every lctrace schema and nothing else, so the server's own privilege checks,
+    /// not a list of names, keep a user's query from the files, the other sessions and the
+    /// data. One per server (roles are cluster-wide).
+    package static let readerRole = "lctrace_reader"
+
     /// Why a database cannot be used (exit 74, one line).
     struct Refused: StorageFailure, CustomStringConvertible {
         package var description: String
@@ -61,6 +67,57 @@ enum PGSchema {
             throw Refused(description: "\(name) has schema version \(current), which this lctrace cannot read (it writes version \(version))")
         }
         try verify(pg, name: name)
+        if writing { try grantReader(pg) }
+    }
+
+    /// What stands between the login and reading this schema as `readerRole`.
+    struct ReaderState {
+        var exists: Bool, member: Bool, reads: Bool
+
+        /// Why the login cannot enter the role here, and the remedy; nil when it can.
+        var problem: (why: String, remedy: String)? {
+            let role = PGSchema.readerRole
+            if !exists { return ("the server has no role \(role)", "a DBA runs CREATE ROLE \(role) NOLOGIN; the next ingest or analyze grants it this schema") }
+            if !member { return ("the login is not a member of \(role)", "GRANT \(role) TO the login") }
+            if !reads { return ("\(role) may not read every table of this schema", "lctrace analyze by the tables' owner grants it") }
+            return nil
+        }
+    }
+
+    static func readerState(_ pg: PGConnection) throws -> ReaderState {
+        let r = try pg.query("""
+            SELECT r.oid IS NOT NULL, coalesce(pg_has_role(current_user, r.oid, 'MEMBER'), false),
+                   coalesce(has_schema_privilege(r.oid, current_schema(), 'USAGE') AND NOT EXISTS (
+                       SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                       WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'v')
+                         AND NOT has_table_privilege(r.oid, c.oid, 'SELECT')), false)
+            FROM (SELECT 1) one LEFT JOIN pg_roles r ON r.rolname = $1
+            """, [readerRole])
+        return ReaderState(exists: r.text(0, 0) == "t", member: r.text(0, 1) == "t", reads: r.text(0, 2) == "t")
+    }
+
+    /// Makes `readerRole` able to read this schema, step by step, each only when missing:
+    /// creates the role (a login with CREATEROLE may), grants it USAGE on the schema and
+    /// SELECT on its tables and views (the owner may), and makes the login a member so its
+    /// own queries enter it. A step the login may not take is left to the DBA
+    /// (docs/postgresql.md); `query` says when it cannot enter the role.
+    static func grantReader(_ pg: PGConnection) throws {
+        // Refused (no privilege) or raced by another ingest doing the same: either way not ours to fail on.
+        func attempt(_ sql: String) throws {
+            do { try pg.execute(sql) } catch is PGError {}
+        }
+        var now = try readerState(pg)
+        guard now.problem != nil else { return }
+        if !now.exists {
+            try attempt("CREATE ROLE \(readerRole) NOLOGIN")
+            now = try readerState(pg)
+            guard now.exists else { return }
+        }
+        if !now.reads {
+            let schema = try pg.query("SELECT quote_ident(current_schema())").text(0, 0) ?? "public"
+            try attempt("GRANT USAGE ON SCHEMA \(schema) TO \(readerRole); GRANT SELECT ON ALL TABLES IN SCHEMA \(schema) TO \(readerRole)")
+        }
+        if !now.member { try attempt("GRANT \(readerRole) TO CURRENT_USER") }
     }
 
     /// Version 3 (rules 1.2) records the sessions of each file (`file_sessions`; empty for the

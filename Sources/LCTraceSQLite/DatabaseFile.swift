@@ -6,6 +6,7 @@ import Darwin
 #endif
 import LCTraceStore
 import LCTraceModel
+import LCTraceModel
 
 /// A `--db` path that cannot be a database, said with the path and the real reason before
 /// SQLite tries it: SQLite's own words ("file is not a database", "disk I/O error", "unable to
@@ -30,7 +31,7 @@ package struct SQLiteBackendKind: StorageBackendKind {
         return try DatabaseFile.opening(location) { try SQLiteBackend(readingPath: location, timeout: timeout) }
     }
 
-    package func openForWriting(_ location: String, create: Bool) throws -> any StorageBackend {
+    package func openForWriting(_ location: String, create: Bool, stop: StopRequest?) throws -> any StorageBackend {
         try DatabaseFile.check(location, writing: true, create: create)
         return try DatabaseFile.opening(location) { try SQLiteBackend(writingPath: location, create: create) }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LCTraceModel
 
 /// A kind of database lctrace keeps its data in: one per backend target, each claiming the
 /// `--db` values it understands. The one list of them is `Backends.all` (the LCTrace target);
@@ -15,8 +16,9 @@ package protocol StorageBackendKind: Sendable {
     /// included (`lctrace query --timeout`; backends without a server may ignore it).
     func openForReading(_ location: String, timeout: Double?) throws -> any StorageBackend
     /// Opens a database for writing, creating it and its schema when `create` is set and
-    /// nothing is there; migrates an older schema in place.
-    func openForWriting(_ location: String, create: Bool) throws -> any StorageBackend
+    /// nothing is there; migrates an older schema in place. `stop`: a request that ends any
+    /// wait on a server, connecting included (backends without one may ignore it).
+    func openForWriting(_ location: String, create: Bool, stop: StopRequest?) throws -> any StorageBackend
     /// The schema of this kind, commented table by table (`lctrace schema`).
     var ddl: String { get }
 }
@@ -44,8 +46,9 @@ package enum StorageFailureKind: Sendable {
 /// An open lctrace database, whichever backend holds it. The command line, the reports and
 /// the analysis work through it; only the backend targets know their SQL.
 package final class Storage {
-    /// The `--db` value it was opened from.
-    package let location: String
+    /// The `--db` value it was opened from: for opening only, never shown (it may hold a
+    /// password); outputs use `shownLocation`.
+    private let location: String
     /// Its kind (which backend).
     package let kind: any StorageBackendKind
     package let backend: any StorageBackend
@@ -80,9 +83,9 @@ package final class Storage {
 
     /// Opens `location` for writing with the kind among `kinds` that claims it.
     package static func openForWriting(_ location: String, among kinds: [any StorageBackendKind],
-                                       create: Bool = true) throws -> Storage {
+                                       create: Bool = true, stop: StopRequest? = nil) throws -> Storage {
         let kind = try kind(of: location, among: kinds)
-        return Storage(location: location, kind: kind, backend: try kind.openForWriting(location, create: create))
+        return Storage(location: location, kind: kind, backend: try kind.openForWriting(location, create: create, stop: stop))
     }
 
     /// The schema of this backend, commented table by table (`lctrace schema`).

@@ -24,7 +24,12 @@ enum AnalyzeCommand: Command {
         // Before opening: waiting for another writer's lock is interruptible too.
         let signals = SignalWatch()
         defer { signals.end() }
-        let db = try context.openForWriting(DatabaseOption.location(args, context), create: false)
+        let db: Storage
+        do {
+            db = try context.openForWriting(DatabaseOption.location(args, context), create: false, stop: signals.stop)
+        } catch is Interrupted {
+            return signals.interruptedWhileOpening(context.console)
+        }
         let stored = try db.storedSettingsText()
         let all = args.has("all") || (stored != nil && !StoredModelPolicy.storedSettingsMatch(stored, settings))
         let progress = ProgressLine(console: context.console)

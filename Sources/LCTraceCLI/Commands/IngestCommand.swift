@@ -39,7 +39,12 @@ enum IngestCommand: Command {
         let console = context.console
         let signals = SignalWatch()
         defer { signals.end() }
-        let db = try context.openForWriting(DatabaseOption.location(args, context))
+        let db: Storage
+        do {
+            db = try context.openForWriting(DatabaseOption.location(args, context), stop: signals.stop)
+        } catch is Interrupted {
+            return signals.interruptedWhileOpening(console)
+        }
         let job = IngestRun(db: db, analyze: !args.has("no-analyze"), settings: settings)
         job.stop = signals.stop
         let progress = ProgressLine(console: console)
@@ -57,7 +62,7 @@ enum IngestCommand: Command {
         }
         progress.clear()
         let summary = outcome.ingest
-        reportProblems(summary, console, database: DatabaseOption.location(args, context))
+        reportProblems(summary, console, database: db.shownLocation)
         for path in outcome.emptyDirectories {
             console.writeError("Error: \(shown(path)): no trace files in it (*.gz, *.jsonl, *.tar, *.tgz)\n")
         }

@@ -20,7 +20,9 @@ enum QueryCommand: Command {
         ] + TableOptions.options,
         discussion: """
         The database is opened read-only: statements that write, ATTACH and pragmas that set
-        values are refused and change nothing. Any one value is at most 64 MiB.
+        values are refused and change nothing. On PostgreSQL the query runs as the role
+        lctrace_reader where the login may enter it (SELECT on lctrace's tables and views only),
+        and says on stderr when it cannot. Any one value is at most 64 MiB.
         An argument that is not one of these options is the SQL, even when it starts with
         '-- a comment'. Example: lctrace query "SELECT class, count(*) FROM live_instances_v GROUP BY class"
         """,

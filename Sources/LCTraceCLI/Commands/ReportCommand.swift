@@ -55,7 +55,7 @@ enum ReportCommand: Command {
         let path = DatabaseOption.location(args, context)
         let (data, filter, db) = try collect(args, context, path: path, families: options.families,
                                              gapsBySession: reporter.inputs.contains(.gapsBySession))
-        options.followUp = Selection.followUp(filter, className: data.className, minSeverity: data.minSeverity, path: path)
+        options.followUp = Selection.followUp(filter, className: data.className, minSeverity: data.minSeverity, db: db)
         options.followUp.timelineOptions = FindingOptions.shellWords(args)
         var view = ReportView(data: data, options: options)
         if reporter.inputs.contains(.exhibits) {
@@ -86,10 +86,10 @@ enum ReportCommand: Command {
         request.gapStatistics = gapStatistics
         request.gapsBySession = gapsBySession
         let db = try context.openForReading(path)
-        request.sessions = try Selection.filter(args, db, path: path)
+        request.sessions = try Selection.filter(args, db)
         let data = try ReportCollector.collect(request, db: db)
-        try Selection.requireSessions(data.sessions.count, request.sessions, db, args, path: path)
-        try Selection.requireKnownClass(request.className, db, path: path)
+        try Selection.requireSessions(data.sessions.count, request.sessions, db, args)
+        try Selection.requireKnownClass(request.className, db)
         return (data, request.sessions, db)
     }
 }

@@ -11,7 +11,7 @@ enum SessionChoice {
         if matches.count == 1 { return matches[0] }
         if let exact = matches.first(where: { $0.sid.lowercased() == text.lowercased() }) { return exact }
         if matches.isEmpty {
-            throw UsageError("no session matches '\(text)'", hint: "list them with 'lctrace sessions --db \(Selection.shell(db.location.description))'")
+            throw UsageError("no session matches '\(text)'", hint: "list them with 'lctrace sessions --db \(Selection.shell(db.shownLocation))'")
         }
         let listed = matches.prefix(8).map { s in
             "\(s.sid) (\([s.app, s.appVersion, s.build.map { "(\($0))" }, s.wall].compactMap { $0 }.joined(separator: " ")))"
@@ -29,7 +29,7 @@ enum SessionChoice {
             chosen += try db.sessions(SessionFilter(app: app, build: build))
             if chosen.isEmpty {
                 let what = [app.map { "app '\($0)'" }, build.map { "build '\($0)'" }].compactMap { $0 }.joined(separator: " and ")
-                throw UsageError("no session of \(what)", hint: "list them with 'lctrace sessions --db \(Selection.shell(db.location.description))'")
+                throw UsageError("no session of \(what)", hint: "list them with 'lctrace sessions --db \(Selection.shell(db.shownLocation))'")
             }
         }
         var seen = Set<String>()

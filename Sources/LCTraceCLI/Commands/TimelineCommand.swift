@@ -33,7 +33,7 @@ enum TimelineCommand: Command {
         let format = try FormatOption.value(args, OutputFormats.timeline)
         guard let sid = SessionOptions.sessionPrefix(args) else {
             throw UsageError("missing --session SID for 'lctrace timeline'",
-                             hint: "list the sessions with 'lctrace sessions --db \(Selection.shell(DatabaseOption.location(args, context)))'")
+                             hint: "list the sessions with 'lctrace sessions --db \(Selection.shell(DatabaseOption.shown(args, context)))'")
         }
         var request = TimelineRequest()
         request.findings = try FindingOptions.request(args)
@@ -59,7 +59,7 @@ enum TimelineCommand: Command {
             }
         } catch let e as TimelineError {
             progress.clear()
-            throw usage(e, database: DatabaseOption.location(args, context))
+            throw usage(e, database: db.shownLocation)
         }
         progress.clear()
         let output = try OutputFile(path: args.value("output"), console: context.console)

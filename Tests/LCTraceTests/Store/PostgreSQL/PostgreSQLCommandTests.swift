@@ -108,6 +108,12 @@ final class PostgreSQLCommandTests: PostgreSQLTestCase {
             "SELECT pg_terminate_backend(pg_backend_pid())",
             "SELECT set_config('statement_timeout', '0', false)",
             "SELECT pg_notify('x', 'y')",
+            // The same, with the names quoted or escaped.
+            "SELECT \"pg_terminate_backend\"(pid) FROM pg_stat_activity WHERE application_name = 'lctrace'",
+            "SELECT \"pg_read_file\"('/etc/hostname')",
+            "SELECT U&\"pg_read_fil\\0065\"('/etc/hostname')",
+            "SELECT \"set_config\"('statement_timeout', '0', false)",
+            "SELECT \"pg_advisory_lock\"(1)",
         ]
         for sql in refused {
             let r = TestSupport.run(["query", "--db", pg, sql])
@@ -158,27 +164,41 @@ final class PostgreSQLCommandTests: PostgreSQLTestCase {
         XCTAssertEqual(TestSupport.run(["query", "--db", url, "--timeout", "30s", "SELECT 1 AS one"]).status, 0)
     }
 
-    /// A superuser is warned about; the README's read-only role reads the views, is not
-    /// warned, and cannot write even outside lctrace.
-    func testTheReadmesReadOnlyRole() throws {
+    /// `query` runs as the reader role the schema set-up made (SELECT on the tables and views,
+    /// nothing else), entered with SET ROLE: a superuser login loses its powers there. A login
+    /// that cannot enter it reads with its own privileges and is told so; the README's
+    /// read-only role reads the views and cannot write even outside lctrace.
+    func testQueryRunsAsTheReaderRole() throws {
         let url = try freshDatabase()
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", url, samples]).status, 0)
-        let asAdmin = TestSupport.run(["query", "--db", url, "SELECT count(*) AS n FROM sessions"])
+        let reader = PGSchema.readerRole
+        let schema = try XCTUnwrap(schemas.last)
+        let privileges = try admin.query("""
+            SELECT has_table_privilege($1, $2 || '.events', 'SELECT'), has_table_privilege($1, $2 || '.findings_v', 'SELECT'),
+                   has_table_privilege($1, $2 || '.events', 'INSERT'), has_table_privilege($1, $2 || '.meta', 'UPDATE')
+            """, [reader, schema])
+        XCTAssertEqual((0..<4).map { privileges.text(0, $0) }, ["t", "t", "f", "f"], "the reader role reads and only reads")
+        let asAdmin = TestSupport.run(["query", "--db", url, "-f", "csv", "SELECT current_user AS u, count(*) AS n FROM findings_v"])
         XCTAssertEqual(asAdmin.status, 0, asAdmin.err)
-        XCTAssertTrue(asAdmin.err.contains("superuser"), "the test server's user is a superuser: \(asAdmin.err)")
+        XCTAssertTrue(asAdmin.out.hasPrefix("u,n\n\(reader),"), asAdmin.out)
+        XCTAssertEqual(asAdmin.err, "", "no warning once the reader role is entered")
+        // What the login (a superuser) could run, the reader role cannot: the server refuses.
+        let wal = TestSupport.run(["query", "--db", url, "SELECT count(*) FROM pg_ls_waldir()"])
+        XCTAssertEqual(wal.status, 64, wal.err)
+        XCTAssertTrue(wal.err.contains("permission denied"), wal.err)
 
         let role = "qa_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
         roles.append(role)
-        let schema = try XCTUnwrap(schemas.last)
         try admin.execute("CREATE ROLE \(role) LOGIN")
         try admin.execute("GRANT USAGE ON SCHEMA \(schema) TO \(role)")
         try admin.execute("GRANT SELECT ON ALL TABLES IN SCHEMA \(schema) TO \(role)")
         let base = try XCTUnwrap(PGConnectionTests.url)
         let qa = url.replacingOccurrences(of: "://lctrace@", with: "://\(role)@")
         XCTAssertNotEqual(qa, url, "the test URL names its user as lctrace@: \(base)")
-        let r = TestSupport.run(["query", "--db", qa, "-f", "csv", "SELECT count(*) AS n FROM sessions"])
+        let r = TestSupport.run(["query", "--db", qa, "-f", "csv", "SELECT current_user AS u, count(*) AS n FROM sessions"])
         XCTAssertEqual(r.status, 0, r.err)
-        XCTAssertEqual(r.out, asAdmin.out.isEmpty ? r.out : TestSupport.run(["query", "--db", url, "-f", "csv", "SELECT count(*) AS n FROM sessions"]).out)
+        XCTAssertTrue(r.out.hasPrefix("u,n\n\(role),"), r.out)
+        XCTAssertTrue(r.err.contains("no reader role could be entered") && r.err.contains(reader), r.err)
         XCTAssertFalse(r.err.contains("superuser"), r.err)
         XCTAssertEqual(TestSupport.run(["report", "--db", qa, "--fail-on", "never"]).status, 0, "report reads with the role")
         // The role cannot write, whatever client it uses.
@@ -188,6 +208,11 @@ final class PostgreSQLCommandTests: PostgreSQLTestCase {
         }
         let w = TestSupport.run(["ingest", "-q", "--db", qa, samples])
         XCTAssertEqual(w.status, 74, "an ingest with the read-only role fails: \(w.err)")
+        // Made a member of the reader role, the login enters it.
+        try admin.execute("GRANT \(reader) TO \(role)")
+        let member = TestSupport.run(["query", "--db", qa, "-f", "csv", "SELECT current_user AS u FROM meta LIMIT 1"])
+        XCTAssertEqual(member.out, "u\n\(reader)\n", member.err)
+        XCTAssertEqual(member.err, "")
     }
 }
 
@@ -207,5 +232,34 @@ final class PGWordScanTests: XCTestCase {
         XCTAssertEqual(PGDialect.scan("SELECT 1 /* /* */ */; DELETE FROM t").words.last, "t")
         XCTAssertEqual(words("SELECT $1"), ["select", "1"], "a parameter is no quote")
         XCTAssertEqual(words("SELECT \"delete\" FROM t -- update"), ["select", "from", "t"])
+    }
+
+    /// A function refused by name is refused however its name is spelt: quoted, in capitals,
+    /// with `U&` escapes (and another escape character), schema-qualified; a quoted name
+    /// that is only a keyword's spelling is a harmless identifier.
+    func testRefusedFunctionsAreRefusedWhateverTheirSpelling() {
+        let attacks = [
+            "SELECT \"pg_terminate_backend\"(pid) FROM pg_stat_activity WHERE false",
+            "SELECT \"PG_TERMINATE_BACKEND\"(1)",
+            "SELECT \"pg_catalog\".\"pg_terminate_backend\"(1)",
+            "SELECT \"pg_read_file\"('/etc/passwd')",
+            "SELECT U&\"pg_read_fil\\0065\"('/etc/passwd')",
+            "SELECT u&\"pg_read_\\+000066ile\"('/etc/passwd')",
+            "SELECT U&\"pg_read_fil!0065\" UESCAPE '!' ('/etc/passwd')",
+            "SELECT \"set_config\"('role', 'lctrace', false)",
+            "SELECT \"pg_advisory_lock\"(1)",
+            "SELECT \"pg_try_advisory_xact_lock\"(1)",
+            "SELECT \"pg_\"\"x\" FROM t, \"pg_notify\"('a', 'b')",
+            "SELECT query_to_xml('SELECT pg_terminate_backend(1)', true, true, '')",
+            "SELECT * FROM ts_stat('SELECT 1')",
+        ]
+        for sql in attacks {
+            XCTAssertThrowsError(try PGUserQuery.checked(sql), sql) { error in
+                XCTAssertTrue(error is QueryRefused, "\(sql): \(error)")
+            }
+        }
+        for sql in ["SELECT \"delete\", \"set\" FROM t", "SELECT U&\"d\\0061ta\" FROM t", "SELECT \"pg_read\" FROM t"] {
+            XCTAssertNoThrow(try PGUserQuery.checked(sql), sql)
+        }
     }
 }
