@@ -160,7 +160,7 @@ final class BuildGateEndToEndTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(muted.out.contains("REGRESSION"), muted.out)
         let markdown = TestSupport.run(["compare", "--db", db, "--base-build", Self.base, "--head-build", Self.head, "--format", "markdown"])
         XCTAssertTrue(markdown.out.contains("**1 new**, 1 fixed, 1 persisting; **1 timing regression**"), markdown.out)
-        XCTAssertTrue(markdown.out.contains("| GalleryViewController (animated) |"), markdown.out)
+        XCTAssertTrue(markdown.out.contains("| `GalleryViewController` (animated) |"), markdown.out)
     }
 
     func testBaselineOnTheBaseBuildFailsTheHeadOnTheNewLeakOnly() throws {
