@@ -479,7 +479,7 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
                        "the trace planted elements: \(context)")
         XCTAssertEqual(html["headings"] as? [String], ["✅ lctrace: build 2 <img src=x> @build #2 against 1<details open>"], context)
         XCTAssertEqual(html["comments"] as? [String], [], context)
-        XCTAssertEqual(rows, Array(repeating: 5, count: rows.count), "a row gained or lost cells: \(context)")
+        XCTAssertEqual(rows, Array(repeating: 6, count: rows.count), "a row gained or lost cells: \(context)")
         XCTAssertEqual(rows.count, 2, "a header and the new LC101 (LC502 persists): \(context)")
         for reference in ["@", "#1", "#2", "http", "www.", "<", "](", "\u{202E}", "\r"] {
             XCTAssertFalse(outside.contains(reference), "\(reference) outside a code span: \(context)")
