@@ -51,7 +51,7 @@ enum TimelineCommand: Command {
 
         let db = try context.openForReading(DatabaseOption.location(args, context))
         let session = try SessionChoice.one(sid, db: db)
-        try Selection.requireKnownClass(request.findings.className, db, path: db.location.description)
+        try Selection.requireKnownClass(request.findings.className, db, path: db.shownLocation)
         let timeline: Timeline
         let progress = ProgressLine(console: context.console)
         do {
