@@ -13,7 +13,8 @@ enum ExitStatus {
     /// Damaged input: a file ended early or was corrupt (the rest still loaded).
     static let dataError: Int32 = 65
     /// An input path does not exist or cannot be opened (the others still loaded); `report`,
-    /// `baseline`, `compare`: the selection holds no session (without `--allow-empty`).
+    /// `baseline`, `compare`: the selection holds no session (without `--allow-empty`); every
+    /// command: a filter names nothing in the database.
     static let noInput: Int32 = 66
     /// An error lctrace has no words for: a bug in lctrace (EX_SOFTWARE).
     static let internalError: Int32 = 70
@@ -28,7 +29,7 @@ enum ExitStatus {
         (findings, "findings at or above --fail-on", "report, compare: a finding at or above --fail-on (new ones only under a baseline), or a significant timing regression"),
         (usage, "usage", "usage: unknown command or option, bad value (a duration without a unit, a number outside its range), refused query"),
         (dataError, "damaged input", "ingest: damaged input (truncated or corrupt file, or a file without one valid line); everything else loaded"),
-        (noInput, "missing input or no session selected", "ingest: a path does not exist or cannot be read (permissions, a broken link, a FIFO, an unreadable directory), or no trace file was found; report, baseline, compare: the selection holds no session (unless --allow-empty)"),
+        (noInput, "missing input or no session selected", "ingest: a path does not exist or cannot be read (permissions, a broken link, a FIFO, an unreadable directory), or no trace file was found; report, baseline, compare: the selection holds no session (unless --allow-empty); report, baseline, compare, export, timeline: a --session, --app, --build, --class or --vc that names nothing in the database (the nearest known value named)"),
         (internalError, "internal error", "an error lctrace cannot explain: a bug in lctrace; the message asks you to report it"),
         (ioError, "database or I/O failure", "the database cannot be opened, read or written (permissions, a missing folder), is missing, is a directory or not SQLite, is not a regular file, has a schema that is not lctrace's or a corrupt page; query: stopped by --timeout"),
         (interrupted(by: SIGINT), "interrupted (SIGINT)", "ingest, analyze: ended by SIGINT (Ctrl-C) after rolling back the batch in flight; the same command finishes the work"),

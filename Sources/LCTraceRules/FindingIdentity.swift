@@ -25,6 +25,13 @@ package enum FindingIdentity {
         return String(digest.finalizeHex().prefix(16))
     }
 
+    /// The parts of `key` as they were given (`rule`, app, then the rule's parts), unescaped.
+    package static func parts(of key: String) -> [String] {
+        key.split(separator: "|", omittingEmptySubsequences: false).map { part in
+            part.contains("%") ? part.replacingOccurrences(of: "%7C", with: "|").replacingOccurrences(of: "%25", with: "%") : String(part)
+        }
+    }
+
     package static func escape(_ part: String) -> String {
         guard part.contains("|") || part.contains("%") else { return part }
         return part.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "|", with: "%7C")

@@ -111,6 +111,15 @@ package extension Storage {
     /// Class names of the database, at most `limit`.
     func classNames(limit: Int) throws -> [String] { try model.classNames(limit: limit) }
 
+    /// Whether any session has `value` as its app or build.
+    func knows(_ field: DatabaseReader.SessionField, _ value: String) throws -> Bool { try model.knows(field, value) }
+
+    /// The apps or builds of the database, at most `limit`.
+    func values(of field: DatabaseReader.SessionField, limit: Int) throws -> [String] { try model.values(of: field, limit: limit) }
+
+    /// The controllers of session `sid`, at most `limit`.
+    func controllers(sid: String, limit: Int) throws -> [String] { try model.controllers(sid: sid, limit: limit) }
+
     /// Session ids that start with `prefix`, ignoring case, in order; at most `limit`.
     func sessionIDs(matching prefix: String, limit: Int) throws -> [String] {
         try model.sessions(matching: prefix, limit: limit)

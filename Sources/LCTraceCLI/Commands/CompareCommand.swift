@@ -62,7 +62,7 @@ enum CompareCommand: Command {
         let db = try context.openForReading(path)
         let data = try ReportCollector.collect(request, db: db)
         if data.sessions.isEmpty && !Selection.allowsEmpty(args) {
-            let what = try Selection.describeEmpty(request.sessions, db)
+            let what = try Selection.describeEmpty(request.sessions, db, buildOption: option)
             throw EmptySelection(message: "--\(option) \(build): \(what)")
         }
         return ComparisonSide(build: build, data: data)

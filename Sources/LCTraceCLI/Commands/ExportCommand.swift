@@ -32,6 +32,7 @@ enum ExportCommand: Command {
         let findings = try FindingOptions.request(args)
         let db = try context.openForReading(DatabaseOption.location(args, context))
         let sessions = try SessionChoice.many(named, app: app, build: build, db: db)
+        try Selection.requireKnownClass(findings.className, db)
         let output = try OutputFile(path: args.value("output"), console: context.console)
         let writer = ChromeTraceWriter(bytes: { try output.write(bytes: $0) })
         let progress = ProgressLine(console: context.console)

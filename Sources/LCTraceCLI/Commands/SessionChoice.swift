@@ -3,7 +3,8 @@ import LCTraceStore
 
 /// Turns what a user typed after `--session` into sessions: an exact id, or a prefix of one
 /// (case-insensitive) that names a single session. An ambiguous prefix is refused with the
-/// candidates, never guessed.
+/// candidates, never guessed; one that names nothing, or an `--app` or `--build` that does, is
+/// an empty selection (exit 66) naming the nearest known value.
 enum SessionChoice {
     /// The one session `text` names.
     static func one(_ text: String, db: Storage) throws -> SessionInfo {
@@ -11,7 +12,7 @@ enum SessionChoice {
         if matches.count == 1 { return matches[0] }
         if let exact = matches.first(where: { $0.sid.lowercased() == text.lowercased() }) { return exact }
         if matches.isEmpty {
-            throw UsageError("no session matches '\(text)'", hint: "list them with 'lctrace sessions --db \(Selection.shell(db.shownLocation))'")
+            throw try Selection.noSession(text, db, hint: "list them with 'lctrace sessions --db \(Selection.shell(db.shownLocation))'")
         }
         let listed = matches.prefix(8).map { s in
             "\(s.sid) (\([s.app, s.appVersion, s.build.map { "(\($0))" }, s.wall].compactMap { $0 }.joined(separator: " ")))"
@@ -26,11 +27,14 @@ enum SessionChoice {
     static func many(_ texts: [String], app: String?, build: String?, db: Storage) throws -> [SessionInfo] {
         var chosen = try texts.map { try one($0, db: db) }
         if app != nil || build != nil {
-            chosen += try db.sessions(SessionFilter(app: app, build: build))
-            if chosen.isEmpty {
-                let what = [app.map { "app '\($0)'" }, build.map { "build '\($0)'" }].compactMap { $0 }.joined(separator: " and ")
-                throw UsageError("no session of \(what)", hint: "list them with 'lctrace sessions --db \(Selection.shell(db.shownLocation))'")
+            // Selecting nothing is a typo (or a wrong pair) even beside --session: never dropped silently.
+            let filter = SessionFilter(app: app, build: build)
+            let selected = try db.sessions(filter)
+            if selected.isEmpty {
+                throw EmptySelection(message: try Selection.describeEmpty(filter, db),
+                                     hint: "list them with 'lctrace sessions --db \(Selection.shell(db.shownLocation))'")
             }
+            chosen += selected
         }
         var seen = Set<String>()
         return chosen.filter { seen.insert($0.sid).inserted }

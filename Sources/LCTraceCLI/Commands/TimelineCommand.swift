@@ -51,6 +51,7 @@ enum TimelineCommand: Command {
 
         let db = try context.openForReading(DatabaseOption.location(args, context))
         let session = try SessionChoice.one(sid, db: db)
+        try Selection.requireKnownClass(request.findings.className, db)
         let timeline: Timeline
         let progress = ProgressLine(console: context.console)
         do {
@@ -59,7 +60,7 @@ enum TimelineCommand: Command {
             }
         } catch let e as TimelineError {
             progress.clear()
-            throw usage(e, database: db.shownLocation)
+            throw try failure(e, db, database: db.shownLocation)
         }
         progress.clear()
         let output = try OutputFile(path: args.value("output"), console: context.console)
@@ -80,15 +81,18 @@ enum TimelineCommand: Command {
     static let windowRange: ClosedRange<Int64> = 1...(366 * 86_400_000_000_000)
     static let widthRange = 20...10_000
 
-    static func usage(_ e: TimelineError, database: String) -> UsageError {
+    /// What the command says when the timeline cannot be drawn: a `--vc` that names no controller
+    /// of the session is a filter naming nothing (exit 66, with the nearest controller).
+    static func failure(_ e: TimelineError, _ db: Storage, database: String) throws -> Error {
         let followUp = FollowUp(database: database)
         switch e {
         case .noSuchEvent(let seq, let sid):
             return UsageError("session \(sid) has no event with seq \(seq)",
                               hint: "its seqs: " + followUp.command(HintQueries.events(sid: sid)))
         case .noSuchInstance(let vc, let sid):
-            return UsageError("session \(sid) has no controller '\(vc)'",
-                              hint: "its controllers: " + followUp.command(HintQueries.instances(sid: sid)))
+            let near = Selection.nearest(vc, in: try db.controllers(sid: sid, limit: Selection.candidatesRead))
+            return EmptySelection(message: "session \(sid) has no controller '\(vc)'" + (near.map { " (did you mean '\($0)'?)" } ?? ""),
+                                  hint: "its controllers: " + followUp.command(HintQueries.instances(sid: sid)))
         case .emptySession(let sid):
             return UsageError("session \(sid) has no events to draw")
         }

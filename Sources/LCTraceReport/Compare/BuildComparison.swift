@@ -22,6 +22,16 @@ struct ComparedIdentity: Sendable {
     var headPer100: Double
     /// A message of an occurrence (the head's when it has one).
     package var example: String
+
+    /// What tells this identity apart from others of its rule and class: its app and the other
+    /// parts of its key (an exit path, an ancestor, a host, an event), e.g.
+    /// `com.example.shop · ancestor · UINavigationController`. Without it, the identities of one
+    /// rule and class in several apps or hosts are rows only their hashes tell apart.
+    var detail: String {
+        var parts = Array(FindingIdentity.parts(of: identityKey).dropFirst())
+        if let cls, parts.count > 1, let i = parts[1...].firstIndex(of: cls) { parts.remove(at: i) }
+        return parts.joined(separator: " · ")
+    }
 }
 
 /// viewIsAppearing → viewDidAppear of one class (animated or not) on both sides.

@@ -1,7 +1,8 @@
 import LCTraceModel
 
 /// `compare --format text`: new, fixed and persisting identities with their rates per 100
-/// sessions, then the timing comparison, regressions first. Builds, classes and examples come
+/// sessions and what sets each apart (`ComparedIdentity.detail`), then the timing comparison,
+/// regressions first. Builds, classes and examples come
 /// from traces: escaped for terminals (`TerminalText`), as `report` does.
 enum CompareTextReporter: ComparisonReporter {
     package static let id = "text"
@@ -12,12 +13,12 @@ enum CompareTextReporter: ComparisonReporter {
         out += "\(c.new.count) new · \(c.fixed.count) fixed · \(c.persisting.count) persisting · \(c.regressions.count) timing regression\(c.regressions.count == 1 ? "" : "s")\n"
         for (title, list) in [("New", c.new), ("Fixed", c.fixed), ("Persisting", c.persisting)] where !list.isEmpty {
             out += "\n\(title) (\(list.count)):\n"
-            var table = [["rule", "severity", "class", "base", "head", "per 100 base → head", "identity"]]
+            var table = [["rule", "severity", "class", "app · detail", "base", "head", "per 100 base → head", "identity"]]
             for e in list {
-                table.append([e.rule.id, e.rule.severity.rawValue, x(e.cls ?? "-"), String(e.baseCount), String(e.headCount),
+                table.append([e.rule.id, e.rule.severity.rawValue, x(e.cls ?? "-"), x(e.detail), String(e.baseCount), String(e.headCount),
                               "\(CompareFormat.rate(e.basePer100)) → \(CompareFormat.rate(e.headPer100))", x(e.identity)])
             }
-            out += TextReport.align(table, rightAligned: [3, 4], indent: "  ", headerStyle: { $0 })
+            out += TextReport.align(table, rightAligned: [4, 5], indent: "  ", headerStyle: { $0 })
             for e in list.prefix(3) { out += "    e.g. \(e.rule.id): \(x(e.example))\n" }
         }
         if !c.timings.isEmpty {

@@ -70,12 +70,40 @@ package final class DatabaseReader {
         return try q.step()
     }
 
-    /// Class names of the database (at most `limit`), to suggest the closest to a typo.
+    /// Class names of the database (at most `limit`, in order), to suggest the closest to a typo.
     package func classNames(limit: Int) throws -> [String] {
-        let q = try db.query("SELECT DISTINCT class FROM instances_v WHERE class IS NOT NULL LIMIT ?1")
-        try q.bind([.int(Int64(limit))])
+        try texts("SELECT DISTINCT class FROM instances_v WHERE class IS NOT NULL ORDER BY class LIMIT ?1", [.int(Int64(limit))])
+    }
+
+    /// A column of `sessions` that a filter names (`--app`, `--build`).
+    package enum SessionField: String, Sendable { case app, build }
+
+    /// Whether any session has `value` as its `field`: a `--app` or `--build` naming none is a
+    /// typo, told apart from known values that select nothing together.
+    package func knows(_ field: SessionField, _ value: String) throws -> Bool {
+        let q = try db.query("SELECT 1 FROM sessions WHERE \(field.rawValue) = ?1 LIMIT 1")
+        try q.bind([.text(value)])
+        return try q.step()
+    }
+
+    /// The values of `field` in the database (at most `limit`, in order), to suggest the closest to a typo.
+    package func values(of field: SessionField, limit: Int) throws -> [String] {
+        let column = field.rawValue
+        return try texts("SELECT DISTINCT \(column) FROM sessions WHERE \(column) IS NOT NULL ORDER BY \(column) LIMIT ?1",
+                         [.int(Int64(limit))])
+    }
+
+    /// The controllers (`vc`) of session `sid` (at most `limit`, in order), to suggest the closest to a typo.
+    package func controllers(sid: String, limit: Int) throws -> [String] {
+        try texts("SELECT DISTINCT vc FROM instances_v WHERE sid = ?1 ORDER BY vc LIMIT ?2", [.text(sid), .int(Int64(limit))])
+    }
+
+    /// The non-null texts of the first column of `sql`.
+    private func texts(_ sql: String, _ parameters: [SQLValue]) throws -> [String] {
+        let q = try db.query(sql)
+        try q.bind(parameters)
         var out: [String] = []
-        while try q.step() { if let name = q.text(0) { out.append(name) } }
+        while try q.step() { if let text = q.text(0) { out.append(text) } }
         return out
     }
 

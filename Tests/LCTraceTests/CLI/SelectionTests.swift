@@ -16,7 +16,9 @@ import XCTest
 /// fails, and every follow-up hint keeps the database and the filters.
 final class SelectionTests: TemporaryDirectoryTestCase {
     /// Sessions `ab12…`, `AB13…`, `cd00…` (app com.example.app, build 1) with an orphan each.
-    func load() {
+    func load() { Self.load(into: db, dir: dir) }
+
+    static func load(into db: String, dir: String) {
         for sid in ["ab12-0000", "AB13-0000", "cd00-0000"] {
             var b = TraceBuilder(sid: sid)
             b.vc(2, "init", "0xh", #""cls":"HostVC""#)
@@ -25,7 +27,50 @@ final class SelectionTests: TemporaryDirectoryTestCase {
             b.add(9000, "sessionEnd", #""reason":"stopped""#)
             TestSupport.writeLines(b.lines, to: dir + "/\(sid).jsonl")
         }
-        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, dir]).status, 0)
+        let r = TestSupport.run(["ingest", "-q", "--db", db, dir])
+        XCTAssertEqual(r.status, 0, r.err)
+    }
+
+    /// Every filter of every command that names nothing in the database (`load`'s) is a typo,
+    /// not an empty pass: exit 66, one line naming the value and the closest known one, nothing
+    /// on standard output. Run on SQLite here and on PostgreSQL by `PostgreSQLSelectionTests`.
+    static func assertFiltersNamingNothingExit66WithTheClosest(db: String, file: StaticString = #filePath, line: UInt = #line) {
+        let session = "did you mean 'cd00-0000'?", app = "did you mean --app 'com.example.app'?"
+        let cases: [([String], String)] = [
+            (["report", "--session", "cd01"], session),
+            (["baseline", "-o", "-", "--session", "cd01"], session),
+            (["export", "-o", "-", "--session", "cd01"], session),
+            (["timeline", "--session", "cd01"], session),
+            (["report", "--app", "com.example.ap"], app),
+            (["baseline", "-o", "-", "--app", "com.example.ap"], app),
+            (["compare", "--base-build", "1", "--head-build", "1", "--app", "com.example.ap"], app),
+            (["export", "-o", "-", "--app", "com.example.ap"], app),
+            (["export", "-o", "-", "--session", "ab12", "--app", "com.example.ap"], app),
+            (["report", "--build", "11"], "did you mean --build '1'?"),
+            (["baseline", "-o", "-", "--build", "11"], "did you mean --build '1'?"),
+            (["compare", "--base-build", "1", "--head-build", "11"], "did you mean --head-build '1'?"),
+            (["compare", "--base-build", "2", "--head-build", "1"], "no session matches --build 2"),
+            (["export", "-o", "-", "--build", "11"], "did you mean --build '1'?"),
+            (["report", "--class", "OrphanVCC"], "did you mean 'OrphanVC'?"),
+            (["export", "-o", "-", "--session", "ab12", "--class", "OrphanVCC"], "did you mean 'OrphanVC'?"),
+            (["timeline", "--session", "ab12", "--class", "OrphanVCC"], "did you mean 'OrphanVC'?"),
+            (["timeline", "--session", "ab12", "--vc", "0xoo"], "did you mean '0xo'?"),
+        ]
+        for (args, expected) in cases {
+            let r = TestSupport.run(args + ["--db", db])
+            XCTAssertEqual(r.status, 66, "\(args): \(r.err)", file: file, line: line)
+            XCTAssertTrue(r.err.hasPrefix("Error: ") && r.err.contains(expected), "\(args): \(r.err)", file: file, line: line)
+            XCTAssertEqual(r.out, "", "\(args)", file: file, line: line)
+        }
+        // Known values that select nothing together, or nothing near: no guess.
+        let far = TestSupport.run(["report", "--db", db, "--app", "org.other.thing"])
+        XCTAssertEqual(far.status, 66, file: file, line: line)
+        XCTAssertFalse(far.err.contains("did you mean"), far.err, file: file, line: line)
+    }
+
+    func testEveryFilterNamingNothingExits66WithTheClosestKnownValue() {
+        load()
+        Self.assertFiltersNamingNothingExit66WithTheClosest(db: db)
     }
 
     func testAnEmptySelectionExits66WithOneLineUnlessAllowed() throws {

@@ -443,6 +443,53 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(r.out.contains("B\\u001b[2J"), r.out)
     }
 
+    /// `compare --format markdown` goes into a pull-request comment: rendered by a real
+    /// CommonMark/GFM renderer (markdown-it-py), the class, app, session, view and build strings
+    /// of a trace add no element, link, image, heading, comment or table cell, and every
+    /// @mention, #reference and URL they carry stays inside a code span (where GitHub links
+    /// nothing), kept whole.
+    func testCompareMarkdownKeepsTraceTextInert() throws {
+        guard let python = TestSupport.validatorPython else {
+            throw XCTSkip("no renderer: run .ci/run (it makes .ci/venv with markdown-it-py) or set LCTRACE_VALIDATOR_PYTHON")
+        }
+        let planted = #"<img src=https://e.example/x.png>|`x``\r# Planted @octocat #1 [l](https://e.example) www.e.example <!-- \u202E"#
+        let sides = [("B1", "1<details open>", "Old<details open><summary>s</summary>\n\n## Base @base"),
+                     ("H1<b>@sid", "2 <img src=x> @build #2", "Evil" + planted)]
+        for (sid, build, cls) in sides {
+            var b = TraceBuilder(sid: sid, app: "com.<b>evil</b>@app\\r# App", build: build)
+            b.vc(2, "init", "0x<a href=https://e.example>", #""cls":"\#(cls.replacingOccurrences(of: "\n", with: "\\n"))""#)
+            b.vc(3, "viewAttached", "0x<a href=https://e.example>", #""host":"<a href=https://e.example>h</a>|x""#)
+            let path = dir + "/\(sid.prefix(2)).jsonl"
+            TestSupport.writeLines(b.lines, to: path)
+            XCTAssertEqual(try lctrace(["ingest", "-q", "--db", db, path]).status, 0)
+        }
+        let r = try lctrace(["compare", "--db", db, "--base-build", "1<details open>", "--head-build", "2 <img src=x> @build #2",
+                             "-f", "markdown", "--fail-on", "never"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let file = dir + "/comment.md"
+        try r.out.write(toFile: file, atomically: true, encoding: .utf8)
+        let rendered = try TestSupport.process(python, [TestSupport.root.appendingPathComponent("scripts/render-markdown.py").path, file])
+        if rendered.status == 3 { throw XCTSkip("\(python): \(rendered.out)") }
+        XCTAssertEqual(rendered.status, 0, rendered.err)
+        let html = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(rendered.out.utf8)) as? [String: Any])
+        let tags = html["tags"] as? [String] ?? [], rows = html["rows"] as? [Int] ?? []
+        let code = html["code"] as? [String] ?? [], outside = html["outside"] as? String ?? ""
+        let context = "\(r.out)\n→\n\(html["html"] ?? "")"
+        XCTAssertEqual(Set(tags).subtracting(["h3", "p", "strong", "table", "thead", "tbody", "tr", "th", "td", "code"]), [],
+                       "the trace planted elements: \(context)")
+        XCTAssertEqual(html["headings"] as? [String], ["✅ lctrace: build 2 <img src=x> @build #2 against 1<details open>"], context)
+        XCTAssertEqual(html["comments"] as? [String], [], context)
+        XCTAssertEqual(rows, Array(repeating: 6, count: rows.count), "a row gained or lost cells: \(context)")
+        XCTAssertEqual(rows.count, 2, "a header and the new LC101 (LC502 persists): \(context)")
+        for reference in ["@", "#1", "#2", "http", "www.", "<", "](", "\u{202E}", "\r"] {
+            XCTAssertFalse(outside.contains(reference), "\(reference) outside a code span: \(context)")
+        }
+        // The text is kept, shown: the carriage return and the override as escapes, in code.
+        XCTAssertTrue(code.contains { $0.hasPrefix("Evil<img src=https://e.example/x.png>|`x``\\u000d# Planted @octocat #1 [l](") },
+                      "the class is not shown whole: \(code)")
+        XCTAssertTrue(code.contains { $0.contains("Old<details open><summary>s</summary>\\u000a\\u000a## Base @base") }, "\(code)")
+    }
+
     // MARK: 6. Reports on a database that is not analyzed
 
     /// What `report` (JSON, and its exit status at --fail-on warning) and `sessions` say of a database.

@@ -160,7 +160,7 @@ final class BuildGateEndToEndTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(muted.out.contains("REGRESSION"), muted.out)
         let markdown = TestSupport.run(["compare", "--db", db, "--base-build", Self.base, "--head-build", Self.head, "--format", "markdown"])
         XCTAssertTrue(markdown.out.contains("**1 new**, 1 fixed, 1 persisting; **1 timing regression**"), markdown.out)
-        XCTAssertTrue(markdown.out.contains("| GalleryViewController (animated) |"), markdown.out)
+        XCTAssertTrue(markdown.out.contains("| `GalleryViewController` (animated) |"), markdown.out)
     }
 
     func testBaselineOnTheBaseBuildFailsTheHeadOnTheNewLeakOnly() throws {
@@ -201,6 +201,32 @@ final class BuildGateEndToEndTests: TemporaryDirectoryTestCase {
         let accepted = TestSupport.run(["report", "--db", db, "--build", Self.head, "--baseline", file])
         XCTAssertEqual(accepted.status, 0, accepted.out)
         XCTAssertEqual(TestSupport.run(["report", "--db", db, "--build", Self.head]).status, 1, "without the baseline every leak fails")
+    }
+
+    /// Identities of one rule and class that differ only by app or by a part of their key (here
+    /// the host) are rows that tell what sets them apart, not look-alikes told apart by a hash.
+    func testCompareRowsOfOneRuleAndClassShowWhatSetsThemApart() throws {
+        var lines = TraceBuilder(sid: "B", build: "1").lines
+        for (sid, app, host) in [("H1", "com.a", "HostOne"), ("H2", "com.b", "HostOne"), ("H3", "com.a", "HostTwo")] {
+            var b = TraceBuilder(sid: sid, app: app, build: "2")
+            b.vc(2, "init", "0xh", "\"cls\":\"\(host)\"")
+            b.vc(3, "init", "0xo", #""cls":"OrphanVC""#)
+            b.vc(4, "viewAttached", "0xo", #""host":"0xh""#)
+            lines += b.lines
+        }
+        TestSupport.writeLines(lines, to: dir + "/apart.jsonl")
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, dir + "/apart.jsonl"]).status, 0)
+        for format in ["text", "markdown"] {
+            let r = TestSupport.run(["compare", "--db", db, "--base-build", "1", "--head-build", "2", "-f", format, "--fail-on", "never"])
+            XCTAssertEqual(r.status, 0, r.err)
+            let rows = r.out.split(separator: "\n").filter { $0.contains("LC101") && $0.contains("OrphanVC") && !$0.contains("e.g.") }
+            XCTAssertEqual(rows.count, 3, "\(format): \(r.out)")
+            let withoutHash = Set(rows.map { $0.replacingOccurrences(of: #"[0-9a-f]{16}"#, with: "", options: .regularExpression) })
+            XCTAssertEqual(withoutHash.count, 3, "\(format): rows that only the hash tells apart:\n\(rows.joined(separator: "\n"))")
+            for (app, host) in [("com.a", "HostOne"), ("com.b", "HostOne"), ("com.a", "HostTwo")] {
+                XCTAssertTrue(rows.contains { $0.contains(app) && $0.contains(host) }, "\(format): no row of \(app) in \(host):\n\(r.out)")
+            }
+        }
     }
 }
 

@@ -155,19 +155,13 @@ final class CIFormatsTests: TemporaryDirectoryTestCase {
     /// The reference schemas beside the repository (absent in a user's clone).
     var formats: URL { TestSupport.root.deletingLastPathComponent().appendingPathComponent("shared/reference/formats") }
 
-    /// The Python of the virtualenv `.ci/run` makes, or `$LCTRACE_VALIDATOR_PYTHON`.
-    var validatorPython: String? {
-        let candidates = [ProcessInfo.processInfo.environment["LCTRACE_VALIDATOR_PYTHON"],
-                          TestSupport.root.appendingPathComponent(".ci/venv/bin/python").path].compactMap { $0 }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
 
     func validate(_ kind: String, schema: String, document: String, file: String) throws {
         let schemaPath = formats.appendingPathComponent(schema).path
         guard FileManager.default.fileExists(atPath: schemaPath) else {
             throw XCTSkip("\(schemaPath) is absent (a clone without ../shared): \(kind) not validated")
         }
-        guard let python = validatorPython else {
+        guard let python = TestSupport.validatorPython else {
             throw XCTSkip("no validator: run .ci/run (it makes .ci/venv with jsonschema and xmlschema) or set LCTRACE_VALIDATOR_PYTHON")
         }
         let path = dir + "/" + file

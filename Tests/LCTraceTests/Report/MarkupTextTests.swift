@@ -77,3 +77,21 @@ final class MarkupTextTests: XCTestCase {
     }
     #endif
 }
+
+/// `MarkdownText.code`: the code span every trace text of a Markdown output is written as.
+final class MarkdownTextTests: XCTestCase {
+    func testTheFenceOutrunsEveryBacktickRunAndEndsKeepTheirBackticksAndSpaces() {
+        XCTAssertEqual(MarkdownText.code("LoginVC"), "`LoginVC`")
+        XCTAssertEqual(MarkdownText.code("a`b``c"), "```a`b``c```")
+        XCTAssertEqual(MarkdownText.code("`x"), "`` `x ``", "a backtick at an end needs the space")
+        XCTAssertEqual(MarkdownText.code(" x "), "`  x  `", "CommonMark strips one space from each end")
+        XCTAssertEqual(MarkdownText.code("  "), "`  `", "only spaces are kept as they are")
+        XCTAssertEqual(MarkdownText.code(""), "")
+    }
+
+    func testControlsAreEscapedAndPipesOnlyInTableCells() {
+        XCTAssertEqual(MarkdownText.code("A\r# H\n\u{202E}"), "`A\\u000d# H\\u000a\\u202e`")
+        XCTAssertEqual(MarkdownText.code("a|b"), "`a|b`")
+        XCTAssertEqual(MarkdownText.code("a|b\\|", inTable: true), "`a\\|b\\\\|`")
+    }
+}

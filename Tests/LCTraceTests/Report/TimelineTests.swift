@@ -225,12 +225,15 @@ final class TimelineTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(ambiguous.err.contains("55b87171-1a20-12f4-3ae5-78fd14e84742"), ambiguous.err)
         XCTAssertTrue(ambiguous.err.contains("55cba8d6-b3a3-e36d-e6e0-d6dede7fa7e0"), ambiguous.err)
         XCTAssertEqual(ambiguous.out, "")
-        // LIKE wildcards are not wildcards here.
-        XCTAssertEqual(TestSupport.run(["timeline", "--db", db, "--session", "db9c_598"]).status, 64)
-        XCTAssertEqual(TestSupport.run(["export", "--db", db, "--session", "%"]).status, 64)
+        // LIKE wildcards are not wildcards here: they match nothing (exit 66), the nearest id named.
+        let wildcard = TestSupport.run(["timeline", "--db", db, "--session", "db9c_598"])
+        XCTAssertEqual(wildcard.status, 66)
+        XCTAssertTrue(wildcard.err.contains("(did you mean 'db9c5598-9194-8d23-78bc-927ded35455d'?)"), wildcard.err)
+        XCTAssertEqual(TestSupport.run(["export", "--db", db, "--session", "%"]).status, 66)
         let none = TestSupport.run(["timeline", "--db", db, "--session", "ffff"])
-        XCTAssertEqual(none.status, 64)
-        XCTAssertTrue(none.err.contains("no session matches 'ffff'"), none.err)
+        XCTAssertEqual(none.status, 66)
+        XCTAssertTrue(none.err.contains("no session matches --session 'ffff'"), none.err)
+        XCTAssertFalse(none.err.contains("did you mean"), "nothing is near: \(none.err)")
     }
 
     func testBadRequestsAreUsageErrorsNamingTheValue() {
@@ -240,19 +243,29 @@ final class TimelineTests: TemporaryDirectoryTestCase {
             (["timeline"], "missing --session SID"),
             (["timeline", "--session", "db9c", "--around", "99999"], "has no event with seq 99999"),
             (["timeline", "--session", "db9c", "--around", "-3"], "invalid --around '-3'"),
-            (["timeline", "--session", "db9c", "--vc", "0xdead"], "has no controller '0xdead'"),
-            (["timeline", "--session", "db9c", "--vc", "0x60000f501600#1"], "has no controller '0x60000f501600#1'"),
             (["timeline", "--session", "db9c", "--window", "soon"], "invalid --window 'soon'"),
             (["timeline", "--session", "db9c", "--window", "0s"], "invalid --window '0s'"),
             (["timeline", "--session", "db9c", "--lanes", "many"], "invalid --lanes 'many'"),
             (["timeline", "--session", "db9c", "-f", "svgg"], "did you mean 'svg'?"),
             (["export"], "name what to export"),
-            (["export", "--build", "999"], "no session of build '999'"),
             (["export", "--session", "db9c", "-f", "json"], "unknown format 'json'"),
         ]
         for (args, message) in cases {
             let r = TestSupport.run(args + ["--db", db])
             XCTAssertEqual(r.status, 64, "\(args): \(r.err)")
+            XCTAssertTrue(r.err.contains(message), "\(args): \(r.err)")
+            XCTAssertEqual(r.out, "", "\(args)")
+        }
+        // What names nothing in the database is an empty selection (66), the nearest value named.
+        let nothing: [([String], String)] = [
+            (["timeline", "--session", "db9c", "--vc", "0xdead"], "has no controller '0xdead'"),
+            (["timeline", "--session", "db9c", "--vc", "0x60000f501600#1"],
+             "has no controller '0x60000f501600#1' (did you mean '0x60000f501600'?)"),
+            (["export", "--build", "999"], "no session matches --build 999"),
+        ]
+        for (args, message) in nothing {
+            let r = TestSupport.run(args + ["--db", db])
+            XCTAssertEqual(r.status, 66, "\(args): \(r.err)")
             XCTAssertTrue(r.err.contains(message), "\(args): \(r.err)")
             XCTAssertEqual(r.out, "", "\(args)")
         }

@@ -23,6 +23,14 @@ enum TestSupport {
     static let root: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// The Python of the virtualenv `.ci/run` makes (jsonschema, xmlschema, markdown-it-py), or
+    /// `$LCTRACE_VALIDATOR_PYTHON`; nil when neither is there (the tests that need it skip).
+    static var validatorPython: String? {
+        let candidates = [ProcessInfo.processInfo.environment["LCTRACE_VALIDATOR_PYTHON"],
+                          root.appendingPathComponent(".ci/venv/bin/python").path].compactMap { $0 }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
     static func temporaryDirectory(_ name: String = #function) -> String {
         let clean = name.filter { $0.isLetter || $0.isNumber }
         let path = NSTemporaryDirectory() + "lctrace-tests-\(clean)-\(UUID().uuidString.prefix(8))"
