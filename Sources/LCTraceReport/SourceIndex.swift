@@ -9,6 +9,15 @@ struct SourceLocation: Sendable, Equatable {
     package var line: Int
 }
 
+/// What a walk of the app's sources found (`SourceIndex.scan`).
+struct SourceScan: Sendable {
+    /// Class → its primary declaration.
+    package var classes: [String: SourceLocation] = [:]
+    /// The app and scene delegates: their class and declaration.
+    package var appDelegate: (cls: String, location: SourceLocation)?
+    package var sceneDelegate: (cls: String, location: SourceLocation)?
+}
+
 /// Finds the primary declaration of controller classes in an app's Swift and Objective-C
 /// sources (`--source-root`), so SARIF can point at a file: `class Name`, `final class Name`,
 /// `open class Name` (with any attributes and access modifiers before it) and
@@ -19,8 +28,16 @@ enum SourceIndex {
     package static let extensions: Set<String> = ["swift", "h", "m", "mm"]
 
     static func locate(classes: Set<String>, under root: String) -> [String: SourceLocation] {
-        guard !classes.isEmpty else { return [:] }
-        var found: [String: SourceLocation] = [:]
+        scan(classes: classes, under: root).classes
+    }
+
+    /// What one walk of the sources finds: the declarations of `classes`, and the app and
+    /// scene delegates (the first class by path whose declaration adopts
+    /// `UIApplicationDelegate`, `UIWindowSceneDelegate` or `UISceneDelegate`, else whose name
+    /// ends in `AppDelegate` or `SceneDelegate`).
+    static func scan(classes: Set<String>, under root: String) -> SourceScan {
+        var out = SourceScan()
+        var adopts = (app: false, scene: false)
         for relative in sourceFiles(under: root) {
             let path = (root as NSString).appendingPathComponent(relative)
             // A file that is not UTF-8 is read as Latin-1 (every byte is a character there).
@@ -29,12 +46,23 @@ enum SourceIndex {
             var number = 0
             text.enumerateLines { line, _ in
                 number += 1
-                guard let name = declaredClass(in: line), classes.contains(name), found[name] == nil else { return }
-                found[name] = SourceLocation(path: relative, line: number)
+                guard let name = declaredClass(in: line) else { return }
+                let here = SourceLocation(path: relative, line: number)
+                if classes.contains(name), out.classes[name] == nil { out.classes[name] = here }
+                if !adopts.app, line.contains("UIApplicationDelegate") {
+                    (out.appDelegate, adopts.app) = ((name, here), true)
+                } else if out.appDelegate == nil, name.hasSuffix("AppDelegate") {
+                    out.appDelegate = (name, here)
+                }
+                if !adopts.scene, line.contains("UIWindowSceneDelegate") || line.contains("UISceneDelegate") {
+                    (out.sceneDelegate, adopts.scene) = ((name, here), true)
+                } else if out.sceneDelegate == nil, name.hasSuffix("SceneDelegate") {
+                    out.sceneDelegate = (name, here)
+                }
             }
-            if found.count == classes.count { break }
+            if out.classes.count == classes.count, adopts.app, adopts.scene { break }
         }
-        return found
+        return out
     }
 
     /// The source files under `root`, relative, sorted by path.

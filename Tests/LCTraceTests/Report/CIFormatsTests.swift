@@ -91,7 +91,8 @@ final class CIFormatsTests: TemporaryDirectoryTestCase {
             XCTAssertGreaterThan(((rule["fullDescription"] as? [String: Any])?["text"] as? String)?.count ?? 0, 60)
         }
         let results = try XCTUnwrap(run["results"] as? [[String: Any]])
-        XCTAssertEqual(results.count, try identities(), "one result per identity")
+        let notifications = ((run["invocations"] as? [[String: Any]])?.first?["toolExecutionNotifications"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(results.count + notifications.count, try identities(), "one result or notification per identity")
         let fingerprints = results.compactMap { ($0["partialFingerprints"] as? [String: String])?["lctraceIdentity/v1"] }
         XCTAssertEqual(Set(fingerprints).count, results.count)
         for result in results {
@@ -186,10 +187,12 @@ final class CIFormatsTests: TemporaryDirectoryTestCase {
         let sarif = TestSupport.run(["report", "--db", db, "--format", "sarif", "--source-root", root, "--baseline", baseline]).out
         let plainSarif = TestSupport.run(["report", "--db", db, "--format", "sarif"]).out
         let junit = TestSupport.run(["report", "--db", db, "--format", "junit", "--baseline", baseline]).out
-        let emptyJunit = TestSupport.run(["report", "--db", db, "--format", "junit", "--class", "Nothing"]).out
+        let emptyJunit = TestSupport.run(["report", "--db", db, "--format", "junit", "--class", "MainTabBarController"]).out
         let compareJunit = TestSupport.run(["compare", "--db", db, "--base-build", "812", "--head-build", "816", "--format", "junit"]).out
         XCTAssertTrue(compareJunit.contains("<failure type=\"LC301\""), compareJunit)
         try validate("junit", schema: "junit-10.xsd", document: compareJunit, file: "c.xml")
+        XCTAssertTrue(sarif.contains("\"toolExecutionNotifications\""), "the notifications are validated too")
+        XCTAssertTrue(sarif.contains("\"physicalLocation\""))
         try validate("sarif", schema: "sarif-schema-2.1.0.json", document: sarif, file: "a.sarif")
         try validate("sarif", schema: "sarif-schema-2.1.0.json", document: plainSarif, file: "b.sarif")
         try validate("junit", schema: "junit-10.xsd", document: junit, file: "a.xml")
