@@ -123,15 +123,18 @@ enum SARIFReporter: Reporter {
         json.endObject()
     }
 
-    /// The same text for the same identity in every run: the subject (class, else app), what
-    /// the rule finds, and the rest of the identity key; nothing that counts or times.
+    /// The same text for the same identity in every run, nothing in it that counts or times:
+    /// on its first line what the rule finds (the same for all of a rule's results, so tools
+    /// that group results by rule and first line, as sarif-tools' `diff` does, keep one
+    /// group from run to run), on the second the class (else the app), the rest of the
+    /// identity key and the app.
     static func message(_ g: IdentityGroup) -> String {
         let key = g.identityKey.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
         var rest = Array(key.dropFirst(2))
         if let cls = g.cls, rest.first == cls { rest.removeFirst() }
         rest.removeAll { $0 == FindingIdentity.unknown || $0.isEmpty }
         let app = key.count > 1 && key[1] != FindingIdentity.unknown ? key[1] : g.app
-        var text = "\(g.cls ?? app ?? FindingIdentity.unknown): \(g.rule.summary)"
+        var text = "\(g.rule.summary)\n\(g.cls ?? app ?? FindingIdentity.unknown)"
         if !rest.isEmpty { text += " (\(rest.joined(separator: ", ")))" }
         if g.cls != nil, let app { text += " in \(app)" }
         return text

@@ -44,6 +44,29 @@ fileprivate func write(_ files: [String: String], under root: String) throws {
     }
 }
 
+/// The app of SampleTraces as sources: every controller class it names that is not
+/// UIKit's, one file each, and an app delegate.
+fileprivate func writeSampleApp(at root: String, db: String) throws -> [String: String] {
+    var classes: [String] = []
+    let q = try SQLiteDatabase(path: db, mode: .readOnly).query(
+        "SELECT DISTINCT class FROM instances_v WHERE class IS NOT NULL AND class NOT LIKE 'UI%' ORDER BY class")
+    while try q.step() { classes.append(q.text(0)!) }
+    XCTAssertGreaterThan(classes.count, 10)
+    var files: [String: String] = [:]
+    for cls in classes { files["Sources/Screens/\(cls).swift"] = "import UIKit\n\nfinal class \(cls): UIViewController {\n}\n" }
+    files["Sources/App/AppDelegate.swift"] = """
+        import UIKit
+
+        @main
+        class AppDelegate: UIResponder, UIApplicationDelegate {
+            func applicationDidBecomeActive(_ application: UIApplication) {}
+        }
+
+        """
+    try write(files, under: root)
+    return files
+}
+
 /// A result's fingerprint, or a notification's identity.
 fileprivate func fingerprint(_ item: [String: Any]) -> String? {
     (item["partialFingerprints"] as? [String: String])?["lctraceIdentity/v1"]
@@ -60,29 +83,6 @@ final class SARIFPlacementTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, TestSupport.root.appendingPathComponent("SampleTraces").path]).status, 0)
     }
 
-    /// The app of SampleTraces as sources: every controller class it names that is not
-    /// UIKit's, one file each, and an app delegate.
-    func writeSampleApp(at root: String) throws -> [String: String] {
-        var classes: [String] = []
-        let q = try SQLiteDatabase(path: db, mode: .readOnly).query(
-            "SELECT DISTINCT class FROM instances_v WHERE class IS NOT NULL AND class NOT LIKE 'UI%' ORDER BY class")
-        while try q.step() { classes.append(q.text(0)!) }
-        XCTAssertGreaterThan(classes.count, 10)
-        var files: [String: String] = [:]
-        for cls in classes { files["Sources/Screens/\(cls).swift"] = "import UIKit\n\nfinal class \(cls): UIViewController {\n}\n" }
-        files["Sources/App/AppDelegate.swift"] = """
-            import UIKit
-
-            @main
-            class AppDelegate: UIResponder, UIApplicationDelegate {
-                func applicationDidBecomeActive(_ application: UIApplication) {}
-            }
-
-            """
-        try write(files, under: root)
-        return files
-    }
-
     func identities() throws -> [String: String] {
         var out: [String: String] = [:]
         let q = try SQLiteDatabase(path: db, mode: .readOnly).query("SELECT DISTINCT identity, rule FROM findings")
@@ -97,7 +97,7 @@ final class SARIFPlacementTests: TemporaryDirectoryTestCase {
     func testEveryResultOfTheSamplesHasASourceFileAndTheRestAreNotifications() throws {
         loadSamples()
         let root = dir + "/ShopApp"
-        _ = try writeSampleApp(at: root)
+        _ = try writeSampleApp(at: root, db: db)
         let r = TestSupport.run(["report", "--db", db, "--format", "sarif", "--source-root", root, "--fail-on", "never"])
         XCTAssertEqual(r.status, 0, r.err)
         let doc = try parse(r.out)
@@ -105,6 +105,9 @@ final class SARIFPlacementTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(doc.results.count + doc.notifications.count, all.count, "every identity once, as a result or a notification")
         for result in doc.results {
             XCTAssertNotNil(physical(result), "\(result["ruleId"] ?? "?") on \(logicalName(result) ?? "?") has no file")
+            let text = (result["message"] as? [String: Any])?["text"] as? String ?? ""
+            XCTAssertEqual(text.split(separator: "\n").first.map(String.init), RuleCatalog.info(result["ruleId"] as? String ?? "")?.summary,
+                           "the first line is the same for all of a rule's results: tools group by it")
             XCTAssertFalse((result["ruleId"] as? String ?? "").hasPrefix("LC9"), "trace quality is never a result")
         }
         let quality = all.filter { $0.value.hasPrefix("LC9") }
@@ -145,7 +148,7 @@ final class SARIFPlacementTests: TemporaryDirectoryTestCase {
     func testTheSourceRootDefaultsToTheGitWorkTree() throws {
         loadSamples()
         let repo = dir + "/repo"
-        let files = try writeSampleApp(at: repo)
+        let files = try writeSampleApp(at: repo, db: db)
         try FileManager.default.createDirectory(atPath: repo + "/.git", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: repo + "/Sources/Screens/Deep", withIntermediateDirectories: true)
         let args = ["report", "--db", db, "--format", "sarif", "--fail-on", "never"]
@@ -219,8 +222,27 @@ final class SARIFMessageTests: RuleTestCase {
         XCTAssertEqual((after["properties"] as? [String: Any])?["occurrences"] as? Int, 2)
         let text = (before["message"] as? [String: Any])?["text"] as? String
         XCTAssertEqual(text, (after["message"] as? [String: Any])?["text"] as? String)
-        XCTAssertEqual(text, "DetailVC: released controller not deallocated (pop) in com.example.app")
+        XCTAssertEqual(text, "released controller not deallocated\nDetailVC (pop) in com.example.app")
         let example = (after["properties"] as? [String: Any])?["example"] as? String
         XCTAssertTrue(example?.contains("not deallocated") == true, "the first occurrence's own words stay in properties: \(example ?? "nil")")
+    }
+}
+
+/// The team database places findings as SQLite does: the related controllers come from its
+/// `instances` table.
+final class SARIFPlacementPostgreSQLTests: PostgreSQLTestCase {
+    func testPostgreSQLPlacesEveryResultAsSQLiteDoes() throws {
+        let samples = TestSupport.root.appendingPathComponent("SampleTraces").path
+        let server = try freshDatabase()
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, samples]).status, 0)
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", server, samples]).status, 0)
+        let root = dir + "/ShopApp"
+        _ = try writeSampleApp(at: root, db: db)
+        let args = ["report", "--format", "sarif", "--source-root", root, "--fail-on", "never", "--db"]
+        let (local, team) = (TestSupport.run(args + [db]), TestSupport.run(args + [server]))
+        XCTAssertEqual(team.status, 0, team.err)
+        XCTAssertEqual(team.out, local.out)
+        let navigation = try XCTUnwrap(try parse(team.out).results.first { logicalName($0) == "UINavigationController" })
+        XCTAssertEqual(uri(navigation), "Sources/Screens/ProductListViewController.swift")
     }
 }
