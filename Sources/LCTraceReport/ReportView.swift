@@ -15,6 +15,9 @@ package struct ReportOptions: Sendable {
     /// Where the app's sources are (`--source-root`, else the Git work tree): SARIF places
     /// each result on a file there.
     package var sourceRoot: String?
+    /// What SARIF's paths are relative to (`SRCROOT`): the Git work tree holding the source
+    /// root (code scanning reads paths from the repository's top), else the root itself.
+    package var sourceBase: String?
     /// The follow-up `lctrace query` commands printed in text keep the database and filters.
     package var followUp = FollowUp()
     /// CSV: cells a spreadsheet would run as formulas start with `'` (`--safe-csv`).

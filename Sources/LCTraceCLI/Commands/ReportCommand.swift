@@ -45,6 +45,7 @@ enum ReportCommand: Command {
         if let file = args.value("baseline") { options.baseline = try Baseline.read(file) }
         let placesFindings = reporter.inputs.contains(.sourcePlacements)
         options.sourceRoot = try SourceRootOption.value(args, context, wanted: placesFindings)
+        options.sourceBase = options.sourceRoot.map { SourceRootOption.gitWorkTree(around: $0) ?? $0 }
         let output = try OutputFile(path: args.value("output"), console: context.console)
         options.color = try ColorOption.enabled(args, context, terminal: output.isTerminal)
         let path = DatabaseOption.location(args, context)

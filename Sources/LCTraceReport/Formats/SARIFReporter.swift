@@ -45,6 +45,7 @@ enum SARIFReporter: Reporter {
         json.endArray(layout: "\n ")
         json.endObject()
         json.endObject()
+        let prefix = view.options.sourceRoot.map { rootPrefix($0, base: view.options.sourceBase ?? $0) } ?? ""
         let placed = view.identities.filter { view.placements.byIdentity[$0.identity] != nil }
         let unplaced = view.identities.filter { view.placements.byIdentity[$0.identity] == nil }
         json.layout("\n "); json.key("invocations")
@@ -67,7 +68,7 @@ enum SARIFReporter: Reporter {
             json.beginObject()
             json.key("SRCROOT")
             json.beginObject()
-            json.key("uri"); json.string(directoryURI(root))
+            json.key("uri"); json.string(directoryURI(view.options.sourceBase ?? root))
             json.endObject()
             json.endObject()
         }
@@ -75,7 +76,7 @@ enum SARIFReporter: Reporter {
         json.beginArray()
         for g in placed {
             json.layout("\n  ")
-            result(g, view, ruleIndex: ruleIndex[g.rule.id] ?? 0, into: &json)
+            result(g, view, ruleIndex: ruleIndex[g.rule.id] ?? 0, prefix: prefix, into: &json)
         }
         json.endArray(layout: "\n ")
         json.endObject()
@@ -142,7 +143,8 @@ enum SARIFReporter: Reporter {
 
     /// An identity as a `result`: its message, where it sits in the app's sources, the class
     /// (or app) it is about as a logical location, its fingerprint and its counts.
-    static func result(_ g: IdentityGroup, _ view: ReportView, ruleIndex: Int, into json: inout JSONWriter) {
+    /// `prefix`: the source root's path under `SRCROOT` ("" or "App/").
+    static func result(_ g: IdentityGroup, _ view: ReportView, ruleIndex: Int, prefix: String, into json: inout JSONWriter) {
         json.beginObject()
         json.key("ruleId"); json.string(g.rule.id)
         json.key("ruleIndex"); json.int(ruleIndex)
@@ -152,7 +154,7 @@ enum SARIFReporter: Reporter {
         json.key("text"); json.string(message(g))
         json.endObject()
         let placement = view.placements.byIdentity[g.identity]
-        locations(g, view, placement: placement, into: &json)
+        locations(g, view, placement: placement, prefix: prefix, into: &json)
         json.key("partialFingerprints")
         json.beginObject()
         json.key(fingerprintKey); json.string(g.identity)
@@ -171,7 +173,7 @@ enum SARIFReporter: Reporter {
         json.beginObject()
         json.key("text"); json.string(message(g))
         json.endObject()
-        locations(g, view, placement: nil, into: &json)
+        locations(g, view, placement: nil, prefix: "", into: &json)
         json.key("associatedRule")
         json.beginObject()
         json.key("id"); json.string(g.rule.id)
@@ -182,7 +184,8 @@ enum SARIFReporter: Reporter {
     }
 
     /// `locations`: the file and line of `placement` (with one), and the class or app.
-    static func locations(_ g: IdentityGroup, _ view: ReportView, placement: SourcePlacement?, into json: inout JSONWriter) {
+    static func locations(_ g: IdentityGroup, _ view: ReportView, placement: SourcePlacement?, prefix: String,
+                          into json: inout JSONWriter) {
         let example = view.findings[g.findings[0]]
         json.key("locations")
         json.beginArray()
@@ -192,7 +195,7 @@ enum SARIFReporter: Reporter {
             json.beginObject()
             json.key("artifactLocation")
             json.beginObject()
-            json.key("uri"); json.string(pathURI(placement.location.path))
+            json.key("uri"); json.string(pathURI(prefix + placement.location.path))
             json.key("uriBaseId"); json.string("SRCROOT")
             json.endObject()
             json.key("region")
@@ -238,6 +241,15 @@ enum SARIFReporter: Reporter {
             json.key("placed_via"); json.string(placement.via)
         }
         json.endObject()
+    }
+
+    /// The path of `root` under `base` with a trailing `/` ("" when they are the same folder
+    /// or `root` is not under `base`).
+    static func rootPrefix(_ root: String, base: String) -> String {
+        let r = URL(fileURLWithPath: root).standardizedFileURL.resolvingSymlinksInPath().path
+        let b = URL(fileURLWithPath: base).standardizedFileURL.resolvingSymlinksInPath().path
+        guard r != b, r.hasPrefix(b.hasSuffix("/") ? b : b + "/") else { return "" }
+        return String(r.dropFirst(b.hasSuffix("/") ? b.count : b.count + 1)) + "/"
     }
 
     /// `file:///abs/dir/` for the source root.

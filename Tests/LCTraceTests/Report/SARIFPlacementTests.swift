@@ -176,6 +176,13 @@ final class SARIFPlacementTests: TemporaryDirectoryTestCase {
 
         let plain = dir + "/plain"
         try FileManager.default.createDirectory(atPath: plain, withIntermediateDirectories: true)
+        // A root inside a work tree: the paths are the repository's (code scanning reads them
+        // from its top), only that folder is searched.
+        let below = try parse(TestSupport.run(args + ["--source-root", repo + "/Sources/Screens"], workingDirectory: plain).out)
+        XCTAssertEqual(baseURI(below), URL(fileURLWithPath: repo, isDirectory: true).standardizedFileURL.absoluteString)
+        let nav = try XCTUnwrap(below.results.first { logicalName($0) == "UINavigationController" })
+        XCTAssertEqual(uri(nav), "Sources/Screens/ProductListViewController.swift")
+        XCTAssertFalse(below.results.contains { uri($0) == "Sources/App/AppDelegate.swift" }, "the app delegate is outside the root")
         let outside = TestSupport.run(args, workingDirectory: plain)
         let none = try parse(outside.out)
         XCTAssertNil(baseURI(none))
