@@ -16,6 +16,8 @@ struct SourceScan: Sendable {
     /// The app and scene delegates: their class and declaration.
     package var appDelegate: (cls: String, location: SourceLocation)?
     package var sceneDelegate: (cls: String, location: SourceLocation)?
+    /// The walk stopped at `SourceIndex.entryLimit` files and folders.
+    package var searchCut = false
 }
 
 /// Finds the primary declaration of controller classes in an app's Swift and Objective-C
@@ -24,7 +26,7 @@ struct SourceScan: Sendable {
 /// `@interface Name :`. Never an `extension Name`, an Objective-C category
 /// `@interface Name (…)`, or a longer name that starts with it. With several candidates the
 /// first by path wins. Hidden folders (`.git`, `.build`) are not searched.
-enum SourceIndex {
+package enum SourceIndex {
     package static let extensions: Set<String> = ["swift", "h", "m", "mm"]
 
     static func locate(classes: Set<String>, under root: String) -> [String: SourceLocation] {
@@ -35,10 +37,12 @@ enum SourceIndex {
     /// scene delegates (the first class by path whose declaration adopts
     /// `UIApplicationDelegate`, `UIWindowSceneDelegate` or `UISceneDelegate`, else whose name
     /// ends in `AppDelegate` or `SceneDelegate`).
-    static func scan(classes: Set<String>, under root: String) -> SourceScan {
+    static func scan(classes: Set<String>, under root: String, limit: Int = entryLimit) -> SourceScan {
         var out = SourceScan()
         var adopts = (app: false, scene: false)
-        for relative in sourceFiles(under: root) {
+        let (files, cut) = sourceFiles(under: root, limit: limit)
+        out.searchCut = cut
+        for relative in files {
             let path = (root as NSString).appendingPathComponent(relative)
             // A file that is not UTF-8 is read as Latin-1 (every byte is a character there).
             guard let text = (try? String(contentsOfFile: path, encoding: .utf8))
@@ -65,19 +69,28 @@ enum SourceIndex {
         return out
     }
 
-    /// The source files under `root`, relative, sorted by path.
-    static func sourceFiles(under root: String) -> [String] {
+    /// How many files and folders one walk looks at, at most: the root defaults to the Git
+    /// work tree, which may be a whole home folder (a dotfiles repository).
+    package static let entryLimit = 1_000_000
+
+    /// The source files under `root`, relative, sorted by path, and whether the walk stopped
+    /// at `limit` entries.
+    static func sourceFiles(under root: String, limit: Int = entryLimit) -> (files: [String], cut: Bool) {
         let url = URL(fileURLWithPath: root)
         guard let walker = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.isRegularFileKey],
-                                                          options: [.skipsHiddenFiles]) else { return [] }
+                                                          options: [.skipsHiddenFiles]) else { return ([], false) }
         let base = url.standardizedFileURL.path
         var files: [String] = []
-        for case let file as URL in walker where extensions.contains(file.pathExtension) {
+        var seen = 0
+        for case let file as URL in walker {
+            seen += 1
+            if seen > limit { return (files.sorted(), true) }
+            guard extensions.contains(file.pathExtension) else { continue }
             let path = file.standardizedFileURL.path
             guard path.hasPrefix(base) else { continue }
             files.append(String(path.dropFirst(base.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/")))
         }
-        return files.sorted()
+        return (files.sorted(), false)
     }
 
     /// The class a line declares, if it is a primary class declaration.

@@ -19,6 +19,9 @@ struct SourcePlacement: Sendable, Equatable {
 package struct SourcePlacements: Sendable {
     /// Identity → where it sits; an identity without an entry has no file.
     var byIdentity: [String: SourcePlacement] = [:]
+    /// The walk of the sources stopped at `SourceIndex.entryLimit` entries: some declarations
+    /// may not have been seen.
+    package var searchCut = false
     /// How many related instances one identity's search reads at most: its first findings'.
     static let findingsSearched = 5
     /// How many containers and presenters up the search goes from the finding's instance.
@@ -55,6 +58,7 @@ package struct SourcePlacements: Sendable {
         if !wanted.subtracting(scan.classes.keys).isEmpty {
             scan = SourceIndex.scan(classes: own.union(wanted), under: root)
         }
+        out.searchCut = scan.searchCut
         for (k, g) in view.identities.enumerated() {
             switch g.rule.report.sourcePlace {
             case .none:

@@ -64,7 +64,7 @@ enum ReportCommand: Command {
         if placesFindings { view.placements = try SourcePlacements.gather(view, db: db) }
         try output.write(reporter.render(view))
         try output.finish()
-        if placesFindings, let notice = SourceRootOption.notice(unplaced: view.placements.unplaced(view), root: options.sourceRoot,
+        if placesFindings, let notice = SourceRootOption.notice(view.placements, view, root: options.sourceRoot,
                                                                 given: args.value("source-root") != nil) {
             context.console.writeError(notice)
         }

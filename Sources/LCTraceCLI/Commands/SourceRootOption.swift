@@ -41,10 +41,17 @@ enum SourceRootOption {
         }
     }
 
-    /// The line on standard error when identities had no file and went to the notifications.
-    static func notice(unplaced: (aboutTraces: Int, notFound: Int), root: String?, given: Bool) -> String? {
+    /// What standard error says when identities had no file and went to the notifications,
+    /// and when the walk of the sources stopped at its limit.
+    static func notice(_ placements: SourcePlacements, _ view: ReportView, root: String?, given: Bool) -> String? {
+        var text = ""
+        if placements.searchCut, let root {
+            text += "sarif: stopped searching \(root) after \(NumberFormat.thousands(SourceIndex.entryLimit)) files and folders; "
+                + "give --source-root the app's folder\n"
+        }
+        let unplaced = placements.unplaced(view)
         let count = unplaced.aboutTraces + unplaced.notFound
-        guard count > 0 else { return nil }
+        guard count > 0 else { return text.isEmpty ? nil : text }
         var line = "sarif: \(count) finding\(count == 1 ? "" : "s") without a source file went to toolExecutionNotifications"
         if root == nil {
             line += " (no source root: not in a Git work tree; give --source-root DIR)"
@@ -56,6 +63,6 @@ enum SourceRootOption {
             }
             line += " (\(why.joined(separator: ", ")))"
         }
-        return line + "\n"
+        return text + line + "\n"
     }
 }

@@ -60,6 +60,11 @@ final class CIFormatsTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(found["MiniPlayerViewController"], SourceLocation(path: "C/Legacy.h", line: 3), "the first by path")
         XCTAssertEqual(found["CheckoutViewController"], SourceLocation(path: "B/Checkout.swift", line: 1))
         XCTAssertNil(found["SettingsViewController"], "hidden folders (.build) are not searched")
+        // A walk stops at its limit of files and folders (a work tree may be a whole home folder).
+        XCTAssertFalse(SourceIndex.scan(classes: [], under: dir + "/App").searchCut)
+        let cut = SourceIndex.scan(classes: ["ProductListViewController"], under: dir + "/App", limit: 3)
+        XCTAssertTrue(cut.searchCut)
+        XCTAssertLessThan(SourceIndex.sourceFiles(under: dir + "/App", limit: 3).files.count, 3)
     }
 
     /// A source file that is not UTF-8 (an old Objective-C header in Latin-1) is still searched.
