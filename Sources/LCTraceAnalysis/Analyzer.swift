@@ -7,7 +7,10 @@ import LCTraceStore
 package struct AnalysisSummary: Sendable {
     package var sessions = 0
     package var events = 0
+    /// Findings of the sessions analyzed in this run.
     package var findings = 0
+    /// Findings on files (LC904) the database holds after this run, whichever run loaded them.
+    package var fileFindings = 0
     /// Time of the analysis after loading.
     package var seconds: Double = 0
     /// Of `sessions`, those analyzed while later files were loading (`BackgroundAnalyzer`).
@@ -120,7 +123,7 @@ package final class Analyzer {
                 progress?(AnalysisProgress(sessionsDone: done, sessions: max(total, done), eventsIntoNext: 0))
             }
         }
-        summary.findings += try store.writeTransaction {
+        summary.fileFindings = try store.writeTransaction {
             try store.saveSettings(settings)
             let fileFindings = RejectedLinesRule.check(try store.fileProblems())
             try store.replaceFileFindings(fileFindings)

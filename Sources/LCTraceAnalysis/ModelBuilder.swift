@@ -729,6 +729,9 @@ final class ModelBuilder {
     private func removedWithoutCallbacks(_ y: Instance, except x: Instance? = nil) {
         for node in [y] + contained(in: y) where node !== x && node.state != .hidden {
             node.removedWithoutCallbacks = true
+            // One that got viewWillDisappear (a dismissed container's child, told just after
+            // its parent) gets its viewDidDisappear next: its cycle stays open for it.
+            if node.state == .disappearing { continue }
             closeCycle(node, ending: .disappeared)
             node.state = .hidden
             endInteractiveTransition(of: node)

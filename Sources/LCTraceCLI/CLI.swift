@@ -92,7 +92,8 @@ package enum CLI {
     /// Options that go before the command name: `lctrace --db x report` is `lctrace report --db x`.
     static let globalOptions: [OptionSpec] = [
         OptionSpec("db", value: "PATH", help: "Database of the command, as if given after its name (default: $LCTRACE_DB, else ./lctrace.db)."),
-        OptionSpec("color", value: "WHEN", help: "Colour of the command's output (auto, always, never), as if given after its name."),
+        OptionSpec("color", value: "WHEN", help: "Colour of the command's output (auto, always, never), as if given after its name.",
+                   choices: ColorOption.option.choices),
         OptionSpec("version", help: "Print the version."),
         OptionSpec("help", short: "h", help: "Show this overview."),
     ]

@@ -85,14 +85,37 @@ final class StandardConsole: Console {
     }
 
     package func progress(_ text: String) {
-        let width = terminalWidth(2)
-        let line = text.count > width - 1 ? String(text.prefix(width - 2)) + "…" : text
+        let line = Self.fitted(text, width: terminalWidth(2))
         if dumbTerminal {
             Self.writeAll(2, "\r" + line + String(repeating: " ", count: max(0, progressShown - line.count)))
         } else {
             Self.writeAll(2, "\r\u{1B}[2K\(line)")
         }
         progressShown = max(line.count, 1)
+    }
+
+    /// A progress line (parts joined by " · ") in `width - 1` columns: the last part (the file
+    /// being read) is cut from its start, keeping its name's end, or dropped; then the parts
+    /// before the time left give way, the latest first, so the ETA is the last thing lost.
+    static func fitted(_ text: String, width: Int) -> String {
+        let limit = max(width - 1, 10)
+        guard text.count > limit else { return text }
+        var parts = text.components(separatedBy: " · ")
+        func joined() -> String { parts.joined(separator: " · ") }
+        if parts.count > 2, !parts[parts.count - 1].hasPrefix("ETA") {
+            let room = limit - parts.dropLast().joined(separator: " · ").count - 3
+            if room >= 12 {
+                parts[parts.count - 1] = "…" + String(parts[parts.count - 1].suffix(room - 1))
+                return joined()
+            }
+            parts.removeLast()
+        }
+        while joined().count > limit, parts.count > 1,
+              let i = parts.indices.dropFirst().last(where: { !parts[$0].hasPrefix("ETA") }) {
+            parts.remove(at: i)
+        }
+        let line = joined()
+        return line.count > limit ? String(line.prefix(limit - 1)) + "…" : line
     }
 
     func clearProgress() {

@@ -42,6 +42,71 @@ package enum TerminalText {
     }
 }
 
+extension TerminalText {
+    /// `text` with every line wider than `width` columns broken at spaces, the rest of the line
+    /// indented four more than its start: what a text report shows on a terminal of that
+    /// width (a pipe or a file gets the lines whole, for grep). Colour escapes take no column.
+    package static func wrapped(_ text: String, width: Int) -> String {
+        guard width >= 20 else { return text }
+        var out = ""
+        out.reserveCapacity(text.utf8.count + text.utf8.count / 16)
+        var first = true
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if !first { out += "\n" }
+            first = false
+            out += wrappedLine(Substring(line), width: width)
+        }
+        return out
+    }
+
+    private static func wrappedLine(_ line: Substring, width: Int) -> String {
+        guard visibleWidth(line) > width else { return String(line) }
+        let indent = line.prefix { $0 == " " }.count
+        let continuation = String(repeating: " ", count: min(indent + 4, width / 2))
+        var out = "", rest = line, lead = ""
+        while visibleWidth(rest) + lead.count > width {
+            // The last space at or before the width (colour escapes take no column).
+            var column = lead.count, lastSpace: Substring.Index?, cut = rest.endIndex
+            var i = rest.startIndex
+            while i < rest.endIndex {
+                if rest[i] == "\u{1B}", let end = escapeEnd(rest, from: i) { i = end; continue }
+                if column == width { cut = i; break }
+                if rest[i] == " " && column > lead.count + 8 { lastSpace = i }
+                column += 1
+                i = rest.index(after: i)
+            }
+            let breakAt = lastSpace ?? cut
+            out += lead + String(rest[..<breakAt]).replacingOccurrences(of: " +$", with: "", options: .regularExpression) + "\n"
+            rest = rest[breakAt...].drop { $0 == " " }
+            lead = continuation
+        }
+        return out + lead + String(rest)
+    }
+
+    /// Columns `line` takes on a terminal: its characters but the escape sequences (CSI).
+    static func visibleWidth(_ line: Substring) -> Int {
+        var n = 0, i = line.startIndex
+        while i < line.endIndex {
+            if line[i] == "\u{1B}", let end = escapeEnd(line, from: i) { i = end; continue }
+            n += 1
+            i = line.index(after: i)
+        }
+        return n
+    }
+
+    /// The index after the CSI sequence (`ESC [ … final`) starting at `i`, nil for none.
+    private static func escapeEnd(_ s: Substring, from i: Substring.Index) -> Substring.Index? {
+        let open = s.index(after: i)
+        guard open < s.endIndex, s[open] == "[" else { return nil }
+        var j = s.index(after: open)
+        while j < s.endIndex {
+            if let a = s[j].asciiValue, (0x40...0x7E).contains(a) { return s.index(after: j) }
+            j = s.index(after: j)
+        }
+        return nil
+    }
+}
+
 package extension ReportData {
     /// The same data with every text that came from a trace or a file name escaped for a
     /// terminal (`TerminalText`): what the grouped text report shows. Identities (hashes) are

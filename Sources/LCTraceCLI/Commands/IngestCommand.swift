@@ -66,8 +66,9 @@ enum IngestCommand: Command {
             console.writeError("Error: \(shown(file.path)): not a single valid trace line (\(rejected)): is it a trace file?\n")
         }
         if !args.has("quiet") {
-            console.write(format == .json ? IngestSummaryReporter.json(summary, outcome.analysis)
-                          : IngestSummaryReporter.text(summary, outcome.analysis, verbose: args.has("verbose")))
+            let totals = try DatabaseReader(db: db.backend.reader).totals()
+            console.write(format == .json ? IngestSummaryReporter.json(summary, outcome.analysis, database: totals)
+                          : IngestSummaryReporter.text(summary, outcome.analysis, database: totals, verbose: args.has("verbose")))
         }
         if !summary.missingFiles.isEmpty || !outcome.emptyDirectories.isEmpty { return ExitStatus.noInput }
         if !summary.damagedFiles.isEmpty || !summary.refusedFiles.isEmpty || !outcome.filesWithoutEvents.isEmpty {

@@ -62,7 +62,12 @@ enum ReportCommand: Command {
             progress.clear()
         }
         if placesFindings { view.placements = try SourcePlacements.gather(view, db: db) }
-        try output.write(reporter.render(view))
+        var rendered = reporter.render(view)
+        // On a terminal the grouped text fits its width; a pipe or a file gets lines whole.
+        if reporter.fitsTerminalWidth, output.isTerminal, let width = context.console.outputWidth {
+            rendered = TerminalText.wrapped(rendered, width: width)
+        }
+        try output.write(rendered)
         try output.finish()
         if placesFindings, let notice = SourceRootOption.notice(view.placements, view, root: options.sourceRoot,
                                                                 given: args.value("source-root") != nil) {

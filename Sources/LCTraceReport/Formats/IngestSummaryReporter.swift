@@ -3,6 +3,7 @@ import LCTraceAnalysis
 import LCTraceIngest
 import LCTraceFormat
 import LCTraceModel
+import LCTraceStore
 
 /// What `lctrace ingest` prints when it is done, as text for people or one JSON document:
 /// the files loaded, skipped, damaged or missing, the events and rejects, and the analysis.
@@ -12,7 +13,11 @@ package enum IngestSummaryReporter {
     /// Files skipped as already loaded that the text names without `verbose`.
     package static let skippedShown = 3
 
-    package static func text(_ s: IngestSummary, _ a: AnalysisSummary?, verbose: Bool = false) -> String {
+    /// `database`: what the database holds after the run, said apart from the run's own
+    /// numbers (a run that loaded nothing valid still leaves findings on its files, and a
+    /// database full of earlier runs is not this run's work).
+    package static func text(_ s: IngestSummary, _ a: AnalysisSummary?, database: DatabaseTotals? = nil,
+                             verbose: Bool = false) -> String {
         let loaded = loadedFiles(s)
         let skipped = s.files.filter {
             switch $0.status { case .alreadyLoaded, .sameContent: return true; default: return false }
@@ -33,9 +38,17 @@ package enum IngestSummaryReporter {
             let when = a.whileLoading > 0
                 ? "(\(n(a.whileLoading)) while loading, \(n(a.sessions - a.whileLoading)) after in \(NumberFormat.seconds(a.seconds)))"
                 : "in \(NumberFormat.seconds(a.seconds))"
-            out += "  sessions  \(n(a.sessions)) analyzed \(when): \(n(a.findings)) findings (lctrace report)\n"
+            out += "  sessions  \(n(a.sessions)) analyzed \(when): \(plural(a.findings, "finding"))\n"
         } else {
             out += "  sessions  not analyzed (--no-analyze): run lctrace analyze\n"
+        }
+        if let d = database {
+            var held = "\(plural(d.sessions, "session")), \(plural(d.events, "event")), "
+                + "\(plural(d.sessionFindings, "finding")) on sessions"
+            if d.fileFindings > 0 { held += ", \(plural(d.fileFindings, "finding")) on files" }
+            held += d.sessions > 0 ? " (lctrace report)"
+                : ": no session yet, nothing for lctrace report to show until a file with valid trace lines loads"
+            out += "  database  \(held)\n"
         }
         // A re-run over a campaign skips every file: a count and the first few, not a line each.
         var skippedListed = 0
@@ -71,7 +84,7 @@ package enum IngestSummaryReporter {
         return out
     }
 
-    package static func json(_ s: IngestSummary, _ a: AnalysisSummary?) -> String {
+    package static func json(_ s: IngestSummary, _ a: AnalysisSummary?, database: DatabaseTotals? = nil) -> String {
         var json = JSONWriter()
         json.beginObject()
         json.key("files")
@@ -114,8 +127,23 @@ package enum IngestSummaryReporter {
         } else {
             json.null()
         }
+        json.key("database")
+        if let d = database {
+            json.beginObject()
+            json.key("sessions"); json.int(d.sessions)
+            json.key("events"); json.int(d.events)
+            json.key("session_findings"); json.int(d.sessionFindings)
+            json.key("file_findings"); json.int(d.fileFindings)
+            json.endObject()
+        } else {
+            json.null()
+        }
         json.endObject()
         return json.text + "\n"
+    }
+
+    private static func plural(_ count: Int, _ noun: String) -> String {
+        "\(NumberFormat.thousands(count)) \(noun)\(count == 1 ? "" : "s")"
     }
 
     /// Files read into the database in this run (whole or up to their damage).

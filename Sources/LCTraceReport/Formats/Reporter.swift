@@ -10,11 +10,15 @@ package protocol Reporter {
     /// What the command must gather for it beyond the findings (none by default): a reporter
     /// that does not ask pays nothing for it.
     static var inputs: ReportInputs { get }
+    /// Lines for people, broken to a terminal's width when shown on one (false by default:
+    /// machine formats keep their lines).
+    static var fitsTerminalWidth: Bool { get }
     static func render(_ view: ReportView) -> String
 }
 
 extension Reporter {
     package static var inputs: ReportInputs { [] }
+    package static var fitsTerminalWidth: Bool { false }
 }
 
 /// What a reporter can ask the command to gather into the view model.

@@ -5,6 +5,7 @@ import LCTraceModel
 /// then the worst examples; under a baseline the new identities come first with a NEW marker
 /// and the baseline's entries no longer seen are listed last. Colour only on a terminal.
 enum TextReporter: Reporter {
+    static let fitsTerminalWidth = true
     package static let id = "text"
     package static let summary = "grouped for people"
 

@@ -242,6 +242,19 @@ package final class DatabaseReader {
         return (events, findings)
     }
 
+    /// What the whole database holds, whichever runs loaded it: what `ingest` reports beside
+    /// the numbers of its own run.
+    package func totals() throws -> DatabaseTotals {
+        let rows = try db.query("SELECT count(*), coalesce(sum(events), 0) FROM sessions")
+        guard try rows.step() else { return DatabaseTotals() }
+        let sessions = Int(rows.int(0)), events = Int(rows.int(1))
+        let found = try db.query("SELECT count(*), coalesce(sum(CASE WHEN session > 0 THEN 1 ELSE 0 END), 0) FROM findings")
+        guard try found.step() else { return DatabaseTotals(sessions: sessions, events: events) }
+        let onSessions = Int(found.int(1))
+        return DatabaseTotals(sessions: sessions, events: events, sessionFindings: onSessions,
+                              fileFindings: Int(found.int(0)) - onSessions)
+    }
+
     /// The settings the stored findings were built with.
     package func storedSettingsText() throws -> String? {
         try db.scalarText("SELECT value FROM meta WHERE key = 'rule_settings'")
@@ -301,3 +314,11 @@ package final class DatabaseReader {
 }
 
 import Foundation
+
+/// The database's contents in numbers (`DatabaseReader.totals`).
+package struct DatabaseTotals: Sendable, Equatable {
+    package var sessions = 0
+    package var events = 0
+    package var sessionFindings = 0
+    package var fileFindings = 0
+}

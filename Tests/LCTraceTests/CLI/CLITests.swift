@@ -205,17 +205,62 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(r.status, 0, r.err)
         let json = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [String: Any]
         XCTAssertEqual(Set(json.keys), ["files", "events", "record_conflicts", "rejects", "damaged_files", "missing_files",
-                                        "seconds", "events_per_second", "analysis"])
+                                        "seconds", "events_per_second", "analysis", "database"])
         let file = (json["files"] as! [[String: Any]])[0]
         XCTAssertEqual(Set(file.keys), ["path", "status", "note", "lines", "events", "new", "duplicates", "conflicts", "rejects"])
         XCTAssertEqual(Set((json["events"] as! [String: Any]).keys), ["new", "duplicate", "conflicting"])
         let analysis = json["analysis"] as! [String: Any]
         XCTAssertEqual(Set(analysis.keys), ["sessions", "while_loading", "findings", "seconds"])
         XCTAssertEqual(analysis["sessions"] as? Int, 1)
+        let database = json["database"] as! [String: Any]
+        XCTAssertEqual(Set(database.keys), ["sessions", "events", "session_findings", "file_findings"])
+        XCTAssertEqual(database["sessions"] as? Int, 1)
         let usage = try String(contentsOf: TestSupport.root.appendingPathComponent("docs/usage.md"), encoding: .utf8)
-        for key in json.keys.sorted() + file.keys.sorted() + analysis.keys.sorted() {
+        for key in json.keys.sorted() + file.keys.sorted() + analysis.keys.sorted() + database.keys.sorted() {
             XCTAssertTrue(usage.contains("`\(key)`"), "docs/usage.md does not document \(key)")
         }
+    }
+
+    /// (Issue 25) A run that loads only a wrong file promised "1 findings (lctrace report)" and
+    /// `report` then found an empty database: the summary says this run's numbers apart from
+    /// what the database holds.
+    func testTheIngestSummarySaysTheRunApartFromTheDatabase() throws {
+        let wrong = dir + "/notes.txt"
+        try "hello, this is not a trace\n".write(toFile: wrong, atomically: true, encoding: .utf8)
+        let first = TestSupport.run(["ingest", "--db", db, wrong])
+        XCTAssertEqual(first.status, 65, first.err)
+        XCTAssertTrue(first.out.contains("  sessions  0 analyzed in ") && first.out.contains(": 0 findings\n"), first.out)
+        XCTAssertTrue(first.out.contains("  database  0 sessions, 0 events, 0 findings on sessions, 1 finding on files: no session yet"), first.out)
+        XCTAssertFalse(first.out.contains("(lctrace report)"), "nothing for report to show:\n\(first.out)")
+
+        var b = TraceBuilder()
+        b.vc(2, "init", "0xa", #""cls":"A""#)
+        TestSupport.writeLines(b.lines, to: dir + "/one.jsonl")
+        XCTAssertEqual(TestSupport.run(["ingest", "--db", db, dir + "/one.jsonl"]).status, 0)
+        // A second run over the same file analyses nothing; the database still holds the session.
+        let again = TestSupport.run(["ingest", "--db", db, dir + "/one.jsonl"])
+        XCTAssertEqual(again.status, 0, again.err)
+        XCTAssertTrue(again.out.contains("  sessions  0 analyzed in "), again.out)
+        XCTAssertTrue(again.out.contains("  database  1 session, "), again.out)
+        XCTAssertTrue(again.out.contains("1 finding on files (lctrace report)"), again.out)
+    }
+
+    /// (Issue 25) The grouped text report fits the terminal's width, broken at spaces with the
+    /// rest indented, and says the same words as the whole lines a pipe gets.
+    func testTheTextReportFitsTheTerminalAndAPipeGetsWholeLines() {
+        let samples = TestSupport.root.appendingPathComponent("SampleTraces").path
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, samples]).status, 0)
+        let terminal = CapturingConsole(terminal: true)
+        terminal.outputWidth = 72
+        XCTAssertEqual(CLI.run(["report", "--db", db], console: terminal, environment: [:]), 1)
+        let shown = terminal.output.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+        for line in shown.split(separator: "\n") {
+            XCTAssertLessThanOrEqual(line.count, 72, "fits the terminal: \(line)")
+        }
+        let piped = TestSupport.run(["report", "--db", db]).out
+        XCTAssertTrue(piped.split(separator: "\n").contains { $0.count > 72 }, "a pipe gets whole lines")
+        XCTAssertEqual(shown.split(whereSeparator: \.isWhitespace), piped.split(whereSeparator: \.isWhitespace),
+                       "the same words, only broken")
     }
 
     func testAnalysisProgressSaysHowFarIntoALongSession() {
@@ -256,6 +301,22 @@ final class CLITests: TemporaryDirectoryTestCase {
         p.run.totalBytes = nil
         p.run.filesDone = 300
         XCTAssertEqual(IngestCommand.describe(p, seconds: 4), "ingest 300/300 files · 1,234,567 events · 4005.0 MB · 308,641 events/s")
+        // (Issue 25) On an 80-column terminal the ETA was cut ("… · ETA 0:2…"): the file's name
+        // gives way first, cut from its start, then the parts before the time left.
+        p.run = IngestProgress.Run(filesDone: 12, events: 1_234_567, bytesRead: 40_000_000, bytesSkipped: 5_000_000, totalBytes: 282_000_000)
+        p.path = "/logs/device-farm-run-2026-12-04-iphone15-pro-device-013.jsonl.gz"
+        let line = IngestCommand.describe(p, seconds: 4)
+        XCTAssertGreaterThan(line.count, 80)
+        let at120 = StandardConsole.fitted(line, width: 120)
+        XCTAssertLessThanOrEqual(at120.count, 119, at120)
+        XCTAssertTrue(at120.contains(" · ETA 0:24 · …") && at120.hasSuffix("013.jsonl.gz 25%"), at120)
+        let at80 = StandardConsole.fitted(line, width: 80)
+        XCTAssertLessThanOrEqual(at80.count, 79, at80)
+        XCTAssertTrue(at80.hasSuffix(" · ETA 0:24"), at80)
+        let at40 = StandardConsole.fitted(line, width: 40)
+        XCTAssertLessThanOrEqual(at40.count, 39, at40)
+        XCTAssertTrue(at40.hasPrefix("ingest 12/300 files") && at40.hasSuffix("ETA 0:24"), at40)
+        XCTAssertEqual(StandardConsole.fitted("short", width: 80), "short")
         XCTAssertEqual(IngestCommand.clock(59.2), "1:00")
         XCTAssertEqual(IngestCommand.clock(3_661), "1:01:01")
     }

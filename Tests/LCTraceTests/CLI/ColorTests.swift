@@ -69,6 +69,9 @@ final class ColorTests: TemporaryDirectoryTestCase {
         let bash = TestSupport.run(["completions", "bash"]).out
         XCTAssertTrue(bash.contains("--color"), "bash completion")
         XCTAssertTrue(bash.contains("auto always never") || bash.contains("'auto' 'always' 'never'"), "the values complete")
+        // (Issue 25) Before the command name too (`lctrace --color <TAB>` offered nothing).
+        let global = bash.components(separatedBy: "case $command in")[1].components(separatedBy: "esac")[0]
+        XCTAssertTrue(global.contains("--color) _lctrace_reply -W 'auto always never'"), global)
         XCTAssertTrue(TestSupport.run(["completions", "fish"]).out.contains("-l color"))
         XCTAssertTrue(TestSupport.run(["completions", "zsh"]).out.contains("--color"))
         XCTAssertTrue(TestSupport.run(["help", "--man"]).out.contains("\\-\\-color"))

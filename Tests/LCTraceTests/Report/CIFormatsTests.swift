@@ -193,6 +193,7 @@ final class CIFormatsTests: TemporaryDirectoryTestCase {
         let plainSarif = TestSupport.run(["report", "--db", db, "--format", "sarif"]).out
         let junit = TestSupport.run(["report", "--db", db, "--format", "junit", "--baseline", baseline]).out
         let emptyJunit = TestSupport.run(["report", "--db", db, "--format", "junit", "--class", "MainTabBarController"]).out
+        XCTAssertTrue(emptyJunit.contains("<testsuite") && !emptyJunit.contains("<failure"), "a known class without findings: an empty JUnit report\n\(emptyJunit)")
         let compareJunit = TestSupport.run(["compare", "--db", db, "--base-build", "812", "--head-build", "816", "--format", "junit"]).out
         XCTAssertTrue(compareJunit.contains("<failure type=\"LC301\""), compareJunit)
         try validate("junit", schema: "junit-10.xsd", document: compareJunit, file: "c.xml")
