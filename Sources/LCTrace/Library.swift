@@ -52,8 +52,9 @@ public final class TraceDatabase {
     }
 
     /// A report of every finding in `format`, and whether a gate at `failOn` (nil: never)
-    /// fails on it, as `lctrace report --fail-on` decides.
-    public func report(_ format: ReportFormat, failOn: Severity? = .error) throws -> RenderedReport {
+    /// fails on it, as `lctrace report --fail-on` decides. `sourceRoot`: the app's sources,
+    /// where SARIF places its results (without it every finding is a notification).
+    public func report(_ format: ReportFormat, failOn: Severity? = .error, sourceRoot: String? = nil) throws -> RenderedReport {
         do {
             guard let reporter = OutputFormats.report.named(format.rawValue)?.value else {
                 preconditionFailure("ReportFormat.\(format) has no reporter")
@@ -62,9 +63,11 @@ public final class TraceDatabase {
             request.gapsBySession = reporter.inputs.contains(.gapsBySession)
             var options = ReportOptions()
             options.failOn = failOn
+            options.sourceRoot = sourceRoot
             options.followUp = FollowUp(database: storage.shownLocation)
             var view = ReportView(data: try ReportCollector.collect(request, db: storage), options: options)
             if reporter.inputs.contains(.exhibits) { view.exhibits = try ReportExhibits.gather(view, db: storage) }
+            if reporter.inputs.contains(.sourcePlacements) { view.placements = try SourcePlacements.gather(view, db: storage) }
             return RenderedReport(text: reporter.render(view), failing: view.failing)
         } catch {
             throw TraceDatabaseError(error)

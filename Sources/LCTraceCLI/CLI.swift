@@ -37,10 +37,13 @@ enum ExitStatus {
     ]
 }
 
-/// What every command gets: where to write and the environment.
+/// What every command gets: where to write, the environment and where it was started.
 struct CommandContext {
     package var console: Console
     package var environment: [String: String]
+    /// The directory the command was started in: `report --format sarif` looks for the Git
+    /// work tree around it (tests give their own, so no output depends on the checkout).
+    package var workingDirectory = FileManager.default.currentDirectoryPath
     /// Reads standard input to its end, at most `limit` bytes (more: nil); tests pass their own.
     package var standardInput: (_ limit: Int) throws -> Data? = CommandContext.readStandardInput
 
@@ -129,8 +132,10 @@ package enum CLI {
     /// returns the exit status, so tests call it in-process.
     package static func run(_ arguments: [String], console: Console = StandardConsole(),
                            environment: [String: String] = ProcessInfo.processInfo.environment,
-                           standardInput: ((_ limit: Int) throws -> Data?)? = nil) -> Int32 {
-        let status = runCommand(arguments, console: console, environment: environment, standardInput: standardInput)
+                           standardInput: ((_ limit: Int) throws -> Data?)? = nil,
+                           workingDirectory: String = FileManager.default.currentDirectoryPath) -> Int32 {
+        let status = runCommand(arguments, console: console, environment: environment, standardInput: standardInput,
+                                workingDirectory: workingDirectory)
         // A document that did not reach standard output is a failure whatever the command decided.
         if let code = (console as? StandardConsole)?.outputFailure {
             console.writeError("Error: cannot write to standard output: \(systemErrorReason(code))\n")
@@ -140,8 +145,9 @@ package enum CLI {
     }
 
     private static func runCommand(_ arguments: [String], console: Console, environment: [String: String],
-                                   standardInput: ((_ limit: Int) throws -> Data?)?) -> Int32 {
+                                   standardInput: ((_ limit: Int) throws -> Data?)?, workingDirectory: String) -> Int32 {
         var context = CommandContext(console: console, environment: environment)
+        context.workingDirectory = workingDirectory
         if let standardInput { context.standardInput = standardInput }
         do {
             var rest = arguments[...]

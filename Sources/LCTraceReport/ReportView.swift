@@ -12,8 +12,12 @@ package struct ReportOptions: Sendable {
     package var color = false
     /// Examples per rule in text.
     package var examples = 5
-    /// Where the app's sources are (`--source-root`): SARIF names the file declaring each class.
+    /// Where the app's sources are (`--source-root`, else the Git work tree): SARIF places
+    /// each result on a file there.
     package var sourceRoot: String?
+    /// What SARIF's paths are relative to (`SRCROOT`): the Git work tree holding the source
+    /// root (code scanning reads paths from the repository's top), else the root itself.
+    package var sourceBase: String?
     /// The follow-up `lctrace query` commands printed in text keep the database and filters.
     package var followUp = FollowUp()
     /// CSV: cells a spreadsheet would run as formulas start with `'` (`--safe-csv`).
@@ -115,8 +119,8 @@ enum Percentile {
 }
 
 /// The data every reporter receives, built once from a report's findings: the identities
-/// with their counts and builds, the baseline's verdicts, gap statistics and source
-/// locations. Reporters only format it; none re-derives it or special-cases a rule (what a
+/// with their counts and builds, the baseline's verdicts, gap statistics and (gathered
+/// on demand) exhibits and source placements. Reporters only format it; none re-derives it or special-cases a rule (what a
 /// rule's findings need is declared in its `RuleInfo.report`).
 package struct ReportView: Sendable {
     package let data: ReportData
@@ -130,8 +134,9 @@ package struct ReportView: Sendable {
     /// Baseline entries seen nowhere in the selection (only those the selection could show).
     let fixed: [BaselineEntry]
     let gapStats: [GapStats]
-    /// Class → where it is declared under `options.sourceRoot`.
-    let sourceLocations: [String: SourceLocation]
+    /// Where each identity sits in the app's sources under `options.sourceRoot`, when a
+    /// reporter needs it and it was gathered (`SourcePlacements.gather`).
+    package var placements = SourcePlacements()
     /// "lctrace 0.3.0".
     let tool: String
     /// The builds of the selected sessions, oldest first, with their counts.
@@ -218,11 +223,6 @@ package struct ReportView: Sendable {
         }
         gapStats = data.gaps.map { GapStats(cls: $0.key, values: $0.value) }
             .sorted { ($1.count, $0.cls) < ($0.count, $1.cls) }
-        if let root = options.sourceRoot {
-            sourceLocations = SourceIndex.locate(classes: Set(groups.compactMap(\.cls)), under: root)
-        } else {
-            sourceLocations = [:]
-        }
         buildOfSession = builds.rank
         self.builds = Self.buildSummaries(data, rank: builds.rank, names: builds.names, values: builds.values,
                                           sessionIndex: sessionIndex)

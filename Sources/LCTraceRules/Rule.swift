@@ -50,12 +50,25 @@ package struct ReportNeeds: Sendable, Equatable {
     /// The `detail` keys of the id and `since` of the instance whose finding holds this one (a
     /// child released with its leaked container): such findings are listed under that one.
     package var heldByKeys: [String]?
+    /// Where in the app's sources a finding belongs (SARIF's physical location).
+    package var sourcePlace = SourcePlace.declaringClass
 
     package init(worstFirstBy: String? = nil, worstFirstTitle: String? = nil, groupBy: String? = nil,
-                groupByTitle: String? = nil, heldByKeys: [String]? = nil) {
+                groupByTitle: String? = nil, heldByKeys: [String]? = nil, sourcePlace: SourcePlace = .declaringClass) {
         self.worstFirstBy = worstFirstBy; self.worstFirstTitle = worstFirstTitle; self.groupBy = groupBy
-        self.groupByTitle = groupByTitle; self.heldByKeys = heldByKeys
+        self.groupByTitle = groupByTitle; self.heldByKeys = heldByKeys; self.sourcePlace = sourcePlace
     }
+}
+
+/// Where a rule's findings sit in the app's sources: code scanning shows a finding only on a file.
+package enum SourcePlace: Sendable, Equatable {
+    /// The declaration of the finding's class, or, for a class the app does not declare (a
+    /// UIKit container), of the nearest related class it does: parent, presenter, holder.
+    case declaringClass
+    /// The app delegate (else the scene delegate): the app's life cycle is implemented there.
+    case appDelegate
+    /// Nowhere: a finding about the traces themselves, which no line of the app explains.
+    case none
 }
 
 /// Tuning of the rules (`lctrace report --grace …`).

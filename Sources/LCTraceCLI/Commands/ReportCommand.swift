@@ -20,7 +20,7 @@ enum ReportCommand: Command {
                 .safeCSV,
                 FailOnOption.spec(),
                 OptionSpec("baseline", value: "FILE", help: "Mark findings new or known against a baseline file; --fail-on counts new ones only."),
-                OptionSpec("source-root", value: "DIR", help: "SARIF: point each result at the file declaring its class under DIR."),
+                SourceRootOption.option,
                 OptionSpec("examples", value: "N", help: "Examples per rule in text, per group in html, 0 to 1000000 (default 5)."),
                 Selection.allowEmpty,
                 OutputFile.option,
@@ -43,13 +43,9 @@ enum ReportCommand: Command {
         }
         options.neutralizesFormulas = args.neutralizesFormulas
         if let file = args.value("baseline") { options.baseline = try Baseline.read(file) }
-        if let root = args.value("source-root") {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw UsageError("--source-root '\(root)' is not a directory")
-            }
-            options.sourceRoot = root
-        }
+        let placesFindings = reporter.inputs.contains(.sourcePlacements)
+        options.sourceRoot = try SourceRootOption.value(args, context, wanted: placesFindings)
+        options.sourceBase = options.sourceRoot.map { SourceRootOption.gitWorkTree(around: $0) ?? $0 }
         let output = try OutputFile(path: args.value("output"), console: context.console)
         options.color = try ColorOption.enabled(args, context, terminal: output.isTerminal)
         let path = DatabaseOption.location(args, context)
@@ -65,6 +61,7 @@ enum ReportCommand: Command {
             }
             progress.clear()
         }
+        if placesFindings { view.placements = try SourcePlacements.gather(view, db: db) }
         var rendered = reporter.render(view)
         // On a terminal the grouped text fits its width; a pipe or a file gets lines whole.
         if reporter.fitsTerminalWidth, output.isTerminal, let width = context.console.outputWidth {
@@ -72,6 +69,10 @@ enum ReportCommand: Command {
         }
         try output.write(rendered)
         try output.finish()
+        if placesFindings, let notice = SourceRootOption.notice(view.placements, view, root: options.sourceRoot,
+                                                                given: args.value("source-root") != nil) {
+            context.console.writeError(notice)
+        }
         context.console.writeError(GateLine.text(failing: view.failing, count: view.failingCount,
                                                  what: "finding", whats: "findings", failOn: options.failOn))
         return view.failing ? ExitStatus.findings : ExitStatus.ok

@@ -29,4 +29,6 @@ package struct ReportInputs: OptionSet, Sendable {
     package static let gapsBySession = ReportInputs(rawValue: 1)
     /// The examples drawn: timelines, holders, raw events (`ReportView.exhibits`).
     package static let exhibits = ReportInputs(rawValue: 2)
+    /// Where each identity sits in the app's sources (`ReportView.placements`).
+    package static let sourcePlacements = ReportInputs(rawValue: 4)
 }

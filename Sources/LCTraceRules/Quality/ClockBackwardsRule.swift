@@ -12,6 +12,7 @@ enum ClockBackwardsRule: Rule {
                                summary: "t decreasing while seq increases",
                                explanation: "t decreasing while seq increases: the monotonic clock went backwards or the recorder mixed clocks, so durations across that point are wrong; one finding per session, with the count and the first occurrence. Not flagged: equal t on consecutive events (UIKit delivers many callbacks at once).",
                                help: "Record t from a monotonic clock (mach_continuous_time, CLOCK_MONOTONIC) on one thread-safe counter.",
+                               report: ReportNeeds(sourcePlace: .none),
                                keyParts: "nothing more")
     package static let scope = RuleScope.session
 

@@ -11,6 +11,7 @@ enum LostEventsRule: Rule {
                                summary: "holes in seq",
                                explanation: "Holes in the session's seq (events the recorder lost), with their count and ranges; every finding of such a session gets confidence low. Not flagged: events lost after the last one recorded (nothing shows them).",
                                help: "Check the recorder's buffer and file rotation; collect every file of the session.",
+                               report: ReportNeeds(sourcePlace: .none),
                                keyParts: "nothing more")
     package static let scope = RuleScope.session
 

@@ -14,6 +14,7 @@ package enum RejectedLinesRule {
                                       summary: "lines rejected at ingest",
                                       explanation: "Lines rejected at ingest (not JSON, a missing required key, a wrong type, a newer format version, …), conflicting duplicates of stored events and damaged streams (truncated or corrupt gzip), per file and kind of problem, with the most common reasons. The rest of each file was loaded; the lines themselves are in the rejects table. Not flagged: blank lines (the format ignores them); exact duplicates of stored events.",
                                       help: "Fix the recorder or the transfer that wrote the file (lctrace query \"SELECT line, reason FROM rejects …\" lists every line).",
+                               report: ReportNeeds(sourcePlace: .none),
                                keyParts: "the kind of problem: `not-json`, `not-utf8`, `too-deep`, `cut-line`, `line-too-long`, `too-many-keys`, `duplicate-key`, `missing-key`, `wrong-type`, `newer-version`, `bad-value`, `conflicting-duplicate`, `truncated-gzip`, `damaged-gzip`, `inflation-limit`, `read-error`; (1.2) the app is that of the file's sessions, `?` when they have none or several",
                                keyExample: "LC904|com.example.shop|missing-key")
 

@@ -11,6 +11,7 @@ enum UnknownInstanceRule: Rule {
                                summary: "events for an id with no init",
                                explanation: "Events for a controller id that had no init in the session (the recorder started late, or lost it); the events are kept and modelled from the first one. Not flagged: ids only named as a parent, host or presenter; events after a deinit (LC205).",
                                help: "Make sure the recorder hooks init of every controller class before the first one is created.",
+                               report: ReportNeeds(sourcePlace: .none),
                                keyParts: "class, or `?` when none is known",
                                keyExample: "LC902|com.example.shop|?")
 

@@ -16,6 +16,7 @@ enum AppDelegateLifecycleRule: Rule {
                                summary: "deprecated app-delegate life cycle",
                                explanation: "One of the four app-delegate state transitions the iOS 26 SDK deprecates (appDidBecomeActive, appWillResignActive, appDidEnterBackground, appWillEnterForeground) in a session whose sdk is 26 or later: the UISceneDelegate callbacks replace them. One finding per deprecated event and session, with its count. Not flagged: appDidFinishLaunching and appWillTerminate, which are not deprecated; apps built with an older SDK; sessions with no session record (no SDK known).",
                                help: "Adopt the scene life cycle: move the work to the UISceneDelegate callback named in the message.",
+                               report: ReportNeeds(sourcePlace: .appDelegate),
                                keyParts: "the event name",
                                keyExample: "LC501|com.example.news|appDidEnterBackground")
     package static let scope = RuleScope.session

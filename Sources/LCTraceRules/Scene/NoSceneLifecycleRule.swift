@@ -14,6 +14,7 @@ enum NoSceneLifecycleRule: Rule {
                                summary: "no scene life cycle with SDK 27+",
                                explanation: "A session of an app built with SDK 27 or later with no scene event at all: such an app has no scene life cycle and fails to launch. Not flagged: older SDKs; sessions with no session record; sessions with any scene event; app extensions (a session record with extension: extensions have no scene life cycle); sessions whose start (seq 0) is not in the trace (a lost first file may have held the scene events).",
                                help: "Add a UIApplicationSceneManifest and a UISceneDelegate (or a SwiftUI App): apps built with SDK 27 must use scenes.",
+                               report: ReportNeeds(sourcePlace: .appDelegate),
                                keyParts: "nothing more",
                                keyExample: "LC502|com.example.mail")
     package static let scope = RuleScope.session

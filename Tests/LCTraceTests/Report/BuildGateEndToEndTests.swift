@@ -189,8 +189,12 @@ final class BuildGateEndToEndTests: TemporaryDirectoryTestCase {
         let junit = TestSupport.run(["report", "--db", db, "--build", Self.head, "--baseline", file, "--format", "junit"]).out
         XCTAssertEqual(junit.components(separatedBy: "<failure ").count - 1, 1, junit)
         XCTAssertTrue(junit.contains("name=\"LC301|com.example.shop|ReviewsViewController|pop\" time=\"0\">\n      <failure"), junit)
-        let sarif = TestSupport.run(["report", "--db", db, "--build", Self.head, "--baseline", file, "--format", "sarif"]).out
+        try FileManager.default.createDirectory(atPath: dir + "/App", withIntermediateDirectories: true)
+        try "final class ReviewsViewController: UIViewController {}\n".write(toFile: dir + "/App/Reviews.swift", atomically: true, encoding: .utf8)
+        let sarif = TestSupport.run(["report", "--db", db, "--build", Self.head, "--baseline", file, "--format", "sarif",
+                                     "--source-root", dir + "/App"]).out
         XCTAssertTrue(sarif.contains("\"baselineState\":\"new\""), sarif)
+        XCTAssertTrue(sarif.contains("\"baseline_state\":\"unchanged\""), "a known identity without a file says so in its notification")
 
         // Accepting the new leak into the baseline (the head's baseline has its entry) passes the gate.
         let headEntries = TestSupport.run(["baseline", "--db", db, "--build", Self.head, "-o", "-"]).out

@@ -60,6 +60,11 @@ final class CIFormatsTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(found["MiniPlayerViewController"], SourceLocation(path: "C/Legacy.h", line: 3), "the first by path")
         XCTAssertEqual(found["CheckoutViewController"], SourceLocation(path: "B/Checkout.swift", line: 1))
         XCTAssertNil(found["SettingsViewController"], "hidden folders (.build) are not searched")
+        // A walk stops at its limit of files and folders (a work tree may be a whole home folder).
+        XCTAssertFalse(SourceIndex.scan(classes: [], under: dir + "/App").searchCut)
+        let cut = SourceIndex.scan(classes: ["ProductListViewController"], under: dir + "/App", limit: 3)
+        XCTAssertTrue(cut.searchCut)
+        XCTAssertLessThan(SourceIndex.sourceFiles(under: dir + "/App", limit: 3).files.count, 3)
     }
 
     /// A source file that is not UTF-8 (an old Objective-C header in Latin-1) is still searched.
@@ -91,7 +96,8 @@ final class CIFormatsTests: TemporaryDirectoryTestCase {
             XCTAssertGreaterThan(((rule["fullDescription"] as? [String: Any])?["text"] as? String)?.count ?? 0, 60)
         }
         let results = try XCTUnwrap(run["results"] as? [[String: Any]])
-        XCTAssertEqual(results.count, try identities(), "one result per identity")
+        let notifications = ((run["invocations"] as? [[String: Any]])?.first?["toolExecutionNotifications"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(results.count + notifications.count, try identities(), "one result or notification per identity")
         let fingerprints = results.compactMap { ($0["partialFingerprints"] as? [String: String])?["lctraceIdentity/v1"] }
         XCTAssertEqual(Set(fingerprints).count, results.count)
         for result in results {
@@ -185,6 +191,8 @@ final class CIFormatsTests: TemporaryDirectoryTestCase {
         let compareJunit = TestSupport.run(["compare", "--db", db, "--base-build", "812", "--head-build", "816", "--format", "junit"]).out
         XCTAssertTrue(compareJunit.contains("<failure type=\"LC301\""), compareJunit)
         try validate("junit", schema: "junit-10.xsd", document: compareJunit, file: "c.xml")
+        XCTAssertTrue(sarif.contains("\"toolExecutionNotifications\""), "the notifications are validated too")
+        XCTAssertTrue(sarif.contains("\"physicalLocation\""))
         try validate("sarif", schema: "sarif-schema-2.1.0.json", document: sarif, file: "a.sarif")
         try validate("sarif", schema: "sarif-schema-2.1.0.json", document: plainSarif, file: "b.sarif")
         try validate("junit", schema: "junit-10.xsd", document: junit, file: "a.xml")

@@ -38,11 +38,13 @@ enum TestSupport {
         return path
     }
 
-    /// Runs lctrace in-process.
+    /// Runs lctrace in-process, as if started in `workingDirectory`: by default `/`, outside
+    /// any Git work tree, so that no output depends on the checkout the tests run in.
     @discardableResult
-    static func run(_ args: [String], env: [String: String] = [:]) -> (status: Int32, out: String, err: String) {
+    static func run(_ args: [String], env: [String: String] = [:],
+                    workingDirectory: String = "/") -> (status: Int32, out: String, err: String) {
         let console = CapturingConsole()
-        let status = CLI.run(args, console: console, environment: env)
+        let status = CLI.run(args, console: console, environment: env, workingDirectory: workingDirectory)
         return (status, console.output, console.errors)
     }
 
