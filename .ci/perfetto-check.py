@@ -11,14 +11,16 @@ the trace from `/localtrace` (the upstream UI's `postMessage` handshake needs an
 window; this needs nothing). Headless Chromium is driven over the DevTools protocol on a pipe,
 as .ci/browser-check.py does (standard library only).
 
-Once the UI holds the trace, its trace processor is asked, through the page (`window.app`,
-which the UI exposes for debugging), what a reader would see: the import errors and data
-losses counted in `stats`, every track holding a slice with the process it belongs to (a
-thread track through its thread, a process-scoped async track directly), and the tracks the
-UI files under "Global Legacy Events". The UI's own track tree (workspace) is walked too: the
-top-level groups it shows and the tracks outside any process. Prints one JSON object; the
-caller (the Swift test) decides what is expected. Exit status 0 when the trace was checked,
-2 when the UI, Chromium or the protocol failed.
+Once the UI holds the trace and is idle, its trace processor is asked, through the page
+(`window.app`, which the UI exposes for debugging): the import errors and data losses counted
+in `stats`, every track holding a slice with its classification (`track.type`, e.g.
+`legacy_async_global_slice` for what the UI files under "Global Legacy Events") and the
+process it belongs to (a thread track through its thread, a process track directly), the
+slice count and the processes. The UI's own track tree (the workspace it shows) is walked
+too: each top-level group with the trace processor's ids of every track under it. Prints one
+JSON object; the caller (the Swift test) decides what is expected. Exit status 0 when the
+trace was checked, 2 when the UI could not load it (its error dialog is quoted), or
+Chromium or the protocol failed.
 """
 import argparse, importlib.util, json, os, sys, threading, time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
