@@ -136,7 +136,7 @@ LAYOUT_FACTS = r"""
 class Browser:
     """Chromium with a DevTools pipe."""
 
-    def __init__(self, chromium, timeout):
+    def __init__(self, chromium, timeout, extra_args=()):
         self.timeout = timeout
         self.profile = tempfile.mkdtemp(prefix="lctrace-chromium-")
         to_browser_r, self.to_browser = os.pipe()
@@ -149,7 +149,7 @@ class Browser:
         args = [chromium, "--headless", "--remote-debugging-pipe", "--no-sandbox", "--disable-gpu",
                 "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync",
                 "--disable-background-networking", "--disable-component-update", "--disable-default-apps",
-                "--hide-scrollbars", "--mute-audio", "--user-data-dir=" + self.profile, "about:blank"]
+                "--hide-scrollbars", "--mute-audio", "--user-data-dir=" + self.profile, *extra_args, "about:blank"]
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL, pass_fds=(3, 4),
                                         preexec_fn=fds)
@@ -223,11 +223,13 @@ class Browser:
         return r["result"].get("value")
 
 
-def open_page(browser, url, width, height):
+def open_page(browser, url, width, height, blocked_urls=()):
     target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
     session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
     for domain in ["Page", "Runtime", "Log", "Network"]:
         browser.send(domain + ".enable", session=session)
+    if blocked_urls:
+        browser.send("Network.setBlockedURLs", {"urls": list(blocked_urls)}, session)
     metrics(browser, session, width, height)
     browser.send("Page.navigate", {"url": url}, session)
     browser.wait_for("Page.loadEventFired", session, browser.timeout)
@@ -271,6 +273,16 @@ def problems(browser, session, page_url):
     return errors, requests
 
 
+# What a failed launch or a broken DevTools conversation raises.
+PROTOCOL_ERRORS = (OSError, RuntimeError, TimeoutError, EOFError, KeyError)
+
+
+def failed(message, **more):
+    """Says why the check could not be made, as the one JSON object printed; exit status 2."""
+    print(json.dumps({"error": message, **more}))
+    return 2
+
+
 def find_chromium(given):
     for name in [given, os.environ.get("LCTRACE_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"]:
         if name and shutil.which(name):
@@ -293,8 +305,7 @@ def main():
     a = ap.parse_args()
     chromium = find_chromium(a.chromium)
     if not chromium:
-        print(json.dumps({"error": "chromium not found"}))
-        return 2
+        return failed("chromium not found")
     path = os.path.abspath(a.page or a.report)
     url = "file://" + path
     browser = Browser(chromium, a.timeout)
@@ -305,8 +316,7 @@ def main():
                 found = browser.evaluate(session, "(() => { const g = document.querySelector(%s); if (!g) return false; g.open = true; "
                                          "g.scrollIntoView({block: 'start'}); return true; })()" % json.dumps(a.open))
                 if not found:
-                    print(json.dumps({"error": "no group matches " + a.open}))
-                    return 2
+                    return failed("no group matches " + a.open)
             screenshot(browser, session, a.screenshot, a.full)
             errors, requests = problems(browser, session, url)
             print(json.dumps({"errors": errors, "requests": requests}))
@@ -330,9 +340,8 @@ def main():
         facts["errors"], facts["requests"] = problems(browser, session, url)
         print(json.dumps(facts))
         return 0
-    except (OSError, RuntimeError, TimeoutError, EOFError, KeyError) as e:
-        print(json.dumps({"error": f"{type(e).__name__}: {e}"}))
-        return 2
+    except PROTOCOL_ERRORS as e:
+        return failed(f"{type(e).__name__}: {e}")
     finally:
         browser.close()
 

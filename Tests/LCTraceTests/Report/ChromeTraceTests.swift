@@ -15,7 +15,8 @@ import XCTest
 /// `e` of the same id, category and name, `ts` in order on every track, async ids scoped to
 /// their process (`id2.local`: a global id lands in "Global Legacy Events"), thread ids owned
 /// by one process (Perfetto reads a tid met in another process as a new thread),
-/// flows starting and ending on a slice they bind to.
+/// flows starting and ending on a slice they bind to. PerfettoUITests loads the export in
+/// Perfetto's own UI and asks it where the tracks went.
 final class ChromeTraceTests: SampleDatabaseTestCase {
 
     typealias Event = [String: Any]

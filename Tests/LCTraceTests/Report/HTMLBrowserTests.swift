@@ -17,17 +17,11 @@ import XCTest
 /// view model once its script ran, filter as asked, fit a phone's width and follow the dark
 /// scheme; a screenshot is saved. Skipped with a message where Chromium is absent.
 final class HTMLBrowserTests: SampleDatabaseTestCase {
-    var chromium: String? {
-        let env = ProcessInfo.processInfo.environment
-        let candidates = [env["LCTRACE_CHROMIUM"], "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
-        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
     var python: String? { ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) } }
 
     /// Runs the check on `page`; its facts as JSON.
     func check(_ page: String, _ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
-        guard let chromium else { throw XCTSkip("chromium is not installed (apt-get install chromium; .ci/run installs it): the HTML report is not checked in a browser") }
+        guard let chromium = TestSupport.chromium else { throw XCTSkip("chromium is not installed (apt-get install chromium; .ci/run installs it): the HTML report is not checked in a browser") }
         guard let python else { throw XCTSkip("python3 is not installed: the HTML report is not checked in a browser") }
         let script = TestSupport.root.appendingPathComponent(".ci/browser-check.py").path
         let r = try TestSupport.process(python, [script, page, "--chromium", chromium] + extra)

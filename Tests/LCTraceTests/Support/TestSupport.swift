@@ -31,6 +31,14 @@ enum TestSupport {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
+    /// Headless-capable Chromium (`$LCTRACE_CHROMIUM`, else Debian's `chromium`, which `.ci/run`
+    /// installs); nil when absent (the browser tests skip).
+    static var chromium: String? {
+        let env = ProcessInfo.processInfo.environment
+        let candidates = [env["LCTRACE_CHROMIUM"], "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
+        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
     static func temporaryDirectory(_ name: String = #function) -> String {
         let clean = name.filter { $0.isLetter || $0.isNumber }
         let path = NSTemporaryDirectory() + "lctrace-tests-\(clean)-\(UUID().uuidString.prefix(8))"
