@@ -211,9 +211,11 @@ package enum CLI {
                 (name, value) = (n, String(arg.dropFirst(n.count + 3)))
                 rest = rest.dropFirst()
             } else {
-                let near = ArgumentParser.closest(arg, in: globalOptions.map { "--\($0.name)" })
-                throw UsageError("unknown option '\(arg)' before the command",
-                                 hint: near.map { "did you mean '\($0)'?" } ?? "a command's options go after its name: lctrace <command> \(arg)")
+                // The name only: a value after '=' may be a database URL with its password.
+                let option = String(arg.prefix { $0 != "=" })
+                let near = ArgumentParser.closest(option, in: globalOptions.map { "--\($0.name)" })
+                throw UsageError("unknown option '\(option)' before the command",
+                                 hint: near.map { "did you mean '\($0)'?" } ?? "a command's options go after its name: lctrace <command> \(option)")
             }
             guard !taken.contains(where: { $0.name == name }) else { throw UsageError("option '--\(name)' given more than once") }
             taken.append((name, value))

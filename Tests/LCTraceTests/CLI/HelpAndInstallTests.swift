@@ -93,6 +93,15 @@ final class HelpAndInstallTests: TemporaryDirectoryTestCase {
         XCTAssertFalse(r.err.contains("empty"), "an empty $LCTRACE_DB is unset: \(r.err)")
     }
 
+    /// (Issue 25) A mistyped global option is named without its value: `--dbx=URL` echoed the
+    /// URL, password and all.
+    func testAMistypedGlobalOptionIsNamedWithoutItsValue() {
+        let r = TestSupport.run(["--dbx=postgresql://qa:hunter2@db.example/lctrace", "report"])
+        XCTAssertEqual(r.status, 64, r.err)
+        XCTAssertTrue(r.err.contains("unknown option '--dbx' before the command") && r.err.contains("did you mean '--db'?"), r.err)
+        XCTAssertFalse(r.err.contains("hunter2") || r.out.contains("hunter2"), r.err)
+    }
+
     /// `--color` before the command name is the command's own (`lctrace --color always report | less -R`).
     func testColorBeforeTheCommandName() {
         loadSamples()
