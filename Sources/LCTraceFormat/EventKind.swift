@@ -1,5 +1,5 @@
 /// The event names of trace format v1. Unknown names decode as `.unknown` and are kept.
-package enum EventKind: String, CaseIterable, Sendable {
+public enum EventKind: String, CaseIterable, Sendable {
     case session, sessionEnd
     case `init`, loadView, viewDidLoad
     case viewWillAppear, viewIsAppearing, viewDidAppear, viewWillDisappear, viewDidDisappear
@@ -21,8 +21,9 @@ package enum EventKind: String, CaseIterable, Sendable {
     package init(name: String) { self = EventKind(rawValue: name) ?? .unknown }
 
     /// Known names by length: classifies a raw name without building a String.
-    private static let byLength = ShortName.table(EventKind.allCases.filter { $0 != .unknown }) { $0.rawValue }
+    @usableFromInline static let byLength = ShortName.table(EventKind.allCases.filter { $0 != .unknown }) { $0.rawValue }
 
+    @inlinable @inline(__always)
     package static func classify(_ name: UnsafeRawBufferPointer) -> EventKind {
         ShortName.lookup(name, in: byLength) ?? .unknown
     }
@@ -46,7 +47,7 @@ package enum EventKind: String, CaseIterable, Sendable {
     package var detailKey: String? { TraceKey.detail(for: self)?.text }
 
     /// Events that describe one controller and so need `vc`.
-    package var needsVC: Bool {
+    @inlinable package var needsVC: Bool {
         switch self {
         case .`init`, .loadView, .viewDidLoad, .viewWillAppear, .viewIsAppearing, .viewDidAppear,
              .viewWillDisappear, .viewDidDisappear, .`deinit`, .viewWillLayoutSubviews, .viewDidLayoutSubviews,
@@ -58,7 +59,7 @@ package enum EventKind: String, CaseIterable, Sendable {
         }
     }
 
-    package var isSceneEvent: Bool {
+    @inlinable package var isSceneEvent: Bool {
         switch self {
         case .sceneWillConnect, .sceneDidBecomeActive, .sceneWillResignActive,
              .sceneWillEnterForeground, .sceneDidEnterBackground, .sceneDidDisconnect: return true

@@ -2,43 +2,44 @@
 /// dictionaries: the decoder asks it for the top-level members and copies only what it
 /// needs. UTF-8 is validated inside strings (outside them any byte ≥ 0x80 is a syntax
 /// error anyway), lone surrogate escapes are refused, nesting depth is bounded.
-package struct JSONScanner {
+public struct JSONScanner {
     /// What went wrong and where (0-based byte offset in the line).
-    package struct Failure: Error {
+    @usableFromInline package struct Failure: Error {
         package var message: String
         package var offset: Int
     }
 
-    package enum ValueKind: UInt8 { case string, number, object, array, bool, null }
+    public enum ValueKind: UInt8, Sendable { case string, number, object, array, bool, null }
 
     package static let maxDepth = 64
 
-    package let bytes: UnsafeRawBufferPointer
-    package var index = 0
+    @usableFromInline package let bytes: UnsafeRawBufferPointer
+    @usableFromInline package var index = 0
 
-    package init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    @inlinable @inline(__always) package init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
-    @inline(__always) package var atEnd: Bool { index >= bytes.count }
-    @inline(__always) package func peek() -> UInt8 { bytes[index] }
+    @inlinable @inline(__always) package var atEnd: Bool { index >= bytes.count }
+    @inlinable @inline(__always) package func peek() -> UInt8 { bytes[index] }
 
-    @inline(__always) package mutating func skipWhitespace() {
+    @inlinable @inline(__always) package mutating func skipWhitespace() {
         while index < bytes.count {
             let b = bytes[index]
             if b == 0x20 || b == 0x09 || b == 0x0a || b == 0x0d { index += 1 } else { return }
         }
     }
 
-    package func fail(_ message: String, at offset: Int? = nil) -> Failure {
+    @usableFromInline package func fail(_ message: String, at offset: Int? = nil) -> Failure {
         Failure(message: message, offset: offset ?? index)
     }
 
-    package func describeByte(at i: Int) -> String {
+    @usableFromInline package func describeByte(at i: Int) -> String {
         guard i < bytes.count else { return "end of line" }
         let b = bytes[i]
         if b >= 0x20 && b < 0x7f { return "'\(Character(Unicode.Scalar(b)))'" }
         return "byte 0x\(String(b, radix: 16))"
     }
 
+    @inlinable @inline(__always)
     package mutating func expect(_ byte: UInt8, _ what: String) throws {
         skipWhitespace()
         guard index < bytes.count, bytes[index] == byte else {

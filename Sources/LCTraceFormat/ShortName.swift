@@ -1,13 +1,13 @@
 /// A name of up to 32 bytes as four zero-padded words, for classifying the raw keys and event
 /// names of a line: one copy, then integer compares against the few candidates of its
 /// length. A memcmp call per candidate was 3.5 % of the ingest's CPU.
-package struct ShortName: Equatable {
-    private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+public struct ShortName: Equatable, Sendable {
+    @usableFromInline var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
-    package static let maxCount = 32
+    @usableFromInline package static let maxCount = 32
 
     /// nil when `bytes` is longer than `maxCount`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package init?(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count <= Self.maxCount else { return nil }
         if let base = bytes.baseAddress {
@@ -20,13 +20,13 @@ package struct ShortName: Equatable {
         self = name
     }
 
-    @inline(__always)
-    package static func == (a: ShortName, b: ShortName) -> Bool {
+    @inlinable @inline(__always)
+    public static func == (a: ShortName, b: ShortName) -> Bool {
         a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
     }
 
     /// The value of the candidate equal to `bytes`, among those of its length (`byLength[count]`).
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func lookup<Value>(_ bytes: UnsafeRawBufferPointer, in byLength: [[(name: ShortName, value: Value)]]) -> Value? {
         guard bytes.count < byLength.count, let name = ShortName(bytes) else { return nil }
         for candidate in byLength[bytes.count] where candidate.name == name { return candidate.value }

@@ -10,7 +10,7 @@ package enum TraceFormat {
 /// The keys of trace format v1 that have a meaning of their own, spelt as the format spells
 /// them (`text`): the decoder classifies a line's keys by them and the recorder writes them,
 /// so the two cannot drift. Any other key is kept verbatim (`attrs`).
-package enum TraceKey: Int, CaseIterable, Sendable {
+public enum TraceKey: Int, CaseIterable, Sendable {
     case v, sid, seq, t, ev, wall, thread, vc, cls
     case animated, isMovingToParent, isBeingPresented, isMovingFromParent, isBeingDismissed, interactive
     case parent, host, presented, child, style, scene, name, reason, bounds, traits
@@ -19,15 +19,15 @@ package enum TraceKey: Int, CaseIterable, Sendable {
     package var text: String { String(describing: self) }
 
     /// Keys by length, for classifying a raw key without building a String.
-    package static let byLength = ShortName.table(TraceKey.allCases) { $0.text }
+    @usableFromInline package static let byLength = ShortName.table(TraceKey.allCases) { $0.text }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func classify(_ bytes: UnsafeRawBufferPointer) -> TraceKey? { ShortName.lookup(bytes, in: byLength) }
 
     package var isSessionField: Bool { rawValue >= TraceKey.app.rawValue }
 
     /// The key whose value is the event's `other` controller (see `EventKind.otherKey`).
-    package static func other(for kind: EventKind) -> TraceKey? {
+    @inlinable package static func other(for kind: EventKind) -> TraceKey? {
         switch kind {
         case .addChild, .willMoveToParent, .didMoveToParent, .removeFromParent: return .parent
         case .viewAttached, .viewDetached: return .host
@@ -38,7 +38,7 @@ package enum TraceKey: Int, CaseIterable, Sendable {
     }
 
     /// The key whose string goes to `detail` (see `EventKind.detailKey`).
-    package static func detail(for kind: EventKind) -> TraceKey? {
+    @inlinable package static func detail(for kind: EventKind) -> TraceKey? {
         switch kind {
         case .present: return .style
         case .mark: return .name

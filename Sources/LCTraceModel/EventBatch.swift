@@ -1,15 +1,15 @@
 import LCTraceFormat
 
 /// A byte range in an `EventBatch`'s arena.
-package struct Span: Equatable, Sendable {
-    package var start: Int32
-    package var count: Int32
+public struct Span: Equatable, Sendable {
+    @usableFromInline package var start: Int32
+    @usableFromInline package var count: Int32
 
-    package init(start: Int32, count: Int32) {
+    @inlinable @inline(__always) package init(start: Int32, count: Int32) {
         self.start = start; self.count = count
     }
-    package static let none = Span(start: -1, count: 0)
-    @inline(__always) package var isNone: Bool { start < 0 }
+    @inlinable package static var none: Span { Span(start: -1, count: 0) }
+    @inlinable @inline(__always) package var isNone: Bool { start < 0 }
 }
 
 /// One decoded line, its strings kept as spans of decoded UTF-8 in the batch arena, so that
@@ -59,8 +59,8 @@ package struct RawReject: Sendable {
 /// Sendable by hand-off: a batch belongs to one thread at a time, passed on through a
 /// `BatchQueue` (whose lock orders the reader's writes before the writer's reads), never
 /// touched by two threads at once.
-package final class EventBatch: @unchecked Sendable {
-    package var arena: [UInt8] = []
+public final class EventBatch: @unchecked Sendable {
+    @usableFromInline package var arena: [UInt8] = []
     package var events: [RawEvent] = []
     package var rejects: [RawReject] = []
     package var sessionRecords: [SessionRecord] = []
@@ -80,7 +80,7 @@ package final class EventBatch: @unchecked Sendable {
         sessionRecords.removeAll(keepingCapacity: true)
     }
 
-    @inline(__always) package func append(_ bytes: UnsafeRawBufferPointer) -> Span {
+    @inlinable @inline(__always) package func append(_ bytes: UnsafeRawBufferPointer) -> Span {
         let start = arena.count
         arena.append(contentsOf: bytes)
         return Span(start: Int32(start), count: Int32(bytes.count))

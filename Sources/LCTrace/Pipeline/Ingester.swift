@@ -395,60 +395,16 @@ final class Ingester {
         if let analysis, let host = store as? any LoadingAnalysisHost { try analysis.storeFinished(host) }
     }
 
-    /// The reader thread: lines of `input`, decoded into batches (128 lines first, up to 4,096).
-    /// Closes `filled` at the end of the input (the input's damage, if any, is set by then).
+    /// The reader thread: lines of `input`, decoded into batches (`BatchReader`). Closes
+    /// `filled` at the end of the input (the input's damage, if any, is set by then).
     private static func readLines(_ input: TraceInput, into filled: BatchQueue<EventBatch>, recycling empty: BatchQueue<EventBatch>,
                              options: IngestOptions, decoder: EventDecoder) {
-        guard var batch = empty.take() else { filled.close(); return }
-        let reader = LineReader(input: input, maxLineLength: options.maxLineLength)
-        var stopped = false
-        // Small first batches, so the writer starts on a file almost at once; then 4,096 lines.
-        var limit = 128
-        reader.forEachLine { rawLine in
-            var line = rawLine
-            // A byte-order mark before the first line is an editor's habit, not data.
-            if line.number == 1, line.bytes.count >= 3, line.bytes[0] == 0xEF, line.bytes[1] == 0xBB, line.bytes[2] == 0xBF {
-                line.bytes = UnsafeRawBufferPointer(rebasing: line.bytes[3...])
-            }
-            if let length = line.overlongLength {
-                batch.rejects.append(RawReject(line: line.number, offset: line.offset,
-                                               reason: "line longer than \(options.maxLineLength) bytes (\(length) bytes)",
-                                               sample: batch.append(line.bytes)))
-            } else if !isBlank(line.bytes) {
-                if let reason = decoder.decode(line.bytes, into: batch, line: line.number, offset: line.offset) {
-                    let message = line.unterminated && (input.damage != nil || reason.message.hasPrefix("not valid JSON"))
-                        ? "cut last line: \(reason.message)" : reason.message
-                    batch.rejects.append(RawReject(line: line.number, offset: line.offset, reason: message,
-                                                   sample: batch.append(UnsafeRawBufferPointer(rebasing: line.bytes.prefix(200)))))
-                }
-            }
-            batch.linesRead = line.number
-            // A batch is also handed over at `maxBatchBytes` of text: 4,096 lines near the 1 MiB
-            // limit would hold 4 GiB (and overflow the arena's 32-bit spans).
-            if batch.events.count + batch.rejects.count >= limit || batch.arena.count >= Self.maxBatchBytes {
-                batch.rawBytesRead = input.rawBytesRead
-                guard filled.put(batch), let next = empty.take() else { stopped = true; return false }
-                batch = next
-                limit = min(limit * 4, 4096)
-            }
-            return true
-        }
-        if !stopped {
-            batch.rawBytesRead = input.rawBytesRead
-            filled.put(batch)
-        }
+        guard let first = empty.take() else { filled.close(); return }
+        let last = BatchReader.decodeLines(of: input, startingWith: first, maxLineLength: options.maxLineLength,
+                                           decoder: decoder) { full in filled.put(full) ? empty.take() : nil }
+        if let last { filled.put(last) }
         filled.close()
     }
-
-    /// Text a batch holds before it is handed over, whatever its number of lines: with the
-    /// batches in flight of two files, at most 40 MiB of text however long the lines.
-    static let maxBatchBytes = 4 << 20
-
-    private static func isBlank(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        for b in bytes where !(b == 0x20 || b == 0x09 || b == 0x0d) { return false }
-        return true
-    }
-
 }
 
 /// An ingest ended early by its `StopRequest`: the summary of the files loaded up to then
