@@ -80,7 +80,9 @@ let package = Package(
         .executableTarget(name: "lctrace-fuzz", dependencies: ["LCTraceGen", "LCTrace", "LCTraceCLI"]),
         // The example of docs/library.md, compiled with the package and run by the tests.
         .executableTarget(name: "lctrace-library-example", dependencies: ["LCTrace"], path: "Examples/LibraryExample"),
-        .testTarget(name: "LCTraceTests", dependencies: ["LCTrace", "LCTraceCLI", "LCTraceGen"],
+        // The heap in use, for tests that bound what a structure keeps (mallinfo2, malloc zones).
+        .target(name: "CHeapProbe", path: "Tests/CHeapProbe"),
+        .testTarget(name: "LCTraceTests", dependencies: ["LCTrace", "LCTraceCLI", "LCTraceGen", "CHeapProbe"],
                     exclude: ["Fuzz/regressions", "Report/Golden", "Fixtures"]),
         // The recorder's core on any platform: its files read back by lctrace's own decoder and
         // model (the kill test runs lctrace-recorder-stress, which `swift test` builds too).

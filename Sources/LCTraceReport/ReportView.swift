@@ -132,7 +132,7 @@ package struct ReportView: Sendable {
     /// Every identity: under a baseline new ones first, then by severity, occurrences and key.
     let identities: [IdentityGroup]
     /// Baseline entries seen nowhere in the selection (only those the selection could show).
-    let fixed: [BaselineEntry]
+    let fixed: BaselineEntries
     let gapStats: [GapStats]
     /// Where each identity sits in the app's sources under `options.sourceRoot`, when a
     /// reporter needs it and it was gathered (`SourcePlacements.gather`).
@@ -160,7 +160,6 @@ package struct ReportView: Sendable {
         self.options = options
         self.tool = tool
         sessionIndex = Dictionary(data.sessions.enumerated().map { ($1.sid, $0) }, uniquingKeysWith: { a, _ in a })
-        let known = options.baseline.map { Set($0.entries.map(\.identity)) }
         var groups: [IdentityGroup] = []
         var groupIndex: [String: Int] = [:]
         var ofFinding: [Int] = []
@@ -178,7 +177,7 @@ package struct ReportView: Sendable {
             var g = groupIndex[f.identity] ?? -1
             if g < 0 {
                 let rule = RuleCatalog.info(f.rule) ?? RuleInfo(id: f.rule, name: f.name, severity: f.severity, family: .quality, summary: "")
-                let state = known.map { $0.contains(f.identity) ? BaselineState.known : .new }
+                let state = options.baseline.map { $0.contains(identity: f.identity) ? BaselineState.known : .new }
                 groups.append(IdentityGroup(identity: f.identity, identityKey: f.identityKey, rule: rule, cls: f.cls, app: f.app,
                                             findings: [], sessions: 0, devices: 0, builds: [], state: state,
                                             failing: options.failOn.map { f.severity >= $0 && state != .known } ?? false))
@@ -217,9 +216,10 @@ package struct ReportView: Sendable {
         groupOfFinding = ofFinding.map { place[$0] }
         if let baseline = options.baseline {
             let seen = Set(groups.map(\.identity))
-            fixed = baseline.entries.filter { !seen.contains($0.identity) && data.couldShow($0, options.families) }
+            let apps = Set(data.sessions.compactMap(\.app))
+            fixed = baseline.entries { !seen.contains($0.identity) && data.couldShow($0, options.families, apps: apps) }
         } else {
-            fixed = []
+            fixed = .none
         }
         gapStats = data.gaps.map { GapStats(cls: $0.key, values: $0.value) }
             .sorted { ($1.count, $0.cls) < ($0.count, $1.cls) }
@@ -254,13 +254,13 @@ package extension ReportData {
     /// Whether the selection could have shown a baseline entry: its rule's family is
     /// reported and its app is among the sessions selected (an entry of another app, or of a
     /// family not asked for, is not "fixed", only out of view).
-    internal func couldShow(_ entry: BaselineEntry, _ families: Set<RuleFamily>) -> Bool {
+    internal func couldShow(_ entry: BaselineEntry, _ families: Set<RuleFamily>, apps: Set<String>) -> Bool {
         guard let rule = RuleCatalog.info(entry.rule), families.contains(rule.family) else { return false }
         if rule.severity < minSeverity { return false }
         if let cls = className, entry.cls != cls { return false }
         let app = entry.identityKey.split(separator: "|", omittingEmptySubsequences: false).dropFirst().first.map(String.init)
         if app == FindingIdentity.unknown || app == nil { return true }
-        return sessions.contains { $0.app == app }
+        return app.map(apps.contains) ?? false
     }
 }
 

@@ -151,17 +151,10 @@ package extension ReportView {
         var escapedOptions = options
         escapedOptions.sourceRoot = nil   // the text report names no source files
         var changed = options.sourceRoot != nil
-        func x(_ s: String) -> String { TerminalText.escaped(s, noting: &changed) }
-        if var baseline = escapedOptions.baseline {
-            baseline.entries = baseline.entries.map { entry in
-                var entry = entry
-                entry.cls = entry.cls.map(x)
-                entry.identityKey = x(entry.identityKey)
-                entry.rule = x(entry.rule)
-                return entry
-            }
-            baseline.file = x(baseline.file)
-            escapedOptions.baseline = baseline
+        if let baseline = escapedOptions.baseline {
+            let escaped = baseline.escapedForTerminal()
+            escapedOptions.baseline = escaped.baseline
+            changed = changed || escaped.changed
         }
         let escaped = data.escapingForTerminal()
         // Nothing to escape (the usual case): this view is already the one to show, and

@@ -10,6 +10,7 @@ import XCTest
 @testable import LCTraceReport
 @testable import LCTrace
 @testable import LCTraceCLI
+import CHeapProbe
 
 /// Baseline files: written stable and sorted, read strictly (a bad file is an error naming
 /// the file and the problem, never an empty baseline), notes kept across rewrites.
@@ -106,6 +107,34 @@ final class BaselineTests: TemporaryDirectoryTestCase {
             XCTAssertEqual(r.status, 0, "the only error of the scene family is known: \(r.err)")
             XCTAssertTrue(r.out.contains("\"baseline\":{\"file\":\(JSONText.quoted(valid)),\"new\":5,\"known\":1,\"fixed\":[]}"), r.out)
         }
+    }
+
+    /// Issue 25 item 14: a 100 MB baseline took 1.18 GB. What a read baseline keeps per entry
+    /// is where its values are in the mapped file, not copies of them: the heap grows by about
+    /// half the file's size (80 bytes a record, 16 of index, the array's slack), where the
+    /// entries' strings took about one and a half times the file; every entry reads back as written.
+    func testAReadBaselineKeepsLessThanThreeQuartersOfItsSizeOnTheHeap() throws {
+        var entries: [BaselineEntry] = []
+        for n in 0..<20_000 {
+            let key = "LC301|com.example.shop|Feature\(n)ViewController|UINavigationController|path-\(n)"
+            entries.append(BaselineEntry(identity: FindingIdentity.hash(key), identityKey: key, rule: "LC301", severity: "error",
+                                         cls: "Feature\(n)ViewController", occurrences: n % 7 + 1, sessions: n % 3 + 1,
+                                         firstBuild: "81\(n % 10)", lastBuild: "82\(n % 10)",
+                                         note: n % 10 == 0 ? "accepted: SHOP-\(n) \u{1F600} \"quoted\"" : ""))
+        }
+        let file = dir + "/big.json"
+        try Baseline.render(entries).write(toFile: file, atomically: true, encoding: .utf8)
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        let heapBefore = lctrace_heap_in_use()
+        let baseline = try Baseline.read(file)
+        let grown = Int(lctrace_heap_in_use()) - Int(heapBefore)
+        try XCTSkipIf(heapBefore == 0, "no heap statistics on this platform")
+        XCTAssertLessThan(grown, size * 3 / 4, "\(grown) bytes of heap for a \(size)-byte baseline")
+        XCTAssertEqual(baseline.entries.count, entries.count)
+        XCTAssertEqual(Array(baseline.entries), entries)
+        XCTAssertTrue(baseline.contains(identity: entries[12_345].identity))
+        XCTAssertFalse(baseline.contains(identity: "0123456789abcdef"))
+        XCTAssertEqual(baseline.note(ofIdentity: entries[10].identity), entries[10].note)
     }
 
     func testTextPutsNewFindingsFirstWithAMarkerAndListsTheFixedOnes() throws {
