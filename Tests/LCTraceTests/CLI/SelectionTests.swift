@@ -51,6 +51,8 @@ final class SelectionTests: TemporaryDirectoryTestCase {
             (["compare", "--base-build", "1", "--head-build", "11"], "did you mean --head-build '1'?"),
             (["compare", "--base-build", "2", "--head-build", "1"], "no session matches --build 2"),
             (["export", "-o", "-", "--build", "11"], "did you mean --build '1'?"),
+            (["sessions", "--app", "com.example.ap"], app),
+            (["sessions", "--build", "11"], "did you mean --build '1'?"),
             (["report", "--class", "OrphanVCC"], "did you mean 'OrphanVC'?"),
             (["export", "-o", "-", "--session", "ab12", "--class", "OrphanVCC"], "did you mean 'OrphanVC'?"),
             (["timeline", "--session", "ab12", "--class", "OrphanVCC"], "did you mean 'OrphanVC'?"),
