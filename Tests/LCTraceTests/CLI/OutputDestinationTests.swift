@@ -79,6 +79,40 @@ final class OutputDestinationTests: XCTestCase {
         }
     }
 
+    /// `compare` gained `-o` (item 1) and gates like `report` (item 4): the file, its `Wrote`
+    /// line, and the gate's line last, with and without `-o`.
+    func testCompareWritesThroughOAndSaysWhatDecidedTheExitStatus() throws {
+        let file = TestSupport.temporaryDirectory() + "/compare.txt"
+        let args = ["compare", "--db", Self.sampleDB, "--base-build", "806", "--head-build", "812"]
+        let written = TestSupport.run(args + ["-o", file])
+        XCTAssertEqual(written.status, 1, written.err)
+        XCTAssertEqual(written.out, "")
+        XCTAssertTrue(try String(contentsOfFile: file, encoding: .utf8).hasPrefix("lctrace compare · base 806"))
+        XCTAssertTrue(written.err.contains("Wrote \(file) ("), written.err)
+        for run in [written, TestSupport.run(args)] {
+            let last = run.err.split(separator: "\n").last ?? ""
+            XCTAssertTrue(last.hasPrefix("gate: fails: ") && last.hasSuffix("new findings at or above error (--fail-on error)"), run.err)
+        }
+        let passing = TestSupport.run(args + ["--fail-on", "never"])
+        XCTAssertEqual(passing.status, 0, passing.err)
+        XCTAssertEqual(passing.err.split(separator: "\n").last, "gate: passes: --fail-on never")
+    }
+
+    /// `-o /dev/stdout` (a link to /proc/self/fd/1) writes through to standard output.
+    func testOutputToDevStdoutReachesStandardOutput() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/stdout") else { throw XCTSkip("no /dev/stdout") }
+        let out = TestSupport.temporaryDirectory() + "/captured.json"
+        let command = ([TestSupport.binary, "report", "--db", Self.sampleDB, "-f", "json", "--fail-on", "never", "-o", "/dev/stdout"])
+            .map { "'\($0)'" }.joined(separator: " ") + " > '\(out)'"
+        let run = try TestSupport.process("/bin/sh", ["-c", command], timeout: 120)
+        XCTAssertEqual(run.status, 0, run.err)
+        let text = try String(contentsOfFile: out, encoding: .utf8)
+        XCTAssertNotNil(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text)
+        XCTAssertTrue(run.err.contains("Wrote /dev/stdout ("), run.err)
+        // Still the system's link, not a file renamed over it.
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: "/dev/stdout")[.type] as? FileAttributeType, .typeSymbolicLink)
+    }
+
     func testReportGateSaysWhatDecidedTheExitStatus() {
         let failing = TestSupport.run(["report", "--db", Self.sampleDB, "-f", "sarif", "--fail-on", "error"])
         XCTAssertEqual(failing.status, 1)
