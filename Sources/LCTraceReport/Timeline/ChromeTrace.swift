@@ -40,6 +40,10 @@ package final class ChromeTraceWriter {
     private(set) var peakHeldBytes = 0
     /// Sorted runs written to the temporary file, over every session added.
     private(set) var spilledRuns = 0
+    /// The most appearance, edge and event rows held at once by a session's export: those
+    /// its source handed out in arrays, and appearances waiting for their instance's next
+    /// one (tests guard that it does not grow with the session).
+    private(set) var peakHeldRows = 0
 
     /// `emit` receives the document piece by piece, in order, each piece whole UTF-8.
     package init(bytes emit: @escaping ([UInt8]) throws -> Void, memoryLimit: Int) {
@@ -71,68 +75,76 @@ package final class ChromeTraceWriter {
         try json.flush()
     }
 
-    /// Adds one session: `timeline` of the whole session (every instance a lane), and its
-    /// events in seq order through `events`.
-    package func add(_ timeline: Timeline, rows: TimelineRows,
-                    events: ((TraceEvent) throws -> Void) throws -> Void) throws {
+    /// Adds one session, streaming: its lanes (`SessionLanes`, every instance in containment
+    /// order) as metadata, then its records as `source` reads them, one row at a time, put in
+    /// time order by `Tracks`: what is held is a few words per instance and the sorter's
+    /// bounded buffer, whatever the number of appearances and events. `span`: the window of
+    /// the whole session; `sessionSpan`: its first to last event; `findings` in the order they
+    /// are written, each on its lane or (nil) the session's thread.
+    func add(session s: SessionInfo, span: TimeWindow, sessionSpan: TimeWindow, lanes: SessionLanes,
+             findings: [TimelineFinding], source: any SessionRowStream) throws {
         let pid = nextProcess
         nextProcess += 1
         // The session's own thread, then one per lane.
         let base = nextThread
-        nextThread += timeline.lanes.count + 1
+        nextThread += lanes.count + 1
         func tid(_ lane: Int?) -> Int { lane.map { base + 1 + $0 } ?? base }
-        let s = timeline.session
         let title = ["session \(s.sid)", [s.app, s.appVersion, s.build.map { "(\($0))" }].compactMap { $0 }.joined(separator: " "),
                      s.device ?? ""].filter { !$0.isEmpty }.joined(separator: " · ")
         try metadata("process_name", pid: pid, tid: nil) { $0.key("name"); $0.string(title) }
         try metadata("process_sort_index", pid: pid, tid: nil) { $0.key("sort_index"); $0.int(pid) }
         try metadata("thread_name", pid: pid, tid: tid(nil)) { $0.key("name"); $0.string("session") }
         try metadata("thread_sort_index", pid: pid, tid: tid(nil)) { $0.key("sort_index"); $0.int(0) }
-        for (i, lane) in timeline.lanes.enumerated() {
-            let name = String(repeating: "› ", count: min(lane.depth, 8)) + lane.label
+        for i in 0..<lanes.count {
+            let name = String(repeating: "› ", count: min(Int(lanes.lanes[i].depth), 8)) + lanes.label(i)
             try metadata("thread_name", pid: pid, tid: tid(i)) { $0.key("name"); $0.string(name) }
             try metadata("thread_sort_index", pid: pid, tid: tid(i)) { $0.key("sort_index"); $0.int(i + 1) }
         }
 
+        // Records at one time and rank keep the order they had when each lane's records, then
+        // the findings, the flows and the events were added one after another: a group each.
+        let findingGroup = lanes.count, flowGroup = lanes.count + 1, eventGroup = lanes.count + 2
         var tracks = Tracks(memoryLimit: memoryLimit)
-        let end = timeline.sessionSpan.end
-        for (i, lane) in timeline.lanes.enumerated() {
-            let tid = tid(i)
-            let laneEnd = max(lane.end ?? end, lane.start)
-            tracks.thread(at: lane.start, rank: 0) { json in
+        let end = sessionSpan.end
+        for i in 0..<lanes.count {
+            let tid = tid(i), x = lanes.instance(i), label = lanes.label(i)
+            let laneEnd = max(x.endT ?? end, x.firstT)
+            tracks.thread(at: x.firstT, rank: 0, group: i) { json in
                 json.beginObject()
                 json.key("ph"); json.string("X")
                 json.key("cat"); json.string("lifetime")
-                json.key("name"); json.string(lane.label)
+                json.key("name"); json.string(label)
                 json.key("pid"); json.int(pid)
                 json.key("tid"); json.int(tid)
-                json.key("ts"); Self.micro(lane.start, &json)
-                json.key("dur"); Self.micro(laneEnd - lane.start, &json)
+                json.key("ts"); Self.micro(x.firstT, &json)
+                json.key("dur"); Self.micro(laneEnd - x.firstT, &json)
                 json.key("args")
                 json.beginObject()
-                json.key("vc"); json.string(lane.key.vc)
-                json.key("since"); json.int(lane.key.since)
-                json.key("class"); json.string(lane.cls)
-                json.key("end"); json.string(lane.endHow ?? "alive at the end")
-                if let r = lane.release { json.key("release"); json.string(r.how); json.key("release_seq"); json.int(r.seq) }
+                json.key("vc"); json.string(x.key.vc)
+                json.key("since"); json.int(x.key.since)
+                json.key("class"); json.string(x.cls)
+                json.key("end"); json.string(x.endHow ?? "alive at the end")
+                if let r = x.release { json.key("release"); json.string(r.how); json.key("release_seq"); json.int(r.seq) }
                 json.endObject()
                 json.endObject()
             }
-            appearance(lane, pid: pid, tid: tid, into: &tracks)
-            if let r = lane.release {
-                tracks.thread(at: r.t, rank: 2) { json in
-                    Self.instant("release (\(r.how))", cat: "leak", pid: pid, tid: tid, t: r.t, &json) { json in
-                        json.key("seq"); json.int(r.seq)
-                        json.key("how"); json.string(r.how)
-                    }
+        }
+        try appearances(lanes, span: span, sessionEnd: end, source: source, pid: pid, tid: tid, into: &tracks)
+        for i in 0..<lanes.count {
+            guard let r = lanes.instance(i).release else { continue }
+            let tid = tid(i)
+            tracks.thread(at: r.t, rank: 2, group: i) { json in
+                Self.instant("release (\(r.how))", cat: "leak", pid: pid, tid: tid, t: r.t, &json) { json in
+                    json.key("seq"); json.int(r.seq)
+                    json.key("how"); json.string(r.how)
                 }
             }
         }
         // A finding with no decisive event (lost events: a hole has no time) sits at the start.
-        for f in timeline.findings + timeline.omitted.findings {
-            let t = f.t ?? timeline.sessionSpan.start
-            let tid = tid(timeline.lane(f.lane))
-            tracks.thread(at: t, rank: 2) { json in
+        for f in findings {
+            let t = f.t ?? sessionSpan.start
+            let tid = tid(lanes.lane(f.lane))
+            tracks.thread(at: t, rank: 2, group: findingGroup) { json in
                 Self.instant("\(f.finding.rule) \(f.finding.name)", cat: "finding", pid: pid, tid: tid, t: t, &json) { json in
                     json.key("severity"); json.string(f.finding.severity.rawValue)
                     json.key("message"); json.string(f.finding.message)
@@ -144,12 +156,13 @@ package final class ChromeTraceWriter {
                 }
             }
         }
-        flows(timeline, pid: pid, tid: tid, into: &tracks)
+        try flows(lanes, span: span, sessionEnd: end, source: source, pid: pid, tid: tid, group: flowGroup, into: &tracks)
 
-        let ids = InstanceResolver(rows.instances)
-        try events { e in
-            let tid = tid(e.vc.flatMap { ids.resolve($0, at: e.seq) }.flatMap(timeline.lane))
-            tracks.thread(at: e.t, rank: 2) { json in
+        peakHeldRows = max(peakHeldRows, source.rowsHandedOut)
+        let ids = lanes.ids
+        try source.forEachEvent { e in
+            let tid = tid(lanes.lane(ofInstance: e.vc.flatMap { ids.resolveIndex($0, at: e.seq) }))
+            tracks.thread(at: e.t, rank: 2, group: eventGroup) { json in
                 Self.instant(e.name, cat: "lifecycle", pid: pid, tid: tid, t: e.t, &json) { Self.args(e, into: &$0) }
             }
         }
@@ -164,29 +177,48 @@ package final class ChromeTraceWriter {
 
     // MARK: Pieces
 
-    /// The cycles of a lane as async slices: a cycle named after the instance, its phases inside.
-    private func appearance(_ lane: TimelineLane, pid: Int, tid: Int, into tracks: inout Tracks) {
+    /// The cycles of every lane as async slices, read one at a time in will_seq order: a
+    /// cycle named after the instance, its phases inside. Held: per lane, the last time
+    /// written; per instance, a cycle whose end waits for its next one (rare).
+    private func appearances(_ lanes: SessionLanes, span: TimeWindow, sessionEnd: Int64, source: any SessionRowStream,
+                             pid: Int, tid: (Int?) -> Int, into tracks: inout Tracks) throws {
+        var last = [Int64](repeating: .min, count: lanes.count)
+        var waiting: [Int: TimelineRows.Cycle] = [:]
+        var spans: [TimelineSpan] = []
+        func write(_ c: TimelineRows.Cycle, lane: Int, nextWillT: Int64?) {
+            spans.removeAll(keepingCapacity: true)
+            TimelineBuilder.spans(c, nextWillT: nextWillT, instance: lanes.instance(lane), sessionEnd: sessionEnd, into: &spans)
+            spans.removeAll { !span.overlaps($0.start, $0.end) }
+            appearance(c.willSeq, spans, label: lanes.label(lane), pid: pid, tid: tid(lane), group: lane,
+                       last: &last[lane], into: &tracks)
+        }
+        try source.forEachCycle { c in
+            guard let lane = lanes.lane(c.instance) else { return }
+            if let before = waiting.removeValue(forKey: lane) { write(before, lane: lane, nextWillT: c.willT) }
+            if TimelineBuilder.endsAtNextCycle(c) { waiting[lane] = c } else { write(c, lane: lane, nextWillT: nil) }
+            peakHeldRows = max(peakHeldRows, source.rowsHandedOut + waiting.count)
+        }
+        for (lane, c) in waiting { write(c, lane: lane, nextWillT: nil) }
+    }
+
+    /// One cycle's async slices: the cycle named after the instance, its phases inside, in
+    /// nesting order; a time is held level where the clock went backwards (`last`: the lane's
+    /// latest time so far), never reordered (an `e` must follow its `b`).
+    private func appearance(_ willSeq: Int64, _ spans: [TimelineSpan], label: String, pid: Int, tid: Int, group: Int,
+                            last: inout Int64, into tracks: inout Tracks) {
+        guard let first = spans.first, let final = spans.last else { return }
         let id = "\(pid).\(tid)"
-        var cycles: [(Int64, [TimelineSpan])] = []
-        for span in lane.spans {
-            if cycles.last?.0 == span.cycle { cycles[cycles.count - 1].1.append(span) } else { cycles.append((span.cycle, [span])) }
-        }
-        // In nesting order; a time is held level where the clock went backwards, never
-        // reordered (an `e` must follow its `b`).
         var steps: [(ph: String, name: String, t: Int64, cycle: (willSeq: Int64, interactive: Bool)?)] = []
-        for (willSeq, spans) in cycles {
-            guard let first = spans.first, let last = spans.last else { continue }
-            steps.append(("b", lane.label, first.start, (willSeq, first.interactive)))
-            for s in spans {
-                steps.append(("b", s.phase.rawValue, s.start, nil))
-                steps.append(("e", s.phase.rawValue, s.end, nil))
-            }
-            steps.append(("e", lane.label, last.end, nil))
+        steps.append(("b", label, first.start, (willSeq, first.interactive)))
+        for s in spans {
+            steps.append(("b", s.phase.rawValue, s.start, nil))
+            steps.append(("e", s.phase.rawValue, s.end, nil))
         }
-        var last = Int64.min
+        steps.append(("e", label, final.end, nil))
         for step in steps {
             last = max(last, step.t)
-            tracks.async(at: last) { json in
+            let ts = last
+            tracks.thread(at: ts, rank: 0, group: group) { json in
                 json.beginObject()
                 json.key("ph"); json.string(step.ph)
                 json.key("cat"); json.string("appearance")
@@ -194,7 +226,7 @@ package final class ChromeTraceWriter {
                 json.key("name"); json.string(step.name)
                 json.key("pid"); json.int(pid)
                 json.key("tid"); json.int(tid)
-                json.key("ts"); Self.micro(last, &json)
+                json.key("ts"); Self.micro(ts, &json)
                 if let cycle = step.cycle {
                     json.key("args")
                     json.beginObject()
@@ -209,11 +241,13 @@ package final class ChromeTraceWriter {
 
     /// Presenter → presented at `present`, container → child at `addChild`, each bound to the
     /// lifetime slices of both ends (a flow whose start has no enclosing slice is left out:
-    /// Perfetto would drop it).
-    private func flows(_ timeline: Timeline, pid: Int, tid: (Int?) -> Int, into tracks: inout Tracks) {
+    /// Perfetto would drop it). The presentations come first, then the edges, each read one
+    /// at a time, as `TimelineBuilder` keeps them for lanes that are all drawn.
+    private func flows(_ lanes: SessionLanes, span: TimeWindow, sessionEnd: Int64, source: any SessionRowStream, pid: Int,
+                       tid: (Int?) -> Int, group: Int, into tracks: inout Tracks) throws {
         func lifetime(_ i: Int) -> (Int64, Int64) {
-            let lane = timeline.lanes[i]
-            return (lane.start, max(lane.end ?? timeline.sessionSpan.end, lane.start))
+            let x = lanes.instance(i)
+            return (x.firstT, max(x.endT ?? sessionEnd, x.firstT))
         }
         func add(_ name: String, cat: String, from: Int, to: Int, t: Int64, seq: Int64) {
             let (fromStart, fromEnd) = lifetime(from), (toStart, toEnd) = lifetime(to)
@@ -230,7 +264,7 @@ package final class ChromeTraceWriter {
                 json.key("tid"); json.int(tid)
                 json.key("ts"); Self.micro(t, &json)
             }
-            tracks.thread(at: t, rank: 1) { json in
+            tracks.thread(at: t, rank: 1, group: group) { json in
                 flow("s", tid: tid(from), &json)
                 json.key("args")
                 json.beginObject()
@@ -238,18 +272,23 @@ package final class ChromeTraceWriter {
                 json.endObject()
                 json.endObject()
             }
-            tracks.thread(at: t, rank: 1) { json in
+            tracks.thread(at: t, rank: 1, group: group) { json in
                 flow("f", tid: tid(to), &json)
                 if t >= toStart { json.key("bp"); json.string("e") }
                 json.endObject()
             }
         }
-        for a in timeline.arrows where a.kind == .present {
-            guard let from = timeline.lane(a.from), let to = timeline.lane(a.to), from != to else { continue }
-            add("present", cat: "presentation", from: from, to: to, t: a.t, seq: a.seq)
+        let ids = lanes.ids
+        try source.forEachMarkedEvent(window: nil) { e in
+            guard e.kind == .present, span.contains(e.t), let vc = e.vc,
+                  let from = lanes.lane(ofInstance: ids.resolveIndex(vc, at: e.seq)),
+                  let to = lanes.lane(ofInstance: e.other.flatMap { ids.resolveIndex($0, at: e.seq, presentedLater: true) }),
+                  from != to else { return }
+            add("present", cat: "presentation", from: from, to: to, t: e.t, seq: e.seq)
         }
-        for e in timeline.edges {
-            guard let from = timeline.lane(e.parent), let to = timeline.lane(e.child), from != to else { continue }
+        try source.forEachEdge { e in
+            guard span.overlaps(e.addT, e.removeT), let to = lanes.lane(e.child),
+                  let from = lanes.lane(ids.resolve(e.parent, since: e.parentSince, at: e.addSeq)), from != to else { return }
             add("addChild", cat: "containment", from: from, to: to, t: e.addT, seq: e.addSeq)
         }
     }
@@ -316,14 +355,12 @@ private struct Tracks {
 
     init(memoryLimit: Int) { sorter = RecordSorter(memoryLimit: memoryLimit) }
 
-    /// A thread record; rank 0 a slice, 1 a flow, 2 an instant.
-    mutating func thread(at t: Int64, rank: Int, _ write: (inout JSONWriter) -> Void) {
+    /// A record; rank 0 a slice (or the next record of an async track, whose records come in
+    /// nesting order and time order), 1 a flow, 2 an instant; `group` orders ties before arrival.
+    mutating func thread(at t: Int64, rank: Int, group: Int, _ write: (inout JSONWriter) -> Void) {
         guard failure == nil else { return }
-        do { try sorter.append(t: t, rank: rank, write) } catch { failure = error }
+        do { try sorter.append(t: t, rank: rank, group: group, write) } catch { failure = error }
     }
-
-    /// The next record of an async track, whose records come in nesting order and time order.
-    mutating func async(at t: Int64, _ write: (inout JSONWriter) -> Void) { thread(at: t, rank: 0, write) }
 
     /// Each record's JSON, in order.
     mutating func forEachOrdered(_ body: (ArraySlice<UInt8>) throws -> Void) throws {

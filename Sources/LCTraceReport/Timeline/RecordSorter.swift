@@ -1,18 +1,21 @@
 import Foundation
 import LCTraceFormat
 
-/// Byte records put in order by (time, rank, arrival), with memory bounded: once the records
+/// Byte records put in order by (time, rank, group, arrival), with memory bounded: once the records
 /// held pass `memoryLimit` bytes they are sorted and written to a temporary file as a run, and
 /// the runs are merged when read. A Chrome trace orders every record of a session, and
 /// holding them all took 4 GB for a 5 M-event session; now at most the limit is held.
 struct RecordSorter {
-    /// The order of records: time, then rank, then arrival (unique, so the order is total and
-    /// the output the same whether or not anything was spilled).
+    /// The order of records: time, then rank, then group, then arrival (unique, so the order
+    /// is total and the output the same whether or not anything was spilled). The group lets
+    /// a caller that reads its sources interleaved order ties as if each group had arrived
+    /// whole, one after another.
     struct Key: Comparable {
         var t: Int64
         var rank: Int
+        var group: Int
         var order: Int
-        static func < (a: Key, b: Key) -> Bool { (a.t, a.rank, a.order) < (b.t, b.rank, b.order) }
+        static func < (a: Key, b: Key) -> Bool { (a.t, a.rank, a.group, a.order) < (b.t, b.rank, b.group, b.order) }
     }
 
     /// The records' bytes, one after another; `records` says where each is.
@@ -36,10 +39,10 @@ struct RecordSorter {
     init(memoryLimit: Int = 32 << 20) { self.memoryLimit = max(memoryLimit, 1) }
 
     /// Adds a record written by `write` (one whole JSON value).
-    mutating func append(t: Int64, rank: Int, _ write: (inout JSONWriter) -> Void) throws {
+    mutating func append(t: Int64, rank: Int, group: Int = 0, _ write: (inout JSONWriter) -> Void) throws {
         let start = json.bytes.count
         write(&json)
-        records.append((Key(t: t, rank: rank, order: arrivals), start, json.bytes.count))
+        records.append((Key(t: t, rank: rank, group: group, order: arrivals), start, json.bytes.count))
         arrivals += 1
         let held = json.bytes.count + records.count * Self.entryBytes
         peakHeldBytes = max(peakHeldBytes, held)
@@ -100,6 +103,7 @@ struct RecordSorter {
         for r in records.sorted(by: { $0.key < $1.key }) {
             put(UInt64(bitPattern: r.key.t))
             put(UInt64(r.key.rank))
+            put(UInt64(bitPattern: Int64(r.key.group)))
             put(UInt64(r.key.order))
             put(UInt64(r.end - r.start))
             out.append(contentsOf: json.bytes[r.start..<r.end])
@@ -145,6 +149,8 @@ private struct RunReader {
     private var buffer: [UInt8] = []
     private var position = 0
     private(set) var current: (key: RecordSorter.Key, bytes: [UInt8])?
+    /// A record's header in the file: t, rank, group, arrival, length (8 bytes each).
+    private static let header = 40
 
     init(fd: Int32, start: Int, end: Int) throws {
         self.fd = fd
@@ -155,15 +161,16 @@ private struct RunReader {
 
     /// Moves to the next record of the run (nil at its end).
     mutating func advance() throws {
-        guard try available(32) else { current = nil; return }
+        guard try available(Self.header) else { current = nil; return }
         func word(_ i: Int) -> UInt64 {
             var v: UInt64 = 0
             for b in 0..<8 { v |= UInt64(buffer[position + i * 8 + b]) << (8 * UInt64(b)) }
             return v
         }
-        let key = RecordSorter.Key(t: Int64(bitPattern: word(0)), rank: Int(word(1)), order: Int(word(2)))
-        let length = Int(word(3))
-        position += 32
+        let key = RecordSorter.Key(t: Int64(bitPattern: word(0)), rank: Int(word(1)),
+                                   group: Int(Int64(bitPattern: word(2))), order: Int(word(3)))
+        let length = Int(word(4))
+        position += Self.header
         guard try available(length) else { throw RecordSorterError.io("the temporary file ended early") }
         current = (key, Array(buffer[position..<position + length]))
         position += length

@@ -150,29 +150,31 @@ enum TimelineBuilder {
         var out: [TimelineSpan] = []
         for (i, c) in cycles.enumerated() {
             let next = i + 1 < cycles.count ? cycles[i + 1].willT : nil
-            let fallback = x.endT ?? sessionEnd
-            let end: Int64
-            if let did = c.didDisappearT {
-                end = did
-            } else {
-                switch c.ending {
-                case AppearanceCycle.Ending.disappearCancelled.rawValue, AppearanceCycle.Ending.violation.rawValue:
-                    end = next ?? fallback
-                default:
-                    end = fallback
-                }
-            }
-            func add(_ phase: AppearanceState, _ from: Int64?, _ to: Int64?) {
-                guard let from else { return }
-                // A clock that went backwards (LC903) never makes a phase end before it starts.
-                out.append(TimelineSpan(phase: phase, start: from, end: max(from, to ?? end), cycle: c.willSeq,
-                                        interactive: c.interactive))
-            }
-            add(.appearing, c.willT, c.didT ?? c.willDisappearT)
-            add(.visible, c.didT, c.willDisappearT)
-            add(.disappearing, c.willDisappearT, c.didDisappearT)
+            spans(c, nextWillT: next, instance: x, sessionEnd: sessionEnd, into: &out)
         }
         return out
+    }
+
+    /// True when where cycle `c` ends depends on the instance's next cycle (`nextWillT`).
+    static func endsAtNextCycle(_ c: TimelineRows.Cycle) -> Bool {
+        c.didDisappearT == nil && (c.ending == AppearanceCycle.Ending.disappearCancelled.rawValue
+                                   || c.ending == AppearanceCycle.Ending.violation.rawValue)
+    }
+
+    /// The phases of one cycle, `nextWillT` the start of the instance's next cycle, if any.
+    static func spans(_ c: TimelineRows.Cycle, nextWillT next: Int64?, instance x: TimelineRows.Instance,
+                      sessionEnd: Int64, into out: inout [TimelineSpan]) {
+        let fallback = x.endT ?? sessionEnd
+        let end = c.didDisappearT ?? (endsAtNextCycle(c) ? next ?? fallback : fallback)
+        func add(_ phase: AppearanceState, _ from: Int64?, _ to: Int64?) {
+            guard let from else { return }
+            // A clock that went backwards (LC903) never makes a phase end before it starts.
+            out.append(TimelineSpan(phase: phase, start: from, end: max(from, to ?? end), cycle: c.willSeq,
+                                    interactive: c.interactive))
+        }
+        add(.appearing, c.willT, c.didT ?? c.willDisappearT)
+        add(.visible, c.didT, c.willDisappearT)
+        add(.disappearing, c.willDisappearT, c.didDisappearT)
     }
 
     // MARK: Containment
@@ -204,35 +206,52 @@ enum TimelineBuilder {
     /// containers and presenters above a lane.
     private static func treeOrder(_ kept: Set<InstanceKey>, _ lanes: [InstanceKey: TimelineLane],
                                   order: [InstanceKey]) -> [TimelineLane] {
-        var children: [InstanceKey: [InstanceKey]] = [:]
-        var roots: [InstanceKey] = []
-        var underPresenter = Set<InstanceKey>()
-        for key in order where kept.contains(key) {
-            let lane = lanes[key]!
-            if let p = lane.parent, kept.contains(p), p != key {
-                children[p, default: []].append(key)
-            } else if let p = lane.presentedBy, kept.contains(p), p != key {
-                children[p, default: []].append(key)
-                underPresenter.insert(key)
+        func host(_ key: InstanceKey, _ link: (TimelineLane) -> InstanceKey?) -> InstanceKey? {
+            guard let p = link(lanes[key]!), kept.contains(p) else { return nil }
+            return p
+        }
+        let placed = treeOrder(order.filter(kept.contains), parent: { host($0, \.parent) },
+                               presenter: { host($0, \.presentedBy) },
+                               byStart: { (lanes[$0]!.start, $0) < (lanes[$1]!.start, $1) })
+        return placed.map { p in
+            var lane = lanes[p.node]!
+            lane.depth = p.depth
+            lane.underPresenter = p.underPresenter
+            return lane
+        }
+    }
+
+    /// The nodes of a forest in display order: depth first from the roots, each level in
+    /// `byStart` order. A node hangs under its `parent` (a drawn container), else under its
+    /// `presenter`; `nodes` in the order a cycle's members are drawn flat (a containment cycle,
+    /// a broken trace, has no root). Iterative: a chain of any length draws.
+    static func treeOrder<Node: Hashable>(_ nodes: [Node], parent: (Node) -> Node?, presenter: (Node) -> Node?,
+                                          byStart: (Node, Node) -> Bool) -> [(node: Node, depth: Int, underPresenter: Bool)] {
+        var children: [Node: [Node]] = [:]
+        var roots: [Node] = []
+        var underPresenter = Set<Node>()
+        for node in nodes {
+            if let p = parent(node), p != node {
+                children[p, default: []].append(node)
+            } else if let p = presenter(node), p != node {
+                children[p, default: []].append(node)
+                underPresenter.insert(node)
             } else {
-                roots.append(key)
+                roots.append(node)
             }
         }
-        func byStart(_ a: InstanceKey, _ b: InstanceKey) -> Bool {
-            (lanes[a]!.start, a) < (lanes[b]!.start, b)
+        var out: [(node: Node, depth: Int, underPresenter: Bool)] = []
+        var placed = Set<Node>()
+        func visit(_ start: Node) {
+            var stack = [(start, 0)]
+            while let (node, depth) = stack.popLast() {
+                guard placed.insert(node).inserted else { continue }
+                out.append((node, depth, underPresenter.contains(node)))
+                for child in (children[node] ?? []).sorted(by: byStart).reversed() { stack.append((child, depth + 1)) }
+            }
         }
-        var out: [TimelineLane] = []
-        var placed = Set<InstanceKey>()
-        func visit(_ key: InstanceKey, depth: Int) {
-            guard placed.insert(key).inserted, var lane = lanes[key] else { return }
-            lane.depth = depth
-            lane.underPresenter = underPresenter.contains(key)
-            out.append(lane)
-            for child in (children[key] ?? []).sorted(by: byStart) { visit(child, depth: depth + 1) }
-        }
-        for root in roots.sorted(by: byStart) { visit(root, depth: 0) }
-        // A containment cycle (a broken trace) has no root: its members are drawn flat.
-        for key in order where kept.contains(key) && !placed.contains(key) { visit(key, depth: 0) }
+        for root in roots.sorted(by: byStart) { visit(root) }
+        for node in nodes where !placed.contains(node) { visit(node) }
         return out
     }
 
@@ -293,26 +312,38 @@ enum TimelineBuilder {
 }
 
 /// Which instance a controller id names at a given seq: ids are addresses UIKit reuses.
+/// Holds the instances once and, per id, the positions of its instances by `since`: an
+/// export resolves every event of a long session through it.
 struct InstanceResolver {
-    private var byID: [String: [TimelineRows.Instance]] = [:]
-    private var presenters: [InstanceKey: String] = [:]
+    package let instances: [TimelineRows.Instance]
+    private var byID: [String: [Int32]] = [:]
 
     package init(_ instances: [TimelineRows.Instance]) {
-        for x in instances {
-            byID[x.key.vc, default: []].append(x)
-            if let p = x.presenter { presenters[x.key] = p }
-        }
-        for key in byID.keys { byID[key]!.sort { $0.key.since < $1.key.since } }
+        self.instances = instances
+        for (i, x) in instances.enumerated() { byID[x.key.vc, default: []].append(Int32(i)) }
+        for key in byID.keys { byID[key]!.sort { instances[Int($0)].key.since < instances[Int($1)].key.since } }
     }
 
     /// The instance of `vc` at `seq`: the latest one begun by then; with `presentedLater`
     /// (a presentation recorded before the presented controller's init), else the next one.
     package func resolve(_ vc: String, at seq: Int64, presentedLater: Bool = false) -> InstanceKey? {
-        guard let list = byID[vc] else { return nil }
-        if let x = list.last(where: { $0.key.since <= seq }), !presentedLater || x.endSeq.map({ $0 >= seq }) ?? true {
-            return x.key
+        resolveIndex(vc, at: seq, presentedLater: presentedLater).map { instances[$0].key }
+    }
+
+    /// As `resolve`, the instance's position in `instances`.
+    package func resolveIndex(_ vc: String, at seq: Int64, presentedLater: Bool = false) -> Int? {
+        guard let list = byID[vc], !list.isEmpty else { return nil }
+        // The first of the id's instances begun after `seq` (the list is in `since` order).
+        var lo = 0, hi = list.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if instances[Int(list[mid])].key.since <= seq { lo = mid + 1 } else { hi = mid }
         }
-        return list.first { $0.key.since > seq }?.key ?? list.last?.key
+        if lo > 0 {
+            let x = instances[Int(list[lo - 1])]
+            if !presentedLater || x.endSeq.map({ $0 >= seq }) ?? true { return Int(list[lo - 1]) }
+        }
+        return Int(lo < list.count ? list[lo] : list[list.count - 1])
     }
 
     /// The instance an edge names: exactly when the row knows its `since`, else by seq.
@@ -321,5 +352,16 @@ struct InstanceResolver {
         return resolve(vc, at: seq)
     }
 
-    package func presenter(of key: InstanceKey) -> String? { presenters[key] }
+    /// The position of instance `key` in `instances`, nil when it is none of them.
+    package func index(of key: InstanceKey) -> Int? {
+        guard let list = byID[key.vc] else { return nil }
+        var lo = 0, hi = list.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if instances[Int(list[mid])].key.since < key.since { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < list.count && instances[Int(list[lo])].key.since == key.since ? Int(list[lo]) : nil
+    }
+
+    package func presenter(of key: InstanceKey) -> String? { index(of: key).flatMap { instances[$0].presenter } }
 }

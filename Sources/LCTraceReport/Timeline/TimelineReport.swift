@@ -108,7 +108,9 @@ package enum TimelineReport {
     }
 
     /// Adds the whole of `session` to an export: every instance a lane, every event an instant,
-    /// and the findings `request` chooses (stored, or recomputed as `report` would).
+    /// and the findings `request` chooses (stored, or recomputed as `report` would). Streams:
+    /// the lanes are found from the instances and edges, then appearances, presentations,
+    /// edges and events are read one row at a time (`ChromeTraceWriter.add`).
     package static func export(db: Storage, session listed: SessionInfo, findings request: ReportRequest,
                               to writer: ChromeTraceWriter, progress: ((Int) -> Void)? = nil) throws {
         let source = try TimelineSource(db: db, session: listed, settings: request.settings, progress: progress)
@@ -116,12 +118,22 @@ package enum TimelineReport {
         guard let first = session.firstT, let last = session.lastT else { return }
         let span = TimeWindow(start: first, end: max(first, last))
         let findings = try self.findings(db: db, session: session, request)
-        let rows = try source.rows(window: nil)
-        var options = TimelineOptions()
-        options.maxLanes = nil
-        options.showIdle = true
-        let timeline = TimelineBuilder.build(session: session, rows: rows, findings: findings, window: span, options: options)
-        try writer.add(timeline, rows: rows) { body in try source.forEachEvent(body) }
+        let lanes = try SessionLanes(instances: try source.allInstances(), window: span) { try source.forEachEdge($0) }
+        // As a timeline of the whole session lists them: those in the window on their lane (or
+        // the session's), then those about an instance not drawn, then those outside the window.
+        var placed: [TimelineFinding] = [], undrawn: [TimelineFinding] = [], outside: [TimelineFinding] = []
+        for f in findings {
+            guard let t = f.t, span.contains(t) else {
+                outside.append(TimelineFinding(finding: f, lane: nil, t: f.t, seq: f.evidence.last))
+                continue
+            }
+            let key = f.vc.map { InstanceKey(vc: $0, since: f.since ?? -1) }
+            let placedFinding = TimelineFinding(finding: f, lane: key, t: t, seq: f.evidence.last)
+            if key != nil && lanes.lane(key) == nil { undrawn.append(placedFinding) } else { placed.append(placedFinding) }
+        }
+        try writer.add(session: session, span: span,
+                       sessionSpan: TimeWindow(start: session.firstT ?? span.start, end: session.lastT ?? span.end),
+                       lanes: lanes, findings: placed + undrawn + outside, source: source)
     }
 
     /// The session's findings that `request` chooses: stored, or recomputed as `report` would.

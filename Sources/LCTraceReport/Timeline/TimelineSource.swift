@@ -3,17 +3,36 @@ import LCTraceModel
 import LCTraceRules
 import LCTraceStore
 
+/// The rows of one session an export reads one at a time, in the order the table gives them:
+/// a `TimelineSource`, or rows in memory (tests).
+protocol SessionRowStream {
+    /// Every appearance cycle in will_seq order.
+    func forEachCycle(_ body: (TimelineRows.Cycle) throws -> Void) throws
+    /// Every containment edge in add_seq order.
+    func forEachEdge(_ body: (TimelineRows.Edge) throws -> Void) throws
+    /// The marked events in `window` (all without one) in seq order.
+    func forEachMarkedEvent(window: TimeWindow?, _ body: (TraceEvent) throws -> Void) throws
+    /// Every event in seq order.
+    func forEachEvent(_ body: (TraceEvent) throws -> Void) throws
+    /// Appearance, edge and event rows handed out whole in arrays so far.
+    var rowsHandedOut: Int { get }
+}
+
 /// Where one session's timeline facts come from: the stored model of an analyzed session, or,
 /// for a session whose events changed since (`sessions.dirty`, whose stored rows are stale or
 /// partial), its model rebuilt in memory from its events. The events themselves always come
 /// from the table.
-final class TimelineSource {
+final class TimelineSource: SessionRowStream {
     /// The session; for a rebuilt one, with the counts and times of its events (a session
     /// loaded with `--no-analyze` has none stored yet).
     package private(set) var session: SessionInfo
     package let query: TimelineQuery
     /// The rebuilt model of a dirty session, whole (rows of every batch).
     private var rebuilt: TimelineRows?
+    /// Appearance, edge and event rows read from the table and handed out whole in arrays so
+    /// far (`rows(window:)`): the ones the `forEach…` methods hand out one at a time are not
+    /// counted. The tests hold an export and a controller's timeline to a bound with it.
+    private(set) var rowsHandedOut = 0
 
     /// `progress` hears how many events of a rebuilt session have been read (every 65,536).
     package init(db: Storage, session: SessionInfo, settings: RuleSettings = RuleSettings(),
@@ -48,9 +67,36 @@ final class TimelineSource {
 
     /// The rows a timeline of `window` needs (the whole session without one).
     package func rows(window: TimeWindow?) throws -> TimelineRows {
-        guard var rows = rebuilt else { return try query.rows(window: window) }
+        guard var rows = rebuilt else {
+            let rows = try query.rows(window: window)
+            rowsHandedOut += rows.cycles.count + rows.edges.count + rows.events.count
+            return rows
+        }
         rows.events = try query.markedEvents(window: window)
+        rowsHandedOut += rows.events.count
         return rows
+    }
+
+    /// Every instance of the session, in (since, vc) order.
+    func allInstances() throws -> [TimelineRows.Instance] {
+        if let rebuilt { return rebuilt.instances }
+        return try query.instances(window: nil)
+    }
+
+    /// Every appearance cycle of the session in will_seq order, one at a time.
+    func forEachCycle(_ body: (TimelineRows.Cycle) throws -> Void) throws {
+        if let rebuilt { try rebuilt.cycles.forEach(body) } else { try query.forEachCycle(window: nil, body) }
+    }
+
+    /// Every containment edge of the session in add_seq order, one at a time.
+    func forEachEdge(_ body: (TimelineRows.Edge) throws -> Void) throws {
+        if let rebuilt { try rebuilt.edges.forEach(body) } else { try query.forEachEdge(window: nil, body) }
+    }
+
+    /// The marked events in `window` (all without one) in seq order, one at a time: they
+    /// always come from the table.
+    func forEachMarkedEvent(window: TimeWindow?, _ body: (TraceEvent) throws -> Void) throws {
+        try query.forEachMarkedEvent(window: window, body)
     }
 
     /// Every event of the session in seq order.

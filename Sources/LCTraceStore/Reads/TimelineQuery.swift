@@ -150,19 +150,28 @@ package final class TimelineQuery {
     /// A session whose events changed since its analysis needs only these: its model is
     /// rebuilt in memory.
     package func markedEvents(window: TimeWindow?) throws -> [TraceEvent] {
+        var out: [TraceEvent] = []
+        try forEachMarkedEvent(window: window) { out.append($0) }
+        return out
+    }
+
+    /// Calls `body` with each of the marked events `markedEvents(window:)` returns, one row at
+    /// a time (a long session has millions: a timeline of a controller's whole life or an
+    /// export holds none of them).
+    package func forEachMarkedEvent(window: TimeWindow?, _ body: (TraceEvent) throws -> Void) throws {
         func list(_ kinds: [EventKind]) -> String { kinds.map { "'\($0.rawValue)'" }.joined(separator: ",") }
         let names = list(Self.markedKinds), background = list(Self.backgroundKinds)
-        return try select("""
+        try forEach("""
             SELECT e.seq, e.t, n.text, v.text, o.text, e.flags, d.text
             FROM \(db.relation(.events)) e JOIN strings n ON n.id = e.ev
             LEFT JOIN strings v ON v.id = e.vc LEFT JOIN strings o ON o.id = e.other LEFT JOIN strings d ON d.id = e.detail
             WHERE e.session = ?1 AND n.text IN (\(names))
               AND (CAST(?2 AS BIGINT) IS NULL OR e.t <= ?3) AND (CAST(?2 AS BIGINT) IS NULL OR e.t >= ?2 OR n.text IN (\(background)))
             ORDER BY e.seq
-            """, window: window) { q in
+            """, window: window, { q in
             TraceEvent(sid: sid, seq: q.int(0), t: q.int(1), name: q.text(2) ?? "", vc: q.text(3), other: q.text(4),
                        flags: EventFlags(rawValue: q.int(5)), detail: q.text(6))
-        }
+        }, body)
     }
 
     /// Calls `body` with every event of the session in seq order (for an export's instants).
@@ -173,16 +182,24 @@ package final class TimelineQuery {
     /// Runs `sql` with the session as ?1 and the window as ?2 (start) and ?3 (end), both NULL
     /// without one, and makes a value of each row.
     private func select<T>(_ sql: String, window: TimeWindow?, _ row: (any SQLQuery) -> T) throws -> [T] {
-        let q = try db.query(sql)
-        q.bind(session, at: 1)
-        q.bind(window?.start, at: 2)
-        q.bind(window?.end, at: 3)
         var out: [T] = []
-        while try q.step() { out.append(row(q)) }
+        try forEach(sql, window: window, row) { out.append($0) }
         return out
     }
 
-    private func instances(window: TimeWindow?) throws -> [TimelineRows.Instance] {
+    /// As `select`, handing each value to `body` as its row is read (a cursor on PostgreSQL).
+    private func forEach<T>(_ sql: String, window: TimeWindow?, _ row: (any SQLQuery) -> T,
+                            _ body: (T) throws -> Void) throws {
+        let q = try db.query(sql)
+        defer { q.reset() }
+        q.bind(session, at: 1)
+        q.bind(window?.start, at: 2)
+        q.bind(window?.end, at: 3)
+        while try q.step() { try body(row(q)) }
+    }
+
+    /// The instances that meet `window` (all without one), in (since, vc) order.
+    package func instances(window: TimeWindow?) throws -> [TimelineRows.Instance] {
         try instances(where: "(CAST(?2 AS BIGINT) IS NULL OR (i.first_t <= ?3 AND (i.end_t IS NULL OR i.end_t >= ?2)))",
                       [.int(session), window.map { .int($0.start) } ?? .null, window.map { .int($0.end) } ?? .null])
     }
@@ -212,32 +229,46 @@ package final class TimelineQuery {
     }
 
     private func cycles(window: TimeWindow?) throws -> [TimelineRows.Cycle] {
-        try select("""
+        var out: [TimelineRows.Cycle] = []
+        try forEachCycle(window: window) { out.append($0) }
+        return out
+    }
+
+    /// The appearance cycles that meet `window` (all without one) in will_seq order, one row at a time.
+    package func forEachCycle(window: TimeWindow?, _ body: (TimelineRows.Cycle) throws -> Void) throws {
+        try forEach("""
             SELECT v.text, a.since, a.will_seq, a.will_t, a.is_t, a.did_t, a.will_disappear_t, a.did_disappear_t,
                    a.animated, a.interactive, a.outcome, a.ending
             FROM \(db.relation(.appearances)) a JOIN strings v ON v.id = a.vc
             WHERE a.session = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR (a.will_t <= ?3 AND (a.did_disappear_t IS NULL OR a.did_disappear_t >= ?2)))
             ORDER BY a.will_seq
-            """, window: window) { q in
+            """, window: window, { q in
             TimelineRows.Cycle(
                 instance: InstanceKey(vc: q.text(0) ?? "", since: q.int(1)), willSeq: q.int(2), willT: q.int(3),
                 isT: q.optionalInt(4), didT: q.optionalInt(5), willDisappearT: q.optionalInt(6), didDisappearT: q.optionalInt(7),
                 animated: q.optionalInt(8).map { $0 != 0 }, interactive: q.int(9) != 0,
                 outcome: q.text(10) ?? "", ending: q.text(11) ?? "")
-        }
+        }, body)
     }
 
     private func edges(window: TimeWindow?) throws -> [TimelineRows.Edge] {
-        try select("""
+        var out: [TimelineRows.Edge] = []
+        try forEachEdge(window: window) { out.append($0) }
+        return out
+    }
+
+    /// The containment edges that meet `window` (all without one) in add_seq order, one row at a time.
+    package func forEachEdge(window: TimeWindow?, _ body: (TimelineRows.Edge) throws -> Void) throws {
+        try forEach("""
             SELECT ch.text, k.child_since, pa.text, k.parent_since, k.add_seq, k.add_t, k.remove_seq, k.remove_t
             FROM \(db.relation(.containment)) k JOIN strings ch ON ch.id = k.child JOIN strings pa ON pa.id = k.parent
             WHERE k.session = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR (k.add_t <= ?3 AND (k.remove_t IS NULL OR k.remove_t >= ?2)))
             ORDER BY k.add_seq
-            """, window: window) { q in
+            """, window: window, { q in
             TimelineRows.Edge(
                 child: InstanceKey(vc: q.text(0) ?? "", since: q.int(1)), parent: q.text(2) ?? "",
                 parentSince: q.optionalInt(3), addSeq: q.int(4), addT: q.int(5),
                 removeSeq: q.optionalInt(6), removeT: q.optionalInt(7))
-        }
+        }, body)
     }
 }

@@ -152,15 +152,15 @@ final class ChromeTraceTests: SampleDatabaseTestCase {
         b.vc(900, "viewDidDisappear", "0xa", #""animated":false"#)
         b.vc(1, "deinit", "0xa")
         b.add(2000, "sessionEnd", #""reason":"stopped""#)
-        let model = b.model()
-        let rows = TimelineFixtures.rows(b, model)
-        let t = TimelineFixtures.timeline(b)
-        var json = ""
-        let writer = ChromeTraceWriter { json += $0 }
-        try writer.begin()
-        try writer.add(t, rows: rows) { body in for e in TimelineFixtures.events(b) { try body(e) } }
-        try writer.finish()
-        XCTAssertEqual(try Self.violations(json), [])
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        TestSupport.writeLines(b.lines, to: dir + "/clock.jsonl")
+        let loaded = TestSupport.run(["ingest", "-q", "--db", dir + "/clock.db", dir + "/clock.jsonl"])
+        XCTAssertEqual(loaded.status, 0, loaded.err)
+        let r = TestSupport.run(["export", "--db", dir + "/clock.db", "--session", b.sid])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertTrue(r.out.contains("\"will_seq\""), "the appearance is exported")
+        XCTAssertEqual(try Self.violations(r.out), [])
     }
 
     /// The checker itself: each rule, broken once, is caught.

@@ -5,6 +5,7 @@ import XCTest
 @testable import LCTraceSQLite
 @testable import LCTraceReport
 @testable import LCTrace
+@testable import LCTraceGen
 
 /// An export holds a bounded number of bytes of a session whatever its length: past its limit
 /// the records go to a temporary file in sorted runs, merged when written, and the file is the
@@ -51,5 +52,40 @@ final class ExportMemoryTests: SampleDatabaseTestCase {
         var got: [String] = []
         try sorter.forEachOrdered { got.append(String(decoding: $0, as: UTF8.self)) }
         XCTAssertEqual(got, expected.map { String($0.2) })
+    }
+}
+
+/// An export holds a bounded number of a session's appearance, edge and event rows whatever
+/// its length: it reads them one at a time (a 5 M-event session took 944 MB to export when
+/// they were read whole, with the session's timeline built from them).
+final class StreamedRowsTests: TemporaryDirectoryTestCase {
+    /// The database of one generated session of `scenarios` scenarios, and the session.
+    func oneSession(scenarios: Int, name: String) throws -> (Storage, SessionInfo) {
+        let o = CorpusOptions.make(seed: 3, sessions: 1, sessionsPerFile: 1, scenarios: scenarios)
+        let corpus = dir + "/" + name
+        try CorpusWriter.write(plans: CorpusWriter.randomPlans(o), to: corpus, options: o)
+        let path = dir + "/\(name).db"
+        let r = TestSupport.run(["ingest", "-q", "--db", path, corpus])
+        XCTAssertEqual(r.status, 0, r.err)
+        let storage = Storage(try SQLiteDatabase(path: path, mode: .readOnly))
+        let session = try XCTUnwrap(try storage.model.sessions(SessionFilter()).first)
+        return (storage, session)
+    }
+
+    func testAnExportHoldsABoundedNumberOfRowsWhateverTheSessionsLength() throws {
+        var held: [Int] = []
+        var events: [Int] = []
+        for (scenarios, name) in [(30, "short"), (600, "long")] {
+            let (storage, session) = try oneSession(scenarios: scenarios, name: name)
+            let writer = ChromeTraceWriter(bytes: { _ in })
+            try writer.begin()
+            try TimelineReport.export(db: storage, session: session, findings: ReportRequest(), to: writer)
+            try writer.finish()
+            held.append(writer.peakHeldRows)
+            events.append(session.events)
+        }
+        XCTAssertGreaterThan(events[1], events[0] * 5, "the long session is longer")
+        XCTAssertLessThanOrEqual(held[1], 16, "rows held at once for \(events[1]) events")
+        XCTAssertLessThanOrEqual(held[0], 16, "rows held at once for \(events[0]) events")
     }
 }

@@ -61,6 +61,19 @@ enum TimelineFixtures {
         }
     }
 
+    /// Rows in memory handed out one at a time, as an export reads a session's.
+    struct RowsInMemory: SessionRowStream {
+        var rows: TimelineRows
+        var events: [TraceEvent]
+        func forEachCycle(_ body: (TimelineRows.Cycle) throws -> Void) throws { try rows.cycles.forEach(body) }
+        func forEachEdge(_ body: (TimelineRows.Edge) throws -> Void) throws { try rows.edges.forEach(body) }
+        func forEachMarkedEvent(window: TimeWindow?, _ body: (TraceEvent) throws -> Void) throws {
+            try rows.events.filter { e in window.map { $0.contains(e.t) } ?? true }.forEach(body)
+        }
+        func forEachEvent(_ body: (TraceEvent) throws -> Void) throws { try events.forEach(body) }
+        var rowsHandedOut: Int { 0 }
+    }
+
     /// The timeline of a whole inline session (or of `window`).
     static func timeline(_ b: TraceBuilder, window: TimeWindow? = nil, options: TimelineOptions = TimelineOptions()) -> Timeline {
         let model = b.model()

@@ -126,7 +126,10 @@ final class TimelineTests: TemporaryDirectoryTestCase {
         var json = ""
         let writer = ChromeTraceWriter { json += $0 }
         XCTAssertNoThrow(try writer.begin())
-        XCTAssertNoThrow(try writer.add(t, rows: rows) { _ in })
+        let span = TimeWindow(start: info.firstT!, end: info.lastT!)
+        XCTAssertNoThrow(try writer.add(session: info, span: span, sessionSpan: span,
+                                        lanes: try SessionLanes(instances: rows.instances, window: span) { try rows.edges.forEach($0) },
+                                        findings: [], source: TimelineFixtures.RowsInMemory(rows: rows, events: [])))
         XCTAssertNoThrow(try writer.finish())
         XCTAssertTrue(json.contains("\"name\":\"release (chain)\""), json)
     }
