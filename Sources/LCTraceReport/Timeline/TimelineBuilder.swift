@@ -21,40 +21,132 @@ struct TimelineOptions: Sendable {
     package init() {}
 }
 
+/// The rows a timeline of a window reads: its instances whole, its appearance cycles, edges
+/// and marked events one at a time, as often as the builder asks (a `TimelineSource`, or
+/// rows in memory). Each kind comes in the order the tables give it: cycles by will_seq,
+/// edges by add_seq, events by seq; a row outside the window may come too.
+protocol TimelineRowReader {
+    /// The instances that meet `window` (or more), and how many the session has in all.
+    func timelineInstances(window: TimeWindow) throws -> (instances: [TimelineRows.Instance], total: Int)
+    func forEachCycle(window: TimeWindow, _ body: (TimelineRows.Cycle) throws -> Void) throws
+    func forEachEdge(window: TimeWindow, _ body: (TimelineRows.Edge) throws -> Void) throws
+    /// The marked events in `window`, and the background ones before it.
+    func forEachMarkedEvent(window: TimeWindow?, _ body: (TraceEvent) throws -> Void) throws
+}
+
+/// Rows already in memory (tests, a session rebuilt whole) read as a timeline reads a table's.
+struct TimelineRowsReader: TimelineRowReader {
+    let rows: TimelineRows
+
+    func timelineInstances(window: TimeWindow) -> (instances: [TimelineRows.Instance], total: Int) {
+        (rows.instances, rows.totalInstances)
+    }
+    func forEachCycle(window: TimeWindow, _ body: (TimelineRows.Cycle) throws -> Void) rethrows {
+        try rows.cycles.sorted { $0.willSeq < $1.willSeq }.forEach(body)
+    }
+    func forEachEdge(window: TimeWindow, _ body: (TimelineRows.Edge) throws -> Void) rethrows { try rows.edges.forEach(body) }
+    func forEachMarkedEvent(window: TimeWindow?, _ body: (TraceEvent) throws -> Void) rethrows { try rows.events.forEach(body) }
+}
+
 /// Turns a session's rows (stored or rebuilt) and findings into a `Timeline` of a window.
 enum TimelineBuilder {
     /// `decisiveSeq`: the seq of a finding's decisive event, when known (`--around` takes it).
     package static func build(session: SessionInfo, rows: TimelineRows, findings: [Finding], window: TimeWindow,
                              options: TimelineOptions = TimelineOptions(),
                              decisiveSeq: (Finding) -> Int64? = { $0.evidence.last }) -> Timeline {
-        let sessionSpan = TimeWindow(start: session.firstT ?? window.start, end: session.lastT ?? window.end)
-        let ids = InstanceResolver(rows.instances)
-        let cyclesByInstance = Dictionary(grouping: rows.cycles, by: \.instance)
-        let edgesByChild = Dictionary(grouping: rows.edges, by: \.child)
+        do {
+            return try build(session: session, reader: TimelineRowsReader(rows: rows), findings: findings, window: window,
+                             options: options, decisiveSeq: decisiveSeq)
+        } catch {
+            preconditionFailure("rows in memory are read without error: \(error)")
+        }
+    }
 
-        // Every instance that meets the window becomes a candidate lane.
-        var candidates: [InstanceKey: TimelineLane] = [:]
-        var order: [InstanceKey] = []
-        for x in rows.instances where window.overlaps(x.firstT, x.endT) {
-            let cycles = (cyclesByInstance[x.key] ?? []).sorted { $0.willSeq < $1.willSeq }
-            let lane = TimelineLane(
-                key: x.key, cls: x.cls, depth: 0,
-                parent: parent(of: x.key, edgesByChild[x.key] ?? [], window: window, ids: ids),
-                presentedBy: x.presenter.flatMap { ids.resolve($0, at: x.key.since) },
-                start: x.firstT, end: x.endT, endSeq: x.endSeq, endHow: x.endHow,
-                spans: spans(cycles, instance: x, sessionEnd: sessionSpan.end).filter { window.overlaps($0.start, $0.end) },
-                release: x.release, focused: options.focus.contains(x.key))
-            candidates[x.key] = lane
-            order.append(x.key)
+    /// As `build(rows:)`, reading the rows from `reader` one at a time. Held whole: the
+    /// instances of the window, and per instance what the lane choice needs (its container,
+    /// how many phases and arrows it has); of the phases, containment edges and arrows, only
+    /// those of the lanes drawn. So the cycles, edges and marked events are read twice: once
+    /// to choose the lanes, once to draw them (a long-lived controller's `--vc` timeline spans
+    /// its whole session: issue 25 item 12).
+    static func build(session: SessionInfo, reader: some TimelineRowReader, findings: [Finding], window: TimeWindow,
+                      options: TimelineOptions = TimelineOptions(),
+                      decisiveSeq: (Finding) -> Int64? = { $0.evidence.last }) throws -> Timeline {
+        let sessionSpan = TimeWindow(start: session.firstT ?? window.start, end: session.lastT ?? window.end)
+        let (instances, totalInstances) = try reader.timelineInstances(window: window)
+        let ids = InstanceResolver(instances)
+
+        // Every instance that meets the window is a candidate lane, named by its row in `instances`.
+        var isCandidate = [Bool](repeating: false, count: instances.count)
+        var order: [Int] = []
+        for (i, x) in instances.enumerated() where window.overlaps(x.firstT, x.endT) {
+            isCandidate[i] = true
+            order.append(i)
+        }
+        func candidate(_ key: InstanceKey?) -> Int? {
+            guard let key, let i = ids.index(of: key), isCandidate[i] else { return nil }
+            return i
+        }
+
+        // A candidate's container during the window: the last edge in force in it (as `parent(of:)`).
+        var parentOf = [InstanceKey?](repeating: nil, count: instances.count)
+        var lastEdgeSeq = [Int64?](repeating: nil, count: instances.count)
+        try reader.forEachEdge(window: window) { e in
+            guard window.overlaps(e.addT, e.removeT), let i = candidate(e.child) else { return }
+            if let held = lastEdgeSeq[i], held >= e.addSeq { return }
+            lastEdgeSeq[i] = e.addSeq
+            let parent = ids.resolve(e.parent, since: e.parentSince, at: e.addSeq)
+            parentOf[i] = parent == e.child ? nil : parent
+        }
+        lastEdgeSeq = []
+        func presenter(_ i: Int) -> InstanceKey? {
+            instances[i].presenter.flatMap { ids.resolve($0, at: instances[i].key.since) }
+        }
+        /// What a candidate is drawn under: its container, else its presenter.
+        func host(_ i: Int) -> InstanceKey? { parentOf[i] ?? presenter(i) }
+        func ancestors(of i: Int) -> [Int] {
+            var out: [Int] = []
+            var seen: Set<Int> = [i]
+            var node = host(i)
+            while let p = node, let j = candidate(p), seen.insert(j).inserted {
+                out.append(j)
+                node = host(j)
+            }
+            return out
         }
         var omitted = TimelineOmissions()
-        omitted.outside = max(0, max(rows.totalInstances, rows.instances.count) - candidates.count)
+        omitted.outside = max(0, max(totalInstances, instances.count) - order.count)
+
+        // The phases in the window, instance by instance in cycle order. Where a cycle ends may
+        // depend on the instance's next cycle: such a cycle waits for it.
+        func forEachSpan(_ body: (Int, TimelineSpan) -> Void) throws {
+            var waiting: [Int: TimelineRows.Cycle] = [:]
+            var out: [TimelineSpan] = []
+            func phases(_ i: Int, _ c: TimelineRows.Cycle, next: Int64?) {
+                out.removeAll(keepingCapacity: true)
+                spans(c, nextWillT: next, instance: instances[i], sessionEnd: sessionSpan.end, into: &out)
+                for s in out where window.overlaps(s.start, s.end) { body(i, s) }
+            }
+            try reader.forEachCycle(window: window) { c in
+                guard let i = candidate(c.instance) else { return }
+                if let previous = waiting.removeValue(forKey: i) { phases(i, previous, next: c.willT) }
+                if endsAtNextCycle(c) { waiting[i] = c } else { phases(i, c, next: nil) }
+            }
+            for i in order { if let c = waiting[i] { phases(i, c, next: nil) } }
+        }
+        var phaseCount = [Int32](repeating: 0, count: instances.count)
+        try forEachSpan { i, _ in phaseCount[i] += 1 }
 
         // A view put into a hierarchy is worth an arrow only outside containment (an orphan's
         // view in its host): inside it, the indentation already says so.
-        let arrows = self.arrows(rows, window: window, ids: ids).filter { a in
-            guard a.kind == .viewAttached || a.kind == .viewDetached else { return true }
-            return a.from != nil && a.to.flatMap { candidates[$0]?.parent } != a.from
+        func forEachArrow(_ body: (TimelineArrow) -> Void, event: (TraceEvent) -> Void = { _ in }) throws {
+            try reader.forEachMarkedEvent(window: window) { e in
+                event(e)
+                guard let a = arrow(e, window: window, ids: ids) else { return }
+                if a.kind == .viewAttached || a.kind == .viewDetached {
+                    guard a.from != nil && candidate(a.to).flatMap({ parentOf[$0] }) != a.from else { return }
+                }
+                body(a)
+            }
         }
         let placed = findings.compactMap { f -> TimelineFinding? in
             guard let t = f.t, window.contains(t) else { return nil }
@@ -63,44 +155,53 @@ enum TimelineBuilder {
         }
 
         // What happens to each candidate in the window: idle lanes are left out unless asked for.
-        var busy = Set<InstanceKey>()
-        for (key, lane) in candidates {
-            if !lane.spans.isEmpty || window.contains(lane.start) || lane.end.map(window.contains) == true
-                || lane.release.map({ window.contains($0.t) }) == true { busy.insert(key) }
+        var busy = [Bool](repeating: false, count: instances.count)
+        for i in order {
+            let x = instances[i]
+            if phaseCount[i] > 0 || window.contains(x.firstT) || x.endT.map(window.contains) == true
+                || x.release.map({ window.contains($0.t) }) == true { busy[i] = true }
         }
-        for a in arrows { for key in [a.from, a.to].compactMap({ $0 }) { busy.insert(key) } }
-        for f in placed { if let key = f.lane { busy.insert(key) } }
+        // Arrows count towards their ends' activity, and relate them to the focus.
+        let focus = Set(options.focus.compactMap { ids.index(of: $0) })
+        var arrowCount = [Int32](repeating: 0, count: instances.count)
+        var related = Set<Int>()
+        var background = BackgroundPeriods(window: window)
+        try forEachArrow({ a in
+            let ends = [a.from, a.to].compactMap { $0.flatMap(ids.index(of:)) }
+            for i in ends {
+                busy[i] = true
+                arrowCount[i] += 1
+            }
+            if options.onlyRelated && ends.contains(where: focus.contains) { related.formUnion(ends) }
+        }, event: { background.add($0) })
+        for f in placed { if let i = candidate(f.lane) { busy[i] = true } }
 
         // Filters: the focus and what relates to it, or one class.
-        var wanted = Set(candidates.keys)
+        var wanted: Set<Int>
         if options.onlyRelated {
-            var related = options.focus
-            for a in arrows where [a.from, a.to].contains(where: { $0.map(options.focus.contains) ?? false }) {
-                related.formUnion([a.from, a.to].compactMap { $0 })
-            }
-            for key in candidates.keys where ancestors(of: key, candidates).contains(where: options.focus.contains) {
-                related.insert(key)
-            }
-            wanted.formIntersection(related)
+            related.formUnion(focus)
+            for i in order where ancestors(of: i).contains(where: focus.contains) { related.insert(i) }
+            wanted = related.filter { isCandidate[$0] }
+        } else {
+            wanted = Set(order)
         }
+        related = []
         if let cls = options.className {
-            wanted = wanted.filter { candidates[$0]?.cls == cls || options.focus.contains($0) }
+            wanted = wanted.filter { instances[$0].cls == cls || focus.contains($0) }
         }
-        let lively = options.showIdle ? wanted : wanted.filter { busy.contains($0) || options.focus.contains($0) }
+        let lively = options.showIdle ? wanted : wanted.filter { busy[$0] || focus.contains($0) }
 
         // The lane limit keeps the focus, then lanes with findings, then the busiest.
         var chosen = lively
         if let limit = options.maxLanes, lively.count > limit {
-            let findingLanes = Set(placed.compactMap(\.lane))
-            var activity: [InstanceKey: Int] = [:]
-            for (key, lane) in candidates { activity[key] = lane.spans.count }
-            for a in arrows { for key in [a.from, a.to].compactMap({ $0 }) { activity[key, default: 0] += 1 } }
-            func rank(_ key: InstanceKey) -> (Int, Int, Int64, String) {
-                (options.focus.contains(key) ? 0 : findingLanes.contains(key) ? 1 : 2, -(activity[key] ?? 0), key.since, key.vc)
+            let findingLanes = Set(placed.compactMap { candidate($0.lane) })
+            func rank(_ i: Int) -> (Int, Int, Int64, String) {
+                (focus.contains(i) ? 0 : findingLanes.contains(i) ? 1 : 2, -Int(phaseCount[i] + arrowCount[i]),
+                 instances[i].key.since, instances[i].key.vc)
             }
             chosen = []
-            for key in lively.sorted(by: { rank($0) < rank($1) }) {
-                let needed = [key] + ancestors(of: key, candidates).filter { !chosen.contains($0) }
+            for i in lively.sorted(by: { rank($0) < rank($1) }) {
+                let needed = [i] + ancestors(of: i).filter { !chosen.contains($0) }
                 if chosen.count + needed.count > limit && !chosen.isEmpty { continue }
                 chosen.formUnion(needed)
             }
@@ -108,26 +209,43 @@ enum TimelineBuilder {
         }
         // Containers of a drawn lane are drawn too (the indentation needs them).
         var kept = chosen
-        for key in chosen { kept.formUnion(ancestors(of: key, candidates)) }
-        omitted.filtered = Set(candidates.keys).subtracting(wanted).subtracting(kept).count
+        for i in chosen { kept.formUnion(ancestors(of: i)) }
+        omitted.filtered = order.count - wanted.union(kept).count
         omitted.idle = wanted.subtracting(lively).subtracting(kept).count
         omitted.overLimit = lively.subtracting(chosen).subtracting(kept).count
+        arrowCount = []
+        busy = []
 
-        let lanes = treeOrder(kept, candidates, order: order)
+        // The lanes drawn, with their phases.
+        var keptLanes: [InstanceKey: TimelineLane] = [:]
+        for i in kept {
+            let x = instances[i]
+            keptLanes[x.key] = TimelineLane(
+                key: x.key, cls: x.cls, depth: 0, parent: parentOf[i], presentedBy: presenter(i),
+                start: x.firstT, end: x.endT, endSeq: x.endSeq, endHow: x.endHow,
+                spans: [], release: x.release, focused: options.focus.contains(x.key))
+        }
+        try forEachSpan { i, span in
+            if kept.contains(i) { keptLanes[instances[i].key]!.spans.append(span) }
+        }
+        let lanes = treeOrder(Set(keptLanes.keys), keptLanes, order: order.filter(kept.contains).map { instances[$0].key })
+        keptLanes = [:]
         var timeline = Timeline(
             session: session, window: window, sessionSpan: sessionSpan, lanes: lanes,
-            arrows: [], edges: [], findings: [], background: background(rows.events, window: window, sessionEnd: sessionSpan.end),
+            arrows: [], edges: [], findings: [], background: background.finish(sessionEnd: sessionSpan.end),
             omitted: omitted, focus: options.focusDescription)
         timeline.laneIndex = Dictionary(uniqueKeysWithValues: lanes.enumerated().map { ($1.key, $0) })
         let drawn = Set(lanes.map(\.key))
         // An arrow is drawn when its known ends are lanes (a dismissal's presenter may be unknown).
-        timeline.arrows = arrows.filter { a in
-            (a.from.map(drawn.contains) ?? true) && (a.to.map(drawn.contains) ?? true) && (a.from ?? a.to) != nil
+        try forEachArrow { a in
+            guard (a.from.map(drawn.contains) ?? true) && (a.to.map(drawn.contains) ?? true) && (a.from ?? a.to) != nil
+            else { return }
+            timeline.arrows.append(a)
         }
-        timeline.edges = rows.edges.compactMap { e -> TimelineEdge? in
+        try reader.forEachEdge(window: window) { e in
             guard drawn.contains(e.child), let parent = ids.resolve(e.parent, since: e.parentSince, at: e.addSeq),
-                  drawn.contains(parent), window.overlaps(e.addT, e.removeT) else { return nil }
-            return TimelineEdge(parent: parent, child: e.child, addSeq: e.addSeq, addT: e.addT, removeT: e.removeT)
+                  drawn.contains(parent), window.overlaps(e.addT, e.removeT) else { return }
+            timeline.edges.append(TimelineEdge(parent: parent, child: e.child, addSeq: e.addSeq, addT: e.addT, removeT: e.removeT))
         }
         for f in placed {
             // A finding about an instance that is not drawn is left out (and said so); a
@@ -188,20 +306,6 @@ enum TimelineBuilder {
         return parent
     }
 
-    /// What a lane is drawn under: its container, else its presenter.
-    private static func host(_ lane: TimelineLane) -> InstanceKey? { lane.parent ?? lane.presentedBy }
-
-    private static func ancestors(of key: InstanceKey, _ lanes: [InstanceKey: TimelineLane]) -> [InstanceKey] {
-        var out: [InstanceKey] = []
-        var seen: Set<InstanceKey> = [key]
-        var node = lanes[key].flatMap(host)
-        while let p = node, lanes[p] != nil, seen.insert(p).inserted {
-            out.append(p)
-            node = lanes[p].flatMap(host)
-        }
-        return out
-    }
-
     /// Depth-first from the roots, each level by first event; depth counts the drawn
     /// containers and presenters above a lane.
     private static func treeOrder(_ kept: Set<InstanceKey>, _ lanes: [InstanceKey: TimelineLane],
@@ -257,55 +361,69 @@ enum TimelineBuilder {
 
     // MARK: Arrows and background
 
-    static func arrows(_ rows: TimelineRows, window: TimeWindow, ids: InstanceResolver) -> [TimelineArrow] {
-        var out: [TimelineArrow] = []
-        for e in rows.events where window.contains(e.t) {
-            guard let vc = e.vc else { continue }
-            var arrow = TimelineArrow(kind: e.kind, seq: e.seq, t: e.t, from: nil, to: nil,
-                                      interactive: e.has(.interactive), style: nil)
-            switch e.kind {
-            case .present:
-                arrow.from = ids.resolve(vc, at: e.seq)
-                arrow.to = e.other.flatMap { ids.resolve($0, at: e.seq, presentedLater: true) }
-                arrow.style = e.detail
-            case .push, .pop:
-                arrow.from = ids.resolve(vc, at: e.seq)
-                arrow.to = e.other.flatMap { ids.resolve($0, at: e.seq) }
-            case .dismiss:
-                arrow.to = ids.resolve(vc, at: e.seq)
-                arrow.from = arrow.to.flatMap { ids.presenter(of: $0) }.flatMap { ids.resolve($0, at: e.seq) }
-            case .viewAttached, .viewDetached:
-                arrow.from = e.other.flatMap { ids.resolve($0, at: e.seq) }
-                arrow.to = ids.resolve(vc, at: e.seq)
-            default:
-                continue
-            }
-            out.append(arrow)
+    /// The arrow event `e` draws in `window`, if any.
+    static func arrow(_ e: TraceEvent, window: TimeWindow, ids: InstanceResolver) -> TimelineArrow? {
+        guard window.contains(e.t), let vc = e.vc else { return nil }
+        var arrow = TimelineArrow(kind: e.kind, seq: e.seq, t: e.t, from: nil, to: nil,
+                                  interactive: e.has(.interactive), style: nil)
+        switch e.kind {
+        case .present:
+            arrow.from = ids.resolve(vc, at: e.seq)
+            arrow.to = e.other.flatMap { ids.resolve($0, at: e.seq, presentedLater: true) }
+            arrow.style = e.detail
+        case .push, .pop:
+            arrow.from = ids.resolve(vc, at: e.seq)
+            arrow.to = e.other.flatMap { ids.resolve($0, at: e.seq) }
+        case .dismiss:
+            arrow.to = ids.resolve(vc, at: e.seq)
+            arrow.from = arrow.to.flatMap { ids.presenter(of: $0) }.flatMap { ids.resolve($0, at: e.seq) }
+        case .viewAttached, .viewDetached:
+            arrow.from = e.other.flatMap { ids.resolve($0, at: e.seq) }
+            arrow.to = ids.resolve(vc, at: e.seq)
+        default:
+            return nil
         }
-        return out
+        return arrow
     }
 
     /// Background periods: from entering the background to the next foreground event (or the
     /// session's end), clipped to the window.
     package static func background(_ events: [TraceEvent], window: TimeWindow, sessionEnd: Int64) -> [TimeWindow] {
-        var out: [TimeWindow] = []
-        var start: Int64?
-        func close(_ end: Int64) {
-            guard let s = start else { return }
-            let lo = max(s, window.start), hi = min(max(s, end), window.end)
-            if lo <= hi && window.overlaps(s, end) { out.append(TimeWindow(start: lo, end: hi)) }
-            start = nil
+        var periods = BackgroundPeriods(window: window)
+        for e in events { periods.add(e) }
+        return periods.finish(sessionEnd: sessionEnd)
+    }
+}
+
+/// The background periods of a window, from the session's events handed over one at a time
+/// in seq order (`TimelineBuilder.background`).
+struct BackgroundPeriods {
+    let window: TimeWindow
+    private var out: [TimeWindow] = []
+    private var start: Int64?
+
+    init(window: TimeWindow) { self.window = window }
+
+    private mutating func close(_ end: Int64) {
+        guard let s = start else { return }
+        let lo = max(s, window.start), hi = min(max(s, end), window.end)
+        if lo <= hi && window.overlaps(s, end) { out.append(TimeWindow(start: lo, end: hi)) }
+        start = nil
+    }
+
+    mutating func add(_ e: TraceEvent) {
+        switch e.kind {
+        case .sceneDidEnterBackground, .appDidEnterBackground:
+            if start == nil { start = e.t }
+        case .sceneWillEnterForeground, .appWillEnterForeground, .sceneDidBecomeActive, .appDidBecomeActive:
+            close(e.t)
+        default:
+            break
         }
-        for e in events {
-            switch e.kind {
-            case .sceneDidEnterBackground, .appDidEnterBackground:
-                if start == nil { start = e.t }
-            case .sceneWillEnterForeground, .appWillEnterForeground, .sceneDidBecomeActive, .appDidBecomeActive:
-                close(e.t)
-            default:
-                break
-            }
-        }
+    }
+
+    /// The periods, the last one closed at `sessionEnd` if still open.
+    mutating func finish(sessionEnd: Int64) -> [TimeWindow] {
         close(sessionEnd)
         return out
     }

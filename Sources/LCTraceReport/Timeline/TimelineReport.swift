@@ -95,14 +95,13 @@ package enum TimelineReport {
             let pad = max(f.duration / 20, 100_000_000)
             window = TimeWindow(start: max(span.start, f.start.minusClamped(pad)), end: min(span.end, f.end.plusClamped(pad)))
         }
-        let rows = try source.rows(window: window)
         // The decisive event of a finding: the one of its evidence at its t (what --around takes).
         var decisive: [String: Int64] = [:]
         func key(_ f: Finding) -> String { "\(f.rule)|\(f.vc ?? "")|\(f.since ?? -1)|\(f.t ?? -1)|\(f.evidence)" }
         for f in findings {
             if let seq = try decisiveSeq(f, time: source.eventTime) { decisive[key(f)] = seq }
         }
-        return TimelineBuilder.build(session: session, rows: rows, findings: findings, window: window, options: options) {
+        return try TimelineBuilder.build(session: session, reader: source, findings: findings, window: window, options: options) {
             decisive[key($0)] ?? $0.evidence.last
         }
     }

@@ -22,7 +22,7 @@ protocol SessionRowStream {
 /// for a session whose events changed since (`sessions.dirty`, whose stored rows are stale or
 /// partial), its model rebuilt in memory from its events. The events themselves always come
 /// from the table.
-final class TimelineSource: SessionRowStream {
+final class TimelineSource: SessionRowStream, TimelineRowReader {
     /// The session; for a rebuilt one, with the counts and times of its events (a session
     /// loaded with `--no-analyze` has none stored yet).
     package private(set) var session: SessionInfo
@@ -75,6 +75,25 @@ final class TimelineSource: SessionRowStream {
         rows.events = try query.markedEvents(window: window)
         rowsHandedOut += rows.events.count
         return rows
+    }
+
+    /// The instances that meet `window` and how many the session has in all: what a timeline
+    /// of it holds whole (its rows it reads one at a time, `TimelineRowReader`).
+    func timelineInstances(window: TimeWindow) throws -> (instances: [TimelineRows.Instance], total: Int) {
+        if let rebuilt { return (rebuilt.instances, rebuilt.totalInstances) }
+        return (try query.instances(window: window), try query.instanceCount())
+    }
+
+    /// The appearance cycles that meet `window` in will_seq order, one at a time (a rebuilt
+    /// model's all).
+    func forEachCycle(window: TimeWindow, _ body: (TimelineRows.Cycle) throws -> Void) throws {
+        if let rebuilt { try rebuilt.cycles.forEach(body) } else { try query.forEachCycle(window: window, body) }
+    }
+
+    /// The containment edges that meet `window` in add_seq order, one at a time (a rebuilt
+    /// model's all).
+    func forEachEdge(window: TimeWindow, _ body: (TimelineRows.Edge) throws -> Void) throws {
+        if let rebuilt { try rebuilt.edges.forEach(body) } else { try query.forEachEdge(window: window, body) }
     }
 
     /// Every instance of the session, in (since, vc) order.

@@ -141,8 +141,13 @@ package final class TimelineQuery {
         rows.cycles = try cycles(window: window)
         rows.edges = try edges(window: window)
         rows.events = try markedEvents(window: window)
-        rows.totalInstances = Int(try db.scalarInt("SELECT count(*) FROM \(db.relation(.instances)) WHERE session = ?", [.int(session)]) ?? 0)
+        rows.totalInstances = try instanceCount()
         return rows
+    }
+
+    /// Instances the session has in all.
+    package func instanceCount() throws -> Int {
+        Int(try db.scalarInt("SELECT count(*) FROM \(db.relation(.instances)) WHERE session = ?", [.int(session)]) ?? 0)
     }
 
     /// The marked events in `window` (all without one), in seq order. Background and

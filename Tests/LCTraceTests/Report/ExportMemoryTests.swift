@@ -88,4 +88,30 @@ final class StreamedRowsTests: TemporaryDirectoryTestCase {
         XCTAssertLessThanOrEqual(held[1], 16, "rows held at once for \(events[1]) events")
         XCTAssertLessThanOrEqual(held[0], 16, "rows held at once for \(events[0]) events")
     }
+
+    /// `timeline --vc` of the controller alive longest reads its session's appearance, edge and
+    /// event rows one at a time too (a controller alive throughout a 5 M-event session took
+    /// 900 MB when they were read whole and every arrow of its life built), and holds only the
+    /// arrows between the lanes it draws.
+    func testAControllersTimelineHoldsABoundedNumberOfRowsWhateverTheSessionsLength() throws {
+        var held: [Int] = [], arrows: [Int] = [], events: [Int] = []
+        for (scenarios, name) in [(30, "short"), (600, "long")] {
+            let (storage, session) = try oneSession(scenarios: scenarios, name: name)
+            let source = try TimelineSource(db: storage, session: session)
+            let longest = try XCTUnwrap(try source.allInstances().min { a, b in
+                ((a.endT ?? .max / 2) - a.firstT, b.key.since) > ((b.endT ?? .max / 2) - b.firstT, a.key.since)
+            })
+            var request = TimelineRequest()
+            request.vc = longest.key.description
+            let timeline = try TimelineReport.make(source: source, findings: [], request)
+            XCTAssertTrue(timeline.lanes.contains { $0.key == longest.key && $0.focused })
+            held.append(source.rowsHandedOut)
+            arrows.append(timeline.arrows.count)
+            events.append(session.events)
+        }
+        XCTAssertGreaterThan(events[1], events[0] * 5, "the long session is longer")
+        XCTAssertLessThanOrEqual(held[1], 16, "rows held at once for \(events[1]) events")
+        XCTAssertLessThanOrEqual(held[0], 16, "rows held at once for \(events[0]) events")
+        XCTAssertLessThanOrEqual(arrows[1], 4 * 40, "arrows held for \(events[1]) events (40 lanes)")
+    }
 }
