@@ -51,6 +51,9 @@ package struct ReportData: Sendable {
 /// otherwise the model is rebuilt in memory for the selected sessions (nothing is written,
 /// so a report also works on a read-only database).
 package enum ReportCollector {
+    /// Sessions whose stored findings one query reads.
+    static let sessionsPerRead = 256
+
     /// Everything at once: the findings in `ReportData.findings` (the library, `compare`,
     /// `baseline`, tests). `report` streams them instead (`collect(_:db:begin:each:)`).
     package static func collect(_ request: ReportRequest, db: Storage) throws -> ReportData {
@@ -107,19 +110,25 @@ package enum ReportCollector {
             }
             for i in order { try each(kept[i], session) }
         }
-        // Stored findings come from one cursor in the sessions' listing order; the session
-        // loop takes each session's rows from it as it comes to them.
-        let cursor = useStored ? try reader.findingsInSessionOrder(request.sessions) : nil
-        var pending = try cursor?.next()
+        // Stored findings are read for a few hundred sessions at a time, ahead of the loop.
+        func current(_ s: SessionInfo) -> Bool {
+            StoredModelPolicy.storedFindingsAreCurrent(s, storedSettings: stored, settings: request.settings)
+        }
+        var storedAhead: [Int64: [Finding]] = [:]
+        var readUpTo = 0
         for (index, s) in data.sessions.enumerated() {
-            if StoredModelPolicy.storedFindingsAreCurrent(s, storedSettings: stored, settings: request.settings) {
-                data.events += s.events
-                var mine: [Finding] = []
-                while let row = pending, row.session == s.id {
-                    mine.append(row.finding)
-                    pending = try cursor?.next()
+            if current(s) {
+                if index >= readUpTo {
+                    var ids: [Int64] = []
+                    readUpTo = index
+                    while readUpTo < data.sessions.count && ids.count < Self.sessionsPerRead {
+                        if current(data.sessions[readUpTo]) { ids.append(data.sessions[readUpTo].id) }
+                        readUpTo += 1
+                    }
+                    storedAhead = try reader.findings(ofSessions: ids)
                 }
-                try emit(mine, session: index)
+                data.events += s.events
+                try emit(storedAhead.removeValue(forKey: s.id) ?? [], session: index)
                 continue
             }
             func addGaps(_ model: SessionModel) {
@@ -138,10 +147,6 @@ package enum ReportCollector {
             if s.dirty { data.sessions[index].update(from: model.stats) }
             data.events += data.sessions[index].events
             try emit(model.findings, session: index)
-        }
-        if pending != nil {
-            // A stored finding whose session the loop never reached: the two orders disagree.
-            throw ReportOrderMismatch()
         }
         if request.sessions.session == nil && request.sessions.app == nil && request.sessions.build == nil {
             // From the files and rejects as they are now: stored LC904 findings are those of the
@@ -184,12 +189,4 @@ package extension SessionInfo {
         lastT = stats.lastT
         endReason = stats.endReason
     }
-}
-
-/// Stored findings came in an order other than the sessions' listing order (never expected:
-/// both come from `sessions` on one connection); a report would otherwise drop them silently.
-struct ReportOrderMismatch: StorageFailure {
-    var kind: StorageFailureKind { .unavailable }
-    var line: String { "stored findings are not in the sessions' order" }
-    var hint: String? { nil }
 }

@@ -245,16 +245,17 @@ package final class DatabaseReader {
         return out
     }
 
-    /// Stored findings of every analysed (not dirty) session the filter selects, one at a
-    /// time from the cursor, with their session's row id: sessions in listing order (as
-    /// `forEachSession` lists them), within each by t, rule and row id. A report streams them
-    /// rather than holding hundreds of thousands (issue 25).
-    package func findingsInSessionOrder(_ filter: SessionFilter) throws -> FindingCursor {
-        try FindingCursor(db, where: "session_id IN (SELECT id FROM sessions WHERE dirty = 0 AND \(Self.filterClause))",
-                          [filter.session.map { .text($0) } ?? .null, filter.app.map { .text($0) } ?? .null,
-                           filter.build.map { .text($0) } ?? .null],
-                          // The listing keys of `forEachSession` (wall, sid), read from `sessions` itself.
-                          orderBy: "(SELECT o.wall FROM sessions o WHERE o.id = session_id), session, t, rule, id")
+    /// The stored findings of the sessions with these row ids, by session, each session's by
+    /// t, rule and row id. A report reads them a few hundred sessions at a time rather than
+    /// sorting every finding in one query (SQLite's sorter holds its rows in memory here:
+    /// `temp_store = MEMORY`), so what it holds stays bounded (issue 25).
+    package func findings(ofSessions ids: [Int64]) throws -> [Int64: [Finding]] {
+        guard !ids.isEmpty else { return [:] }
+        let cursor = try FindingCursor(db, where: "session_id IN (\(ids.map(String.init).joined(separator: ",")))", [],
+                                       orderBy: "session_id, t, rule, id")
+        var out: [Int64: [Finding]] = [:]
+        while let row = try cursor.next() { out[row.session, default: []].append(row.finding) }
+        return out
     }
 
     /// The events and findings stored for `sessions` (their model's counts), in two passes
@@ -347,8 +348,7 @@ package struct DatabaseTotals: Sendable, Equatable {
     package var fileFindings = 0
 }
 
-/// Stored findings read one at a time (`DatabaseReader.findingsInSessionOrder`), each with its
-/// session's row id (0 for a file's).
+/// Stored findings read one at a time, each with its session's row id (0 for a file's).
 package final class FindingCursor {
     private let q: any SQLQuery
 
