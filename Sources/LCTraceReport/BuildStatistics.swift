@@ -81,9 +81,10 @@ enum GapDistribution {
 }
 
 package extension ReportView {
-    /// Per build (in build order) its sessions, devices, events and findings by severity.
+    /// Per build (in build order) its sessions, devices, events and findings by severity
+    /// (`findings`: per build rank, counted as they went by).
     internal static func buildSummaries(_ data: ReportData, rank: [Int], names: [String], values: [String?],
-                               sessionIndex: [String: Int]) -> [BuildSummary] {
+                                        findings: [[Severity: Int]]) -> [BuildSummary] {
         var out = names.indices.map { BuildSummary(name: names[$0], build: values[$0]) }
         var devices = Array(repeating: Set<String>(), count: names.count)
         for (i, s) in data.sessions.enumerated() {
@@ -92,13 +93,10 @@ package extension ReportView {
             if let d = s.device { devices[rank[i]].insert(d) }
         }
         for (b, set) in devices.enumerated() { out[b].devices = set.count }
-        for f in data.findings {
-            guard let sid = f.session, let s = sessionIndex[sid] else { continue }
-            switch f.severity {
-            case .error: out[rank[s]].errors += 1
-            case .warning: out[rank[s]].warnings += 1
-            case .info: out[rank[s]].infos += 1
-            }
+        for (b, counts) in findings.enumerated() {
+            out[b].errors = counts[.error] ?? 0
+            out[b].warnings = counts[.warning] ?? 0
+            out[b].infos = counts[.info] ?? 0
         }
         return out
     }

@@ -51,13 +51,32 @@ package struct ReportData: Sendable {
 /// otherwise the model is rebuilt in memory for the selected sessions (nothing is written,
 /// so a report also works on a read-only database).
 package enum ReportCollector {
+    /// Sessions whose stored findings one query reads.
+    static let sessionsPerRead = 256
+
+    /// Everything at once: the findings in `ReportData.findings` (the library, `compare`,
+    /// `baseline`, tests). `report` streams them instead (`collect(_:db:begin:each:)`).
     package static func collect(_ request: ReportRequest, db: Storage) throws -> ReportData {
+        var findings: [Finding] = []
+        var data = try collect(request, db: db) { f, _ in findings.append(f) }
+        data.findings = findings
+        return data
+    }
+
+    /// The report's data without its findings, which go to `each` one at a time in report
+    /// order (sessions in listing order, by time within each, files last) with their
+    /// session's index in `ReportData.sessions`: at most one session's findings are held at a
+    /// time, whatever their number (issue 25). `ReportData.findings` stays empty.
+    /// `begin` hears the selected sessions before the first finding comes.
+    package static func collect(_ request: ReportRequest, db: Storage, begin: ([SessionInfo]) throws -> Void = { _ in },
+                                each: (Finding, _ session: Int?) throws -> Void) throws -> ReportData {
         let reader = db.model
         var data = ReportData()
         data.minSeverity = request.minSeverity
         data.settings = request.settings
         data.className = request.className
         data.sessions = try reader.sessions(request.sessions)
+        try begin(data.sessions)
         let stored = try reader.storedSettingsText()
         let useStored = StoredModelPolicy.storedSettingsMatch(stored, request.settings)
         let wantGaps = request.families.contains(.gaps) && request.gapStatistics
@@ -66,10 +85,8 @@ package enum ReportCollector {
         var analysis = SessionAnalysis(settings: request.settings)
         analysis.factsPerBatch = request.factsPerBatch
         analysis.tombstones = request.tombstonesInMemory
-        var all: [Finding] = []
         if useStored {
-            // Analysed sessions: their stored findings and gaps, one query each for all of them.
-            all = try reader.findings(request.sessions)
+            // Analysed sessions' gaps, one query for all of them.
             if wantGaps && request.gapsBySession {
                 (data.gapSeries, data.gapRows) = try GapRowsQuery(db: db.backend.reader).gapsWithSessions(request.sessions, sessions: data.sessions)
             } else if wantGaps {
@@ -77,9 +94,41 @@ package enum ReportCollector {
             }
         }
         if wantGaps && request.gapsBySession && data.gapRows == nil { data.gapRows = GapRows() }
+        func selected(_ f: Finding) -> Bool {
+            guard let rule = RuleCatalog.info(f.rule), request.families.contains(rule.family),
+                  f.severity >= request.minSeverity else { return false }
+            if let cls = request.className { return f.cls == cls }
+            return true
+        }
+        /// One session's findings in report order: by time, rule, controller and since, ties
+        /// as they came (stored ones by t, rule and row id).
+        func emit(_ findings: [Finding], session: Int?) throws {
+            let kept = findings.filter(selected)
+            let order = kept.indices.sorted { i, j in
+                let a = kept[i], b = kept[j]
+                return (a.t ?? -1, a.rule, a.vc ?? "", a.since ?? -1, i) < (b.t ?? -1, b.rule, b.vc ?? "", b.since ?? -1, j)
+            }
+            for i in order { try each(kept[i], session) }
+        }
+        // Stored findings are read for a few hundred sessions at a time, ahead of the loop.
+        func current(_ s: SessionInfo) -> Bool {
+            StoredModelPolicy.storedFindingsAreCurrent(s, storedSettings: stored, settings: request.settings)
+        }
+        var storedAhead: [Int64: [Finding]] = [:]
+        var readUpTo = 0
         for (index, s) in data.sessions.enumerated() {
-            if StoredModelPolicy.storedFindingsAreCurrent(s, storedSettings: stored, settings: request.settings) {
+            if current(s) {
+                if index >= readUpTo {
+                    var ids: [Int64] = []
+                    readUpTo = index
+                    while readUpTo < data.sessions.count && ids.count < Self.sessionsPerRead {
+                        if current(data.sessions[readUpTo]) { ids.append(data.sessions[readUpTo].id) }
+                        readUpTo += 1
+                    }
+                    storedAhead = try reader.findings(ofSessions: ids)
+                }
                 data.events += s.events
+                try emit(storedAhead.removeValue(forKey: s.id) ?? [], session: index)
                 continue
             }
             func addGaps(_ model: SessionModel) {
@@ -93,31 +142,17 @@ package enum ReportCollector {
             }
             // A long session's cycles come in batches and are let go once counted.
             let model = try analysis.buildInMemory(s, source: source, batches: addGaps)
-            all += model.findings
             addGaps(model)
             // A dirty session's stored counts are stale too (0 events before its first analysis).
             if s.dirty { data.sessions[index].update(from: model.stats) }
             data.events += data.sessions[index].events
+            try emit(model.findings, session: index)
         }
         if request.sessions.session == nil && request.sessions.app == nil && request.sessions.build == nil {
             // From the files and rejects as they are now: stored LC904 findings are those of the
             // last analysis, and `ingest --no-analyze` or a killed analyze leaves them behind.
-            all += RejectedLinesRule.check(try reader.fileProblems()).map(\.finding)
+            try emit(RejectedLinesRule.check(try reader.fileProblems()).map(\.finding), session: nil)
         }
-        all = all.filter { f in
-            guard let rule = RuleCatalog.info(f.rule), request.families.contains(rule.family),
-                  f.severity >= request.minSeverity else { return false }
-            if let cls = request.className { return f.cls == cls }
-            return true
-        }
-        // Sessions in listing order (wall clock), findings by time within each, files last.
-        // The session's place is looked up once per finding, not once per comparison.
-        let order = Dictionary(data.sessions.enumerated().map { ($1.sid, $0) }, uniquingKeysWith: { a, _ in a })
-        let place = all.map { f in f.session.flatMap { order[$0] } ?? Int.max }
-        data.findings = all.indices.sorted { i, j in
-            let a = all[i], b = all[j]
-            return (place[i], a.t ?? -1, a.rule, a.vc ?? "", a.since ?? -1) < (place[j], b.t ?? -1, b.rule, b.vc ?? "", b.since ?? -1)
-        }.map { all[$0] }
         if let cls = request.className {
             data.gapSeries = data.gapSeries.filter { $0.key.cls == cls }
             data.gapRows?.keep(className: cls)

@@ -94,21 +94,33 @@ package struct ReportExhibits: Sendable {
         // One session's source at a time (a session changed since its analysis is rebuilt once).
         var bySession: [String: [Int]] = [:]
         for i in chosen { bySession[view.findings[i].session!, default: []].append(i) }
-        var findingsOf: [String: [Finding]] = [:]
-        for f in view.findings { if let s = f.session, bySession[s] != nil { findingsOf[s, default: []].append(f) } }
         var done = 0
         for sid in bySession.keys.sorted() {
             guard let session = view.session(sid) else { continue }
             let source = try TimelineSource(db: db, session: session, settings: view.data.settings)
+            let findingsOf = try findings(of: session, view, db: db)
             for i in bySession[sid]! {
                 progress?(done, chosen.count)
-                out.drawn[i] = try exhibit(i, view, source: source, findings: findingsOf[sid] ?? [], query: query,
+                out.drawn[i] = try exhibit(i, view, source: source, findings: findingsOf, query: query,
                                            around: out.decisiveSeq[i], limits: limits)
                 done += 1
             }
         }
         progress?(done, chosen.count)
         return out
+    }
+
+    /// Every finding of `session` the report selects, in report order (a timeline marks them):
+    /// from the view when it holds them all, else collected again for that session alone.
+    static func findings(of session: SessionInfo, _ view: ReportView, db: Storage) throws -> [Finding] {
+        if let all = view.findings.all { return all.filter { $0.session == session.sid } }
+        var request = ReportRequest()
+        request.families = view.options.families
+        request.minSeverity = view.data.minSeverity
+        request.className = view.data.className
+        request.settings = view.data.settings
+        request.gapStatistics = false
+        return try TimelineReport.findings(db: db, session: session, request)
     }
 
     static func exhibit(_ i: Int, _ view: ReportView, source: TimelineSource, findings: [Finding], query: ExhibitQuery,

@@ -11,14 +11,14 @@ struct FamilySection: Sendable {
 /// The findings of one rule: its groups (the rows of its table) and its examples.
 struct RuleSection: Sendable {
     package var rule: RuleInfo
-    /// Indices into `ReportView.findings`, in report order.
-    package var findings: [Int]
+    /// Its findings.
+    package var count: Int
     /// Distinct sessions of its findings.
     package var sessions: Int
     /// By class, or by class and the rule's `groupBy` detail; most findings first.
     package var groups: [FindingGroup]
-    /// Every finding of the rule in example order: new ones first under a baseline, then the
-    /// worst by the rule's `worstFirstBy` detail, else report order.
+    /// Its first findings in example order (`ReportOptions.examples` of them): new ones first
+    /// under a baseline, then the worst by the rule's `worstFirstBy` detail, else report order.
     package var examples: [Int]
     /// True when the rule groups by `groupBy` (class and how a leaked controller left).
     var groupedByDetail: Bool { rule.report.groupBy != nil }
@@ -37,12 +37,14 @@ struct FindingGroup: Sendable {
     package var label: String
     /// The rule's `groupBy` detail value ("pop"); nil when the rule groups by class only.
     package var value: String?
-    /// Headline findings (indices into `ReportView.findings`), in report order.
-    package var findings: [Int]
+    /// Headline findings.
+    package var count: Int
+    /// The first headline findings (indices into `ReportView.findings`, at most
+    /// `GroupTally.firstKept`), in report order.
+    var firstFindings: [Int]
     /// Findings held by a headline finding's instance (a child released with its leaked
     /// container): listed under it, counted by class.
     package var held: [HeldCount]
-    var heldFindings: [Int]
     /// Distinct sessions, devices and builds of the headline findings.
     package var sessions: Int
     package var devices: Int
@@ -50,13 +52,12 @@ struct FindingGroup: Sendable {
     package var builds: [Int]
     /// The build of the oldest session showing it ("5.2.1 (812)").
     var firstBuild: String?
-    /// The headline findings in example order (as `RuleSection.examples`).
+    /// The first headline findings in example order (as `RuleSection.examples`).
     package var examples: [Int]
     /// Distinct identities of the group's findings (headline and held), in report order.
     package var identities: [String]
     /// Under a baseline: headline findings of new identities.
     var newFindings: Int
-    package var count: Int { findings.count }
 }
 
 /// A class of findings held by another, with how many.
@@ -79,120 +80,40 @@ package extension RuleFamily {
     }
 }
 
-/// Builds the sections of a view once (text and HTML both lay them out).
+/// Builds the sections of a view once (text and HTML both lay them out) from what the tally
+/// gathered.
 enum SectionBuilder {
-    /// `buildRank`: per session index its build's place in build order.
-    static func sections(_ view: ReportView, buildRank: [Int]) -> [FamilySection] {
-        var byRule: [String: [Int]] = [:]
-        for (i, f) in view.findings.enumerated() { byRule[f.rule, default: []].append(i) }
+    /// `keep`: keeps findings the view shows and gives their indices.
+    static func sections(_ tally: ReportTally, options: ReportOptions, keep: ([(Int, Finding)]) -> [Int]) -> [FamilySection] {
         var out: [FamilySection] = []
-        for family in RuleFamily.allCases where view.options.families.contains(family) {
+        for family in RuleFamily.allCases where options.families.contains(family) {
             var rules: [RuleSection] = []
             for rule in RuleCatalog.all where rule.family == family {
-                guard let indices = byRule[rule.id], !indices.isEmpty else { continue }
-                rules.append(section(rule, indices, view, buildRank: buildRank))
+                guard let r = tally.rules[rule.id], r.count > 0 else { continue }
+                rules.append(section(rule, r, tally: tally, keep: keep))
             }
             out.append(FamilySection(family: family, rules: rules))
         }
         return out
     }
 
-    static func section(_ rule: RuleInfo, _ indices: [Int], _ view: ReportView, buildRank: [Int]) -> RuleSection {
-        let findings = view.findings
-        let order = exampleOrder(rule, indices, view)
-        let place = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
-
-        struct Draft { var label: String; var value: String?; var findings: [Int] = []; var held: [String: Int] = [:]; var heldFindings: [Int] = [] }
-        var drafts: [String: Draft] = [:]
-        if let detailKey = rule.report.groupBy {
-            // Findings held by another finding's instance (the rule's `heldByKeys`) go under
-            // that one's group, not as headlines.
-            func instanceKey(_ vc: String, _ since: String, _ session: String?) -> String { "\(vc)#\(since)@\(session ?? "")" }
-            var byKey: [String: Int] = [:]
-            for i in indices {
-                let f = findings[i]
-                guard let vc = f.vc else { continue }
-                let key = instanceKey(vc, String(f.since ?? -1), f.session)
-                if byKey[key] == nil { byKey[key] = i }
-            }
-            func holder(_ i: Int) -> Int? {
-                let f = findings[i]
-                guard let keys = rule.report.heldByKeys, keys.count == 2,
-                      let vc = f.detail[keys[0]], let since = f.detail[keys[1]] else { return nil }
-                return byKey[instanceKey(vc.description, since.description, f.session)]
-            }
-            func headline(_ i: Int) -> Int {
-                var current = i
-                var depth = 0
-                while let h = holder(current), depth < 64 { current = h; depth += 1 }
-                return current
-            }
-            for i in indices {
-                let held = holder(i) != nil
-                let h = held ? headline(i) : i
-                let value = findings[h].detail[detailKey]?.description ?? FindingGroup.unknownLabel
-                let label = findings[h].cls ?? FindingGroup.unknownLabel
-                let key = "\(label)|\(value)"
-                var draft = drafts[key] ?? Draft(label: label, value: value)
-                if held {
-                    draft.held[findings[i].cls ?? FindingGroup.unknownLabel, default: 0] += 1
-                    draft.heldFindings.append(i)
-                } else {
-                    draft.findings.append(i)
-                }
-                drafts[key] = draft
-            }
-        } else {
-            for i in indices {
-                let f = findings[i]
-                let label = f.cls ?? (f.file != nil ? FindingGroup.fileLabel : f.vc == nil ? FindingGroup.sessionLabel : FindingGroup.unknownLabel)
-                drafts[label, default: Draft(label: label, value: nil)].findings.append(i)
-            }
-        }
-
-        var groups: [FindingGroup] = []
-        for d in drafts.values {
-            var sids = Set<String>(), devices = Set<String>(), ranks = Set<Int>()
-            var first: SessionInfo?
-            for i in d.findings {
-                guard let sid = findings[i].session, let s = view.sessionIndex[sid] else { continue }
-                let info = view.data.sessions[s]
-                sids.insert(sid)
-                if let device = info.device { devices.insert(device) }
-                ranks.insert(buildRank[s])
-                if first == nil || BuildOrder.precedes(info, first!) { first = info }
-            }
-            var identities: [String] = []
-            var seen = Set<String>()
-            for i in (d.findings + d.heldFindings).sorted() where seen.insert(findings[i].identity).inserted {
-                identities.append(findings[i].identity)
-            }
-            groups.append(FindingGroup(
-                label: d.label, value: d.value, findings: d.findings,
-                held: d.held.keys.sorted().map { HeldCount(cls: $0, count: d.held[$0]!) }, heldFindings: d.heldFindings,
-                sessions: sids.count, devices: devices.count, builds: ranks.sorted(), firstBuild: first.map(BuildOrder.name),
-                examples: d.findings.sorted { place[$0]! < place[$1]! }, identities: identities,
-                newFindings: d.findings.filter { view.state(ofFinding: $0) == .new }.count))
+    static func section(_ rule: RuleInfo, _ r: RuleTally, tally: ReportTally, keep: ([(Int, Finding)]) -> [Int]) -> RuleSection {
+        let sessions = tally.context.sessions
+        var groups = r.groups.values.map { d in
+            FindingGroup(
+                label: d.label, value: d.value, count: d.count, firstFindings: keep(d.firstFindings),
+                held: d.held.keys.sorted().map { HeldCount(cls: $0, count: d.held[$0]!) },
+                sessions: d.sessions, devices: d.devices.count, builds: d.builds.sorted(),
+                firstBuild: d.first.map { BuildOrder.name(sessions[$0]) },
+                examples: keep(d.examples.items.map { ($0.key.index, $0.finding) }), identities: d.identities,
+                newFindings: d.newFindings)
         }
         groups.sort { a, b in
             if a.count != b.count { return a.count > b.count }
             if a.label != b.label { return a.label < b.label }
             return (a.value ?? "") < (b.value ?? "")
         }
-        return RuleSection(rule: rule, findings: indices, sessions: Set(indices.compactMap { findings[$0].session }).count,
-                           groups: groups, examples: order)
-    }
-
-    /// New ones first under a baseline, then the worst by the rule's `worstFirstBy` detail,
-    /// else in report order.
-    static func exampleOrder(_ rule: RuleInfo, _ indices: [Int], _ view: ReportView) -> [Int] {
-        let worstBy = rule.report.worstFirstBy
-        func worst(_ i: Int) -> Double { worstBy.flatMap { view.findings[i].detail[$0]?.number } ?? 0 }
-        func fresh(_ i: Int) -> Int { view.state(ofFinding: i) == .known ? 1 : 0 }
-        return indices.enumerated().sorted { a, b in
-            if fresh(a.element) != fresh(b.element) { return fresh(a.element) < fresh(b.element) }
-            if worstBy != nil, worst(a.element) != worst(b.element) { return worst(a.element) > worst(b.element) }
-            return a.offset < b.offset
-        }.map(\.element)
+        return RuleSection(rule: rule, count: r.count, sessions: r.sessions, groups: groups,
+                           examples: keep(r.examples.items.map { ($0.key.index, $0.finding) }))
     }
 }

@@ -26,7 +26,7 @@ package struct ReportOptions: Sendable {
 }
 
 /// How a finding stands against a baseline file.
-enum BaselineState: String, Sendable {
+package enum BaselineState: String, Sendable {
     case new, known
 }
 
@@ -37,8 +37,11 @@ struct IdentityGroup: Sendable {
     package var rule: RuleInfo
     package var cls: String?
     package var app: String?
-    /// Indices into `ReportView.findings`, in report order.
-    package var findings: [Int]
+    /// Its first finding (index into `ReportView.findings`).
+    package var first: Int
+    package var occurrences: Int
+    /// Its first findings (`SourcePlacements.findingsSearched` at most), in report order.
+    var firstFindings: [Int] = []
     package var sessions: Int
     package var devices: Int
     /// Distinct builds, oldest first (`BuildOrder`), as "version (build)".
@@ -50,7 +53,6 @@ struct IdentityGroup: Sendable {
     package var state: BaselineState?
     /// At or above `--fail-on` (and new, under a baseline).
     package var failing: Bool
-    package var occurrences: Int { findings.count }
 }
 
 /// Per-class statistics of viewIsAppearing → viewDidAppear (ns), for `--gaps`.
@@ -125,10 +127,9 @@ enum Percentile {
 package struct ReportView: Sendable {
     package let data: ReportData
     package let options: ReportOptions
-    /// `data.findings`, in report order (sessions in listing order, time within each, files last).
-    package var findings: [Finding] { data.findings }
-    /// Per finding: its identity group (index into `identities`).
-    let groupOfFinding: [Int]
+    /// The findings in report order (sessions in listing order, time within each, files
+    /// last): every one when the view was built from `data.findings`, else those it shows.
+    package let findings: KeptFindings
     /// Every identity: under a baseline new ones first, then by severity, occurrences and key.
     let identities: [IdentityGroup]
     /// Baseline entries seen nowhere in the selection (only those the selection could show).
@@ -154,66 +155,64 @@ package struct ReportView: Sendable {
     package var exhibits: ReportExhibits?
     /// Sessions by id: index into `data.sessions`.
     package let sessionIndex: [String: Int]
+    /// Findings at each severity, per rule, and (under a baseline) of new identities.
+    let bySeverity: [Severity: Int]
+    let byRule: [String: Int]
+    let newFindings: Int
+    /// True when its texts were escaped for a terminal as they came (the streamed text report).
+    package var isEscapedForTerminal = false
+    /// The baseline, whose identities are known.
+    private let known: Baseline?
 
+    /// The view of `data.findings`, every one kept.
     package init(data: ReportData, options: ReportOptions, tool: String = ToolInfo.name) {
+        var tally = ReportTally(sessions: data.sessions, options: options)
+        let index = Self.sessionIndex(data.sessions)
+        for f in data.findings { tally.add(f, session: f.session.flatMap { index[$0] }) }
+        tally.finish()
+        self.init(data: data, options: options, tally: tally, findings: KeptFindings(all: data.findings), tool: tool)
+    }
+
+    /// The view of findings streamed into `tally` (`ReportCollector.collect(_:db:begin:each:)`),
+    /// keeping only those it shows.
+    package init(data: ReportData, options: ReportOptions, tally: ReportTally, tool: String = ToolInfo.name) {
+        self.init(data: data, options: options, tally: tally, findings: nil, tool: tool)
+    }
+
+    private init(data: ReportData, options: ReportOptions, tally: ReportTally, findings: KeptFindings?, tool: String) {
         self.data = data
         self.options = options
         self.tool = tool
-        sessionIndex = Dictionary(data.sessions.enumerated().map { ($1.sid, $0) }, uniquingKeysWith: { a, _ in a })
+        sessionIndex = Self.sessionIndex(data.sessions)
+        bySeverity = tally.bySeverity
+        byRule = tally.byRule
+        newFindings = options.baseline == nil ? 0 : tally.newFindings
+        known = tally.context.known
+        let builds = tally.builds
+        var kept: [Int: Finding] = [:]
+        func keep(_ list: [(Int, Finding)]) -> [Int] {
+            for (i, f) in list where kept[i] == nil { kept[i] = f }
+            return list.map(\.0)
+        }
         var groups: [IdentityGroup] = []
-        var groupIndex: [String: Int] = [:]
-        var ofFinding: [Int] = []
-        var sessionSets: [Set<String>] = [], deviceSets: [Set<Int>] = [], buildSets: [Set<Int>] = []
-        // Per session once: its build's place in build order and its device, as small numbers.
-        let builds = BuildOrder.ranks(data.sessions)
-        var deviceIDs: [String: Int] = [:]
-        var deviceOf: [Int?] = []
-        for s in data.sessions {
-            guard let d = s.device else { deviceOf.append(nil); continue }
-            if deviceIDs[d] == nil { deviceIDs[d] = deviceIDs.count }
-            deviceOf.append(deviceIDs[d])
-        }
-        for (i, f) in data.findings.enumerated() {
-            var g = groupIndex[f.identity] ?? -1
-            if g < 0 {
-                let rule = RuleCatalog.info(f.rule) ?? RuleInfo(id: f.rule, name: f.name, severity: f.severity, family: .quality, summary: "")
-                let state = options.baseline.map { $0.contains(identity: f.identity) ? BaselineState.known : .new }
-                groups.append(IdentityGroup(identity: f.identity, identityKey: f.identityKey, rule: rule, cls: f.cls, app: f.app,
-                                            findings: [], sessions: 0, devices: 0, builds: [], state: state,
-                                            failing: options.failOn.map { f.severity >= $0 && state != .known } ?? false))
-                sessionSets.append([]); deviceSets.append([]); buildSets.append([])
-                g = groups.count - 1
-                groupIndex[f.identity] = g
-            }
-            groups[g].findings.append(i)
-            ofFinding.append(g)
-            if let sid = f.session, let s = sessionIndex[sid] {
-                sessionSets[g].insert(sid)
-                if let device = deviceOf[s] { deviceSets[g].insert(device) }
-                buildSets[g].insert(builds.rank[s])
-            }
-        }
-        for g in groups.indices {
-            groups[g].sessions = sessionSets[g].count
-            groups[g].devices = deviceSets[g].count
-            let ranks = buildSets[g].sorted()
-            groups[g].builds = ranks.map { builds.names[$0] }
-            groups[g].firstBuild = ranks.first.map { builds.values[$0] } ?? nil
-            groups[g].lastBuild = ranks.last.map { builds.values[$0] } ?? nil
+        for t in tally.identities {
+            var g = t.group
+            g.devices = t.devices.count
+            let ranks = t.builds.sorted()
+            g.builds = ranks.map { builds.names[$0] }
+            g.firstBuild = ranks.first.map { builds.values[$0] } ?? nil
+            g.lastBuild = ranks.last.map { builds.values[$0] } ?? nil
+            g.firstFindings = keep(t.first)
+            groups.append(g)
         }
         // Report order of identities: new before known, worst severity, most occurrences, key.
-        let order = groups.indices.sorted { a, b in
-            let x = groups[a], y = groups[b]
+        identities = groups.sorted { x, y in
             let (nx, ny) = (x.state == .known ? 1 : 0, y.state == .known ? 1 : 0)
             if nx != ny { return nx < ny }
             if x.rule.severity != y.rule.severity { return x.rule.severity > y.rule.severity }
             if x.occurrences != y.occurrences { return x.occurrences > y.occurrences }
             return x.identityKey < y.identityKey
         }
-        var place = Array(repeating: 0, count: groups.count)
-        for (newPlace, old) in order.enumerated() { place[old] = newPlace }
-        identities = order.map { groups[$0] }
-        groupOfFinding = ofFinding.map { place[$0] }
         if let baseline = options.baseline {
             let seen = Set(groups.map(\.identity))
             let apps = Set(data.sessions.compactMap(\.app))
@@ -225,24 +224,30 @@ package struct ReportView: Sendable {
             .sorted { ($1.count, $0.cls) < ($0.count, $1.cls) }
         buildOfSession = builds.rank
         self.builds = Self.buildSummaries(data, rank: builds.rank, names: builds.names, values: builds.values,
-                                          sessionIndex: sessionIndex)
-        devices = deviceIDs.count
+                                          findings: tally.perBuild)
+        devices = tally.devices
         gapsByBuild = Self.gapsByBuild(data.gapRows, gapStats: gapStats, rank: builds.rank, builds: builds.names.count)
-        sections = SectionBuilder.sections(self, buildRank: builds.rank)
+        sections = SectionBuilder.sections(tally, options: options, keep: keep)
+        self.findings = findings ?? KeptFindings(kept: kept, count: tally.count)
+    }
+
+    static func sessionIndex(_ sessions: [SessionInfo]) -> [String: Int] {
+        Dictionary(sessions.enumerated().map { ($1.sid, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
     package func session(_ sid: String?) -> SessionInfo? {
         sid.flatMap { sessionIndex[$0] }.map { data.sessions[$0] }
     }
 
-    /// The identity group of finding `i`.
-    func group(ofFinding i: Int) -> IdentityGroup { identities[groupOfFinding[i]] }
+    /// Under a baseline: the state of `finding`.
+    func state(of finding: Finding) -> BaselineState? { known.map { $0.contains(identity: finding.identity) ? .known : .new } }
 
     /// Under a baseline: the state of finding `i`.
-    func state(ofFinding i: Int) -> BaselineState? { identities[groupOfFinding[i]].state }
+    func state(ofFinding i: Int) -> BaselineState? { state(of: findings[i]) }
 
-    var newFindings: Int { options.baseline == nil ? 0 : findings.indices.filter { state(ofFinding: $0) == .new }.count }
     var knownFindings: Int { options.baseline == nil ? 0 : findings.count - newFindings }
+    /// Findings at `severity`.
+    func count(_ severity: Severity) -> Int { bySeverity[severity] ?? 0 }
 
     /// True when the gate fails: a finding at or above `--fail-on` (a new one under a baseline).
     package var failing: Bool { identities.contains { $0.failing } }

@@ -107,7 +107,7 @@ package struct SourcePlacements: Sendable {
             if seen.insert(cls).inserted { out.append((cls, via)) }
             return instance
         }
-        for i in g.findings.prefix(findingsSearched) {
+        for i in g.firstFindings.prefix(findingsSearched) {
             let f = view.findings[i]
             guard let session = view.session(f.session), let vc = f.vc, let since = f.since else { continue }
             var level = [RelatedControllersQuery.Instance(vc: vc, since: since, cls: f.cls)]

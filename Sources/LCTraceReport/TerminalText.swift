@@ -1,3 +1,4 @@
+import LCTraceStore
 import LCTraceModel
 
 /// Text from traces and file names, made safe to show to people. A class name, a session id
@@ -115,47 +116,71 @@ package extension ReportData {
     /// the data as it is).
     func escapingForTerminal() -> (data: ReportData, changed: Bool) {
         var changed = false
-        func x(_ s: String) -> String { TerminalText.escaped(s, noting: &changed) }
-        func e(_ s: String?) -> String? { s.map(x) }
         var copy = self
-        copy.sessions = sessions.map { s in
-            var s = s
-            s.sid = x(s.sid)
-            s.app = e(s.app); s.appVersion = e(s.appVersion); s.build = e(s.build); s.device = e(s.device)
-            s.os = e(s.os); s.osVersion = e(s.osVersion); s.sdk = e(s.sdk); s.wall = e(s.wall); s.endReason = e(s.endReason)
-            return s
-        }
-        copy.findings = findings.map { f in
-            var f = f
-            f.session = e(f.session); f.vc = e(f.vc); f.cls = e(f.cls); f.file = e(f.file)
-            f.app = e(f.app); f.build = e(f.build); f.device = e(f.device)
-            f.message = x(f.message)
-            f.identityKey = x(f.identityKey)
-            f.detail = f.detail.mapValues { value in
-                if case .text(let text) = value { return .text(x(text)) }
-                return value
-            }
-            return f
-        }
-        copy.gapSeries = Dictionary(gapSeries.map { (GapSeries(cls: x($0.key.cls), animated: $0.key.animated), $0.value) },
+        copy.sessions = sessions.map { $0.escapedForTerminal(noting: &changed) }
+        copy.findings = findings.map { $0.escapedForTerminal(noting: &changed) }
+        copy.gapSeries = Dictionary(gapSeries.map { (GapSeries(cls: TerminalText.escaped($0.key.cls, noting: &changed), animated: $0.key.animated), $0.value) },
                                     uniquingKeysWith: +)
-        copy.className = e(className)
+        copy.className = className.map { TerminalText.escaped($0, noting: &changed) }
         return (copy, changed)
+    }
+}
+
+package extension SessionInfo {
+    /// Its texts escaped for a terminal (`TerminalText`); `changed` set when one needed it.
+    func escapedForTerminal(noting changed: inout Bool) -> SessionInfo {
+        func x(_ s: String) -> String { TerminalText.escaped(s, noting: &changed) }
+        var s = self
+        s.sid = x(s.sid)
+        s.app = s.app.map(x); s.appVersion = s.appVersion.map(x); s.build = s.build.map(x); s.device = s.device.map(x)
+        s.os = s.os.map(x); s.osVersion = s.osVersion.map(x); s.sdk = s.sdk.map(x); s.wall = s.wall.map(x)
+        s.endReason = s.endReason.map(x)
+        return s
+    }
+}
+
+package extension Finding {
+    /// Its texts from traces and files escaped for a terminal (`TerminalText`), the identity
+    /// (a hash) as it is; `changed` set when one needed it.
+    func escapedForTerminal(noting changed: inout Bool) -> Finding {
+        func x(_ s: String) -> String { TerminalText.escaped(s, noting: &changed) }
+        var f = self
+        f.session = f.session.map(x); f.vc = f.vc.map(x); f.cls = f.cls.map(x); f.file = f.file.map(x)
+        f.app = f.app.map(x); f.build = f.build.map(x); f.device = f.device.map(x)
+        f.message = x(f.message)
+        f.identityKey = x(f.identityKey)
+        f.detail = f.detail.mapValues { value in
+            if case .text(let text) = value { return .text(x(text)) }
+            return value
+        }
+        return f
+    }
+}
+
+package extension ReportOptions {
+    /// The options the text report shows: the baseline's entries (they come from a file)
+    /// escaped, no source root (it names no source files). `changed` set when that changed any.
+    func escapedForTerminal(noting changed: inout Bool) -> ReportOptions {
+        var escaped = self
+        escaped.sourceRoot = nil
+        if sourceRoot != nil { changed = true }
+        if let baseline = escaped.baseline {
+            let result = baseline.escapedForTerminal()
+            escaped.baseline = result.baseline
+            if result.changed { changed = true }
+        }
+        return escaped
     }
 }
 
 package extension ReportView {
     /// The same view over `ReportData.escapingForTerminal()`, with the baseline's entries (they
-    /// come from a file) escaped too: what the text report shows.
+    /// come from a file) escaped too: what the text report shows. A view streamed for the
+    /// text report was escaped finding by finding already (`escapedForTerminal` true).
     func escapedForTerminal() -> ReportView {
-        var escapedOptions = options
-        escapedOptions.sourceRoot = nil   // the text report names no source files
-        var changed = options.sourceRoot != nil
-        if let baseline = escapedOptions.baseline {
-            let escaped = baseline.escapedForTerminal()
-            escapedOptions.baseline = escaped.baseline
-            changed = changed || escaped.changed
-        }
+        if isEscapedForTerminal { return self }
+        var changed = false
+        let escapedOptions = options.escapedForTerminal(noting: &changed)
         let escaped = data.escapingForTerminal()
         // Nothing to escape (the usual case): this view is already the one to show, and
         // building it again from the data would cost as much as the first time.

@@ -49,11 +49,28 @@ enum ReportCommand: Command {
         let output = try OutputFile(path: args.value("output"), console: context.console)
         options.color = try ColorOption.enabled(args, context, terminal: output.isTerminal)
         let path = DatabaseOption.location(args, context)
-        let (data, filter, db) = try collect(args, context, path: path, families: options.families,
-                                             gapsBySession: reporter.inputs.contains(.gapsBySession))
+        // The findings stream from the database into the tally (and straight to the document
+        // for json and csv): only what a report shows is held, whatever their number (issue 25).
+        let escapes = reporter.inputs.contains(.terminalText)
+        var escapedAny = false
+        let shownOptions = escapes ? options.escapedForTerminal(noting: &escapedAny) : options
+        let writer = (reporter as? any StreamingReporter.Type)?.writer(options) { try output.write(bytes: $0) }
+        var tally: ReportTally?
+        var (data, filter, db) = try collect(args, context, path: path, families: options.families,
+                                             gapsBySession: reporter.inputs.contains(.gapsBySession), begin: { sessions in
+            tally = ReportTally(sessions: escapes ? sessions.map { $0.escapedForTerminal(noting: &escapedAny) } : sessions,
+                                options: shownOptions)
+        }, each: { f, session in
+            let f = escapes ? f.escapedForTerminal(noting: &escapedAny) : f
+            try writer?.add(f, state: tally!.state(f))
+            tally!.add(f, session: session)
+        })
+        if escapes { data = data.escapingForTerminal().data }
+        tally!.finish()
         options.followUp = Selection.followUp(filter, className: data.className, minSeverity: data.minSeverity, db: db)
         options.followUp.timelineOptions = FindingOptions.shellWords(args)
-        var view = ReportView(data: data, options: options)
+        var view = ReportView(data: data, options: escapes ? options.escapedForTerminal(noting: &escapedAny) : options, tally: tally!)
+        view.isEscapedForTerminal = escapes
         if reporter.inputs.contains(.exhibits) {
             let progress = ProgressLine(console: context.console)
             view.exhibits = try ReportExhibits.gather(view, db: db) { done, total in
@@ -62,12 +79,16 @@ enum ReportCommand: Command {
             progress.clear()
         }
         if placesFindings { view.placements = try SourcePlacements.gather(view, db: db) }
-        var rendered = reporter.render(view)
-        // On a terminal the grouped text fits its width; a pipe or a file gets lines whole.
-        if reporter.fitsTerminalWidth, output.isTerminal, let width = context.console.outputWidth {
-            rendered = TerminalText.wrapped(rendered, width: width)
+        if let writer {
+            try writer.finish(view)
+        } else {
+            var rendered = reporter.render(view)
+            // On a terminal the grouped text fits its width; a pipe or a file gets lines whole.
+            if reporter.fitsTerminalWidth, output.isTerminal, let width = context.console.outputWidth {
+                rendered = TerminalText.wrapped(rendered, width: width)
+            }
+            try output.write(rendered)
         }
-        try output.write(rendered)
         try output.finish()
         if placesFindings, let notice = SourceRootOption.notice(view.placements, view, root: options.sourceRoot,
                                                                 given: args.value("source-root") != nil) {
@@ -82,15 +103,31 @@ enum ReportCommand: Command {
     /// database they came from.
     static func collect(_ args: ParsedArguments, _ context: CommandContext, path: String, families: Set<RuleFamily>,
                         gapStatistics: Bool = true, gapsBySession: Bool = false) throws -> (ReportData, SessionFilter, Storage) {
+        var findings: [Finding] = []
+        var (data, filter, db) = try collect(args, context, path: path, families: families, gapStatistics: gapStatistics,
+                                             gapsBySession: gapsBySession) { f, _ in findings.append(f) }
+        data.findings = findings
+        return (data, filter, db)
+    }
+
+    /// The same, the findings handed to `each` one at a time in report order with their
+    /// session's index (`ReportCollector.collect(_:db:begin:each:)`); `begin` hears the
+    /// sessions once they passed the empty-selection check.
+    static func collect(_ args: ParsedArguments, _ context: CommandContext, path: String, families: Set<RuleFamily>,
+                        gapStatistics: Bool = true, gapsBySession: Bool = false,
+                        begin: ([SessionInfo]) throws -> Void = { _ in },
+                        each: (Finding, Int?) throws -> Void) throws -> (ReportData, SessionFilter, Storage) {
         var request = try FindingOptions.request(args)
         request.families = families
         request.gapStatistics = gapStatistics
         request.gapsBySession = gapsBySession
         let db = try context.openForReading(path)
         request.sessions = try Selection.filter(args, db)
-        let data = try ReportCollector.collect(request, db: db)
-        try Selection.requireSessions(data.sessions.count, request.sessions, db, args)
-        try Selection.requireKnownClass(request.className, db)
+        let data = try ReportCollector.collect(request, db: db, begin: { sessions in
+            try Selection.requireSessions(sessions.count, request.sessions, db, args)
+            try Selection.requireKnownClass(request.className, db)
+            try begin(sessions)
+        }, each: each)
         return (data, request.sessions, db)
     }
 }

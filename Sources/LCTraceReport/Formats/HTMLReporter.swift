@@ -99,7 +99,7 @@ struct HTMLPage {
         for (name, value) in cards { out += "<div><dt>\(name)</dt><dd>\(n(value))</dd></div>" }
         out += "</dl>\n<p>Findings by severity: "
         out += Severity.allCases.reversed().map { s in
-            let count = view.findings.filter { $0.severity == s }.count
+            let count = view.count(s)
             return "<span class=\"sev \(s.rawValue)\">\(n(count)) \(s == .info ? "info" : s.rawValue + (count == 1 ? "" : "s"))</span>"
         }.joined(separator: " ") + "</p>\n"
         if let baseline = view.options.baseline {
@@ -230,7 +230,7 @@ struct HTMLPage {
         let rule = section.rule
         var out = "<section class=\"rule\" id=\"rule-\(esc(rule.id))\" aria-labelledby=\"rule-\(esc(rule.id))-h\">\n"
         out += "<h4 id=\"rule-\(esc(rule.id))-h\">\(esc(rule.id)) \(esc(rule.name)) <span class=\"sev \(rule.severity.rawValue)\">\(rule.severity.rawValue)</span> "
-        out += "<span class=\"muted\">· \(plural(section.findings.count, "finding"))"
+        out += "<span class=\"muted\">· \(plural(section.count, "finding"))"
         if section.sessions > 0 { out += " in \(plural(section.sessions, "session"))" }
         out += "</span></h4>\n<p class=\"about\">\(esc(rule.summary))</p>\n"
         if !rule.explanation.isEmpty {
@@ -253,7 +253,7 @@ struct HTMLPage {
             if g.newFindings < g.count { states.append("known") }
         }
         var search = [rule.id, rule.name, g.label, g.value ?? ""]
-        search += g.findings.prefix(3).map { view.findings[$0].message }
+        search += g.firstFindings.prefix(3).map { view.findings[$0].message }
         search += g.identities.prefix(10).compactMap { keys[$0] }
         var out = "<details class=\"group\" id=\"group-\(number)\" data-rule=\"\(esc(rule.id))\" data-class=\"\(esc(g.label))\" "
         out += "data-builds=\"\(g.builds.map(String.init).joined(separator: " "))\" data-severity=\"\(rule.severity.rawValue)\" "

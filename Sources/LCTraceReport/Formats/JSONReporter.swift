@@ -4,7 +4,7 @@ import LCTraceModel
 /// `--format json`: the document of rules.md, each finding with its identity, session context
 /// and typed detail; under a baseline each finding says new or known and the document lists
 /// what the baseline holds that was not seen (`fixed`).
-enum JSONReporter: Reporter {
+enum JSONReporter: StreamingReporter {
     package static let id = "json"
     package static let summary = "one JSON document, each finding as docs/rule-reference.md describes it"
 
@@ -12,46 +12,58 @@ enum JSONReporter: Reporter {
     package static let columns = ["rule", "name", "severity", "session", "vc", "since", "class", "t", "message", "evidence",
                                  "confidence", "file", "identity", "identity_key", "app", "build", "device", "baseline", "detail"]
 
-    package static func render(_ view: ReportView) -> String {
-        var byRule: [String: Int] = [:]
-        for f in view.findings { byRule[f.rule, default: 0] += 1 }
-        var json = JSONWriter(capacity: 1024 + view.findings.count * 512)
-        json.beginObject()
-        json.key("version"); json.int(1)
-        // A finding a line; the document's own keys each on a line of their own.
-        json.layout("\n "); json.key("findings")
-        json.beginArray()
-        for (i, f) in view.findings.enumerated() {
-            json.layout("\n  ")
-            finding(f, state: view.state(ofFinding: i), into: &json)
-        }
-        json.endArray(layout: "\n ")
-        if let baseline = view.options.baseline {
-            json.layout("\n "); json.key("baseline")
+    package static func writer(_ options: ReportOptions, to sink: @escaping ([UInt8]) throws -> Void) -> any FindingWriter {
+        Writer(sink)
+    }
+
+    /// The document: its findings as they come, then the baseline and the summary.
+    final class Writer: FindingWriter {
+        private var json: JSONWriter
+
+        init(_ sink: @escaping ([UInt8]) throws -> Void) {
+            json = JSONWriter(sink: sink)
             json.beginObject()
-            json.key("file"); json.string(baseline.file)
-            json.key("new"); json.int(view.newFindings)
-            json.key("known"); json.int(view.knownFindings)
-            json.key("fixed")
+            json.key("version"); json.int(1)
+            // A finding a line; the document's own keys each on a line of their own.
+            json.layout("\n "); json.key("findings")
             json.beginArray()
-            for entry in view.fixed { entry.write(to: &json) }
-            json.endArray()
-            json.endObject()
         }
-        json.layout("\n "); json.key("summary")
-        json.beginObject()
-        json.key("sessions"); json.int(view.data.sessions.count)
-        json.key("events"); json.int(view.data.events)
-        json.key("findings"); json.int(view.findings.count)
-        json.key("identities"); json.int(view.identities.count)
-        json.key("by_rule")
-        json.beginObject()
-        for rule in byRule.keys.sorted() { json.key(rule); json.int(byRule[rule]!) }
-        json.endObject()
-        json.endObject()
-        json.endObject()
-        json.raw("\n")
-        return json.text
+
+        func add(_ f: Finding, state: BaselineState?) throws {
+            json.layout("\n  ")
+            JSONReporter.finding(f, state: state, into: &json)
+            try json.flushIfFull()
+        }
+
+        func finish(_ view: ReportView) throws {
+            json.endArray(layout: "\n ")
+            if let baseline = view.options.baseline {
+                json.layout("\n "); json.key("baseline")
+                json.beginObject()
+                json.key("file"); json.string(baseline.file)
+                json.key("new"); json.int(view.newFindings)
+                json.key("known"); json.int(view.knownFindings)
+                json.key("fixed")
+                json.beginArray()
+                for entry in view.fixed { entry.write(to: &json) }
+                json.endArray()
+                json.endObject()
+            }
+            json.layout("\n "); json.key("summary")
+            json.beginObject()
+            json.key("sessions"); json.int(view.data.sessions.count)
+            json.key("events"); json.int(view.data.events)
+            json.key("findings"); json.int(view.findings.count)
+            json.key("identities"); json.int(view.identities.count)
+            json.key("by_rule")
+            json.beginObject()
+            for rule in view.byRule.keys.sorted() { json.key(rule); json.int(view.byRule[rule]!) }
+            json.endObject()
+            json.endObject()
+            json.endObject()
+            json.raw("\n")
+            try json.flush()
+        }
     }
 
     /// A finding as an object, its keys those of `columns` in their order.

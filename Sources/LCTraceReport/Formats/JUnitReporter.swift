@@ -20,7 +20,7 @@ enum JUnitReporter: Reporter {
             failures += failing
             var suite = "  <testsuite name=\"lctrace.\(family.rawValue)\" tests=\"\(groups.count)\" failures=\"\(failing)\" errors=\"0\" skipped=\"0\" time=\"0\">\n"
             for g in groups {
-                let example = view.findings[g.findings[0]]
+                let example = view.findings[g.first]
                 let classname = g.cls ?? g.app ?? example.file ?? FindingIdentity.unknown
                 suite += "    <testcase classname=\"\(xml(classname))\" name=\"\(xml(g.identityKey))\" time=\"0\">\n"
                 var text = "\(g.rule.id) \(g.rule.name) (\(g.rule.severity.rawValue)), identity \(g.identity)\n"

@@ -186,7 +186,7 @@ enum SARIFReporter: Reporter {
     /// `locations`: the file and line of `placement` (with one), and the class or app.
     static func locations(_ g: IdentityGroup, _ view: ReportView, placement: SourcePlacement?, prefix: String,
                           into json: inout JSONWriter) {
-        let example = view.findings[g.findings[0]]
+        let example = view.findings[g.first]
         json.key("locations")
         json.beginArray()
         json.beginObject()
@@ -218,7 +218,7 @@ enum SARIFReporter: Reporter {
     /// `properties`: the identity, counts, builds, the first occurrence's own message, and
     /// which class the file declares when it is not the finding's own.
     static func properties(_ g: IdentityGroup, _ view: ReportView, placement: SourcePlacement?, into json: inout JSONWriter) {
-        let example = view.findings[g.findings[0]]
+        let example = view.findings[g.first]
         json.key("properties")
         json.beginObject()
         if placement == nil {

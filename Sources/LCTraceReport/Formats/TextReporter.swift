@@ -6,6 +6,7 @@ import LCTraceModel
 /// and the baseline's entries no longer seen are listed last. Colour only on a terminal.
 enum TextReporter: Reporter {
     static let fitsTerminalWidth = true
+    package static let inputs: ReportInputs = [.terminalText]
     package static let id = "text"
     package static let summary = "grouped for people"
 
@@ -60,7 +61,7 @@ struct TextReport {
         out += "  \(NumberFormat.thousands(view.newFindings)) new finding\(view.newFindings == 1 ? "" : "s") (\(NumberFormat.thousands(newGroups.count)) identit\(newGroups.count == 1 ? "y" : "ies")), "
         out += "\(NumberFormat.thousands(view.knownFindings)) known, \(NumberFormat.thousands(view.fixed.count)) baseline entr\(view.fixed.count == 1 ? "y" : "ies") not seen (fixed)\n"
         for g in newGroups.prefix(20) {
-            let f = view.findings[g.findings[0]]
+            let f = view.findings[g.first]
             out += "  " + paint("NEW", "35;1") + " \(g.rule.id) \(severity(g.rule.severity)) \(g.cls ?? g.app ?? "?") ×\(NumberFormat.thousands(g.occurrences)) in \(NumberFormat.thousands(g.sessions)) session\(g.sessions == 1 ? "" : "s")  \(dim(g.identity))  \(f.message)\n"
         }
         if newGroups.count > 20 { out += dim("  … and \(NumberFormat.thousands(newGroups.count - 20)) more new identities (--format json)") + "\n" }
@@ -76,17 +77,17 @@ struct TextReport {
 
     private func header() -> String {
         let counts = Severity.allCases.reversed().map { s -> String in
-            let n = data.findings.filter { $0.severity == s }.count
+            let n = view.count(s)
             return "\(NumberFormat.thousands(n)) \(s == .info ? "info" : s.rawValue + (n == 1 ? "" : "s"))"
         }
         var text = bold("lctrace report") + " · \(NumberFormat.thousands(data.sessions.count)) session\(data.sessions.count == 1 ? "" : "s")"
-        text += " · \(NumberFormat.thousands(data.events)) events · \(NumberFormat.thousands(data.findings.count)) finding\(data.findings.count == 1 ? "" : "s")"
+        text += " · \(NumberFormat.thousands(data.events)) events · \(NumberFormat.thousands(view.findings.count)) finding\(view.findings.count == 1 ? "" : "s")"
         text += ": " + counts.joined(separator: ", ")
         return text
     }
 
     private func ruleHeader(_ section: RuleSection) -> String {
-        let rule = section.rule, n = section.findings.count, sessions = section.sessions
+        let rule = section.rule, n = section.count, sessions = section.sessions
         let where_ = sessions > 0 ? " in \(NumberFormat.thousands(sessions)) session\(sessions == 1 ? "" : "s")" : ""
         return bold("\(rule.id) \(rule.name)") + " · " + severity(rule.severity)
             + " · \(NumberFormat.thousands(n)) finding\(n == 1 ? "" : "s")\(where_) · \(dim(rule.summary))\n"
@@ -138,8 +139,8 @@ struct TextReport {
             let marker = view.state(ofFinding: i) == .new ? paint("NEW", "35;1") + " " : ""
             out += "    " + marker + dim(parts.joined(separator: "  ")) + (parts.isEmpty ? "" : "  ") + f.message + low + "\n"
         }
-        if section.findings.count > shown.count {
-            out += dim("    … and \(NumberFormat.thousands(section.findings.count - shown.count)) more (--format json, or \(TerminalText.escaped(view.options.followUp.findingsQuery(rule: rule.id))))") + "\n"
+        if section.count > shown.count {
+            out += dim("    … and \(NumberFormat.thousands(section.count - shown.count)) more (--format json, or \(TerminalText.escaped(view.options.followUp.findingsQuery(rule: rule.id))))") + "\n"
         }
         return out
     }

@@ -239,22 +239,22 @@ package final class DatabaseReader {
     }
 
     private func findings(where clause: String, _ bindings: [SQLValue]) throws -> [Finding] {
-        let q = try db.query("""
-            SELECT rule, session, vc, since, class, t, message, evidence, confidence, file, detail,
-                   identity_key, identity, app, build, device
-            FROM findings_v WHERE \(clause) ORDER BY t, rule, id
-            """)
-        try q.bind(bindings)
+        let cursor = try FindingCursor(db, where: clause, bindings, orderBy: "t, rule, id")
         var out: [Finding] = []
-        while try q.step() {
-            guard let rule = q.text(0).flatMap(RuleCatalog.info) else { continue }
-            out.append(Finding(stored: rule, session: q.text(1), vc: q.text(2), since: q.optionalInt(3), cls: q.text(4),
-                               t: q.optionalInt(5), message: q.text(6) ?? "", evidence: parseEvidence(q.text(7) ?? "[]"),
-                               confidence: q.text(8) ?? "high", file: q.text(9),
-                               detail: q.text(10).flatMap(DetailValue.decode) ?? [:],
-                               identityKey: q.text(11) ?? "", identity: q.text(12) ?? "",
-                               app: q.text(13), build: q.text(14), device: q.text(15)))
-        }
+        while let row = try cursor.next() { out.append(row.finding) }
+        return out
+    }
+
+    /// The stored findings of the sessions with these row ids, by session, each session's by
+    /// t, rule and row id. A report reads them a few hundred sessions at a time rather than
+    /// sorting every finding in one query (SQLite's sorter holds its rows in memory here:
+    /// `temp_store = MEMORY`), so what it holds stays bounded (issue 25).
+    package func findings(ofSessions ids: [Int64]) throws -> [Int64: [Finding]] {
+        guard !ids.isEmpty else { return [:] }
+        let cursor = try FindingCursor(db, where: "session_id IN (\(ids.map(String.init).joined(separator: ",")))", [],
+                                       orderBy: "session_id, t, rule, id")
+        var out: [Int64: [Finding]] = [:]
+        while let row = try cursor.next() { out[row.session, default: []].append(row.finding) }
         return out
     }
 
@@ -335,9 +335,6 @@ package final class DatabaseReader {
         return out
     }
 
-    private func parseEvidence(_ text: String) -> [Int64] {
-        text.trimmingCharacters(in: ["[", "]", " "]).split(separator: ",").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
-    }
 
 }
 
@@ -349,4 +346,38 @@ package struct DatabaseTotals: Sendable, Equatable {
     package var events = 0
     package var sessionFindings = 0
     package var fileFindings = 0
+}
+
+/// Stored findings read one at a time, each with its session's row id (0 for a file's).
+package final class FindingCursor {
+    private let q: any SQLQuery
+
+    init(_ db: any SQLReadConnection, where clause: String, _ bindings: [SQLValue], orderBy: String) throws {
+        q = try db.query("""
+            SELECT rule, session, vc, since, class, t, message, evidence, confidence, file, detail,
+                   identity_key, identity, app, build, device, session_id
+            FROM findings_v WHERE \(clause) ORDER BY \(orderBy)
+            """)
+        try q.bind(bindings)
+    }
+
+    /// The next finding, nil after the last.
+    package func next() throws -> (session: Int64, finding: Finding)? {
+        while try q.step() {
+            guard let rule = q.text(0).flatMap(RuleCatalog.info) else { continue }
+            return (q.optionalInt(16) ?? 0,
+                    Finding(stored: rule, session: q.text(1), vc: q.text(2), since: q.optionalInt(3), cls: q.text(4),
+                            t: q.optionalInt(5), message: q.text(6) ?? "", evidence: Self.parseEvidence(q.text(7) ?? "[]"),
+                            confidence: q.text(8) ?? "high", file: q.text(9),
+                            detail: q.text(10).flatMap(DetailValue.decode) ?? [:],
+                            identityKey: q.text(11) ?? "", identity: q.text(12) ?? "",
+                            app: q.text(13), build: q.text(14), device: q.text(15)))
+        }
+        q.reset()
+        return nil
+    }
+
+    static func parseEvidence(_ text: String) -> [Int64] {
+        text.trimmingCharacters(in: ["[", "]", " "]).split(separator: ",").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+    }
 }
