@@ -218,6 +218,33 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual(try pg.query("SELECT count(*) FROM events").int(0, 0), 22)
     }
 
+    /// (Issue 26) The analysis's reader, which resolves texts on the client, gives every
+    /// session's events exactly as the portable reader (five joins on the server) does: with
+    /// pages of a few rows and a cache smaller than a page, so it is emptied midway.
+    func testTheClientSideEventReaderReadsWhatThePortableOneReads() throws {
+        let input = try corpus("c", seed: 11, sessions: 6)
+        let url = try freshDatabase()
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, input]).status, 65)
+        let pg = try PGConnection(url: url)
+        let read = PGReadConnection(pg: pg, snapshot: false)
+        let portable = try PortableEventReader(db: read)
+        let sessions = try pg.query("SELECT id, sid FROM sessions ORDER BY id")
+        XCTAssertGreaterThan(sessions.rowCount, 3)
+        for (maxCached, pageRows) in [(3, 5), (200_000, 4096)] {
+            let reader = PGEventReader(pg: pg, maxCached: maxCached, pageRows: pageRows)
+            try read.transaction {
+                for r in 0..<sessions.rowCount {
+                    let id = sessions.int(r, 0)!, sid = sessions.text(r, 1)!
+                    var expected: [TraceEvent] = [], got: [TraceEvent] = []
+                    try portable.forEachEvent(session: id, sid: sid) { expected.append($0) }
+                    try reader.forEachEvent(session: id, sid: sid) { got.append($0) }
+                    XCTAssertGreaterThan(expected.count, 10)
+                    XCTAssertEqual(got, expected, "session \(sid), cache \(maxCached), pages of \(pageRows)")
+                }
+            }
+        }
+    }
+
     /// Several ingesters starting on an empty database at once: the schema is made once,
     /// under its lock, and every one of them loads.
     func testIngestersStartingTogetherOnAnEmptyDatabaseAllSucceed() throws {
