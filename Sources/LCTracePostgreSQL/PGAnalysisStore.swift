@@ -83,12 +83,21 @@ final class PGAnalysisStore: PGSessionSource, AnalysisStore {
     /// `sessions.changes` when each session's build began (read under its lock).
     private var changesAtStart: [Int64: Int64] = [:]
 
+    /// Events with their texts resolved on the client (inside `writeTransaction`, whose
+    /// transaction its cursors need).
+    private let events: PGEventReader
+
     package init(connection: PGReadConnection, strings: PGStrings) throws {
         self.strings = strings
+        events = PGEventReader(pg: connection.pg)
         try super.init(connection: connection)
     }
 
     private var pg: PGConnection { connection.pg }
+
+    override package func forEachEvent(session: Int64, sid: String, _ body: (TraceEvent) throws -> Void) throws {
+        try events.forEachEvent(session: session, sid: sid, body)
+    }
 
     package func countSessionsToAnalyse(all: Bool) throws -> Int {
         Int(try pg.query("SELECT count(*) FROM sessions WHERE dirty = 1 OR $1::boolean", [all ? "true" : "false"]).int(0, 0) ?? 0)

@@ -14,6 +14,14 @@ import LCTraceFormat
 /// decisions about file rows are taken under a transaction-scoped lock of the file ledger.
 /// New texts and sessions are inserted on a connection of their own, committed at once, so
 /// ingesters never wait for each other's batches for them.
+///
+/// (Issue 26) A batch first locks the rows of its sessions (`FOR UPDATE`, in id order): every
+/// writer of a session's events holds that lock until it commits, so what is stored of those
+/// sessions cannot change under the batch. When every line's session holds no rows but the
+/// ones this run wrote (`sessions.changes` is the count of this run's own batches) and its seqs
+/// come after them, strictly rising, no line can meet a stored row: the batch is copied straight
+/// into `events` (`directRows`), without the temporary table, `ON CONFLICT` or the comparison.
+/// That is the common case, a file loaded for the first time; files that overlap take the path above.
 final class PGIngestSink: IngestSink {
     private let pg: PGConnection
     private let url: String
@@ -29,6 +37,14 @@ final class PGIngestSink: IngestSink {
     private var touched = Set<Int64>()
     /// Session records of this run that disagreed with the kept one.
     private var recordConflicts: [Int64: (count: Int, fields: Set<String>)] = [:]
+    /// What this run wrote of each session (committed or in the open transaction): the
+    /// batches that added rows (its share of `sessions.changes`) and the highest seq of its
+    /// lines. Bounded: a session forgotten takes the general path, which is always right.
+    private var written: [Int64: (changes: Int64, maxSeq: Int64)] = [:]
+    package static let maxWrittenSessions = 100_000
+    /// Batches copied straight into `events`, and the others (for the tests).
+    package private(set) var directBatches = 0
+    package private(set) var mergedBatches = 0
 
     package init(pg: PGConnection, url: String) throws {
         self.pg = pg
@@ -78,6 +94,9 @@ final class PGIngestSink: IngestSink {
         inBatch = false
         part = 0
         sessionsOfFile.removeAll()
+        // What the rolled-back batches wrote is gone: forgotten, those sessions take the
+        // general path.
+        written.removeAll()
         // Session ids and texts were committed on their own connection: still valid.
     }
 
@@ -138,72 +157,112 @@ final class PGIngestSink: IngestSink {
             let sessions = try sessionIDs(Set(lines.map(\.sid)))
             sessionsOfFile.formUnion(sessions.values)
             let ids = try strings.ids(lines.flatMap { $0.texts.compactMap { $0 } })
-            part += 1
-            let part = String(self.part)
-            try pg.copyIn("COPY lctrace_batch FROM STDIN") { w in
-                for (ord, l) in lines.enumerated() {
-                    let e = l.event
-                    let t = l.texts.map { $0.flatMap { ids[$0] } }
-                    w.add(Int64(self.part)); w.add(Int64(ord)); w.add(Int64(e.line)); w.add(e.offset); w.add(sessions[l.sid]); w.add(e.seq); w.add(e.t)
-                    w.add(t[0]); w.add(t[1]); w.add(t[2]); w.add(t[3]); w.add(e.flags); w.add(t[4]); w.add(t[5])
-                    w.add(l.wall); w.add(l.attrs); w.add(Int64(e.record))
-                    try w.endRow()
+            let sessionOfLine = lines.map { sessions[$0.sid] ?? 0 }
+            var direct = try directRows(lines.map(\.event), sessionOfLine)
+            if direct {
+                // Under a savepoint: a row written behind lctrace's back (without counting its
+                // batch in `sessions.changes`) fails the copy, and the batch takes the general path.
+                try pg.execute("SAVEPOINT lctrace_direct")
+                do {
+                    try pg.copyIn("COPY events (session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs) FROM STDIN") { w in
+                        for (i, l) in lines.enumerated() {
+                            let e = l.event
+                            let t = l.texts.map { $0.flatMap { ids[$0] } }
+                            w.add(sessionOfLine[i]); w.add(e.seq); w.add(e.t)
+                            w.add(t[0]); w.add(t[1]); w.add(t[2]); w.add(t[3]); w.add(e.flags); w.add(t[4]); w.add(t[5])
+                            w.add(l.wall); w.add(l.attrs)
+                            try w.endRow()
+                        }
+                    }
+                    try pg.execute("RELEASE SAVEPOINT lctrace_direct")
+                } catch let error as PGError where error.sqlState == "23505" {
+                    try pg.execute("ROLLBACK TO SAVEPOINT lctrace_direct")
+                    direct = false
                 }
             }
-            // The first copy of each (session, seq) in the batch goes in, unless one is stored:
-            // rows go in in file order, and a later copy in the same statement meets the first.
-            counts.new = try pg.query("""
-                WITH ins AS (
-                    INSERT INTO events (session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs)
-                    SELECT session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs
-                    FROM lctrace_batch WHERE part = $1 ORDER BY ord
-                    ON CONFLICT (session, seq) DO NOTHING
-                    RETURNING session, seq)
-                INSERT INTO lctrace_inserted SELECT $1, session, seq FROM ins
-                """, [part]).changedRows
-            // Every other line is a duplicate of the stored row, or a conflict with it (none
-            // when every line went in: the common case of a file loaded for the first time).
-            // (1.2) Rows that differ only in `attrs` are compared as JSON values here, after
-            // the query: another writer's spacing or key order is the same event.
-            let differing = counts.new == lines.count ? nil : try pg.query("""
-                SELECT b.line, b."offset", b.seq,
-                       (e.t IS DISTINCT FROM b.t OR e.ev IS DISTINCT FROM b.ev OR e.vc IS DISTINCT FROM b.vc
-                        OR e.cls IS DISTINCT FROM b.cls OR e.other IS DISTINCT FROM b.other OR e.flags IS DISTINCT FROM b.flags
-                        OR e.detail IS DISTINCT FROM b.detail OR e.thread IS DISTINCT FROM b.thread
-                        OR e.wall IS DISTINCT FROM b.wall)::int AS columns_differ,
-                       e.attrs, b.attrs
-                FROM (SELECT *, row_number() OVER (PARTITION BY session, seq ORDER BY ord) AS r FROM lctrace_batch WHERE part = $1) b
-                JOIN events e ON e.session = b.session AND e.seq = b.seq
-                WHERE NOT (b.r = 1 AND EXISTS (SELECT 1 FROM lctrace_inserted i WHERE i.part = $1 AND i.session = b.session AND i.seq = b.seq))
-                  AND (e.t IS DISTINCT FROM b.t OR e.ev IS DISTINCT FROM b.ev OR e.vc IS DISTINCT FROM b.vc
-                       OR e.cls IS DISTINCT FROM b.cls OR e.other IS DISTINCT FROM b.other OR e.flags IS DISTINCT FROM b.flags
-                       OR e.detail IS DISTINCT FROM b.detail OR e.thread IS DISTINCT FROM b.thread
-                       OR e.wall IS DISTINCT FROM b.wall OR e.attrs IS DISTINCT FROM b.attrs)
-                ORDER BY b.ord
-                """, [part])
-            let conflictRows = (0..<(differing?.rowCount ?? 0)).filter { r in
-                differing!.int(r, 3) == 1 || !JSONCanonical.equal(differing!.text(r, 4), differing!.text(r, 5))
-            }
-            counts.conflicts = conflictRows.count
-            counts.duplicates = counts.events - counts.new - counts.conflicts
-            if let differing, !conflictRows.isEmpty {
-                let sidOfLine = Dictionary(lines.map { ($0.event.line, $0.sid) }, uniquingKeysWith: { a, _ in a })
-                for r in conflictRows {
-                    let line = Int(differing.int(r, 0) ?? 0)
-                    rejects.append((.conflict, line, differing.int(r, 1) ?? 0,
-                                    "conflicting duplicate: session \(sidOfLine[line] ?? "?") seq \(differing.int(r, 2) ?? 0) is stored with other content (first copy kept)", nil))
+            if direct {
+                directBatches += 1
+                counts.new = lines.count
+                let batchSessions = Set(sessionOfLine).sorted()
+                try pg.query("UPDATE sessions SET dirty = 1, changes = changes + 1 WHERE id = ANY($1::bigint[])",
+                             ["{" + batchSessions.map(String.init).joined(separator: ",") + "}"])
+                touched.formUnion(batchSessions)
+                noteWritten(lines.map(\.event), sessionOfLine, added: batchSessions)
+                let keys = Set(zip(lines, sessionOfLine).filter { $0.0.event.record >= 0 }.map { [$0.1, $0.0.event.seq] })
+                try mergeRecords(batch, lines.map(\.event), sessions: sessionOfLine, inserted: keys)
+            } else {
+                mergedBatches += 1
+                part += 1
+                let part = String(self.part)
+                try pg.copyIn("COPY lctrace_batch FROM STDIN") { w in
+                    for (ord, l) in lines.enumerated() {
+                        let e = l.event
+                        let t = l.texts.map { $0.flatMap { ids[$0] } }
+                        w.add(Int64(self.part)); w.add(Int64(ord)); w.add(Int64(e.line)); w.add(e.offset); w.add(sessions[l.sid]); w.add(e.seq); w.add(e.t)
+                        w.add(t[0]); w.add(t[1]); w.add(t[2]); w.add(t[3]); w.add(e.flags); w.add(t[4]); w.add(t[5])
+                        w.add(l.wall); w.add(l.attrs); w.add(Int64(e.record))
+                        try w.endRow()
+                    }
                 }
-            }
-            if counts.new > 0 {
-                // Rows locked in id order, so two ingesters touching the same sessions never deadlock.
-                let marked = try pg.query("""
-                    UPDATE sessions SET dirty = 1, changes = changes + 1 WHERE id IN (
-                        SELECT id FROM sessions WHERE id IN (SELECT DISTINCT session FROM lctrace_inserted WHERE part = $1)
-                        ORDER BY id FOR UPDATE)
-                    RETURNING id
+                // The first copy of each (session, seq) in the batch goes in, unless one is stored:
+                // rows go in in file order, and a later copy in the same statement meets the first.
+                counts.new = try pg.query("""
+                    WITH ins AS (
+                        INSERT INTO events (session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs)
+                        SELECT session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs
+                        FROM lctrace_batch WHERE part = $1 ORDER BY ord
+                        ON CONFLICT (session, seq) DO NOTHING
+                        RETURNING session, seq)
+                    INSERT INTO lctrace_inserted SELECT $1, session, seq FROM ins
+                    """, [part]).changedRows
+                // Every other line is a duplicate of the stored row, or a conflict with it (none
+                // when every line went in: the common case of a file loaded for the first time).
+                // (1.2) Rows that differ only in `attrs` are compared as JSON values here, after
+                // the query: another writer's spacing or key order is the same event.
+                let differing = counts.new == lines.count ? nil : try pg.query("""
+                    SELECT b.line, b."offset", b.seq,
+                           (e.t IS DISTINCT FROM b.t OR e.ev IS DISTINCT FROM b.ev OR e.vc IS DISTINCT FROM b.vc
+                            OR e.cls IS DISTINCT FROM b.cls OR e.other IS DISTINCT FROM b.other OR e.flags IS DISTINCT FROM b.flags
+                            OR e.detail IS DISTINCT FROM b.detail OR e.thread IS DISTINCT FROM b.thread
+                            OR e.wall IS DISTINCT FROM b.wall)::int AS columns_differ,
+                           e.attrs, b.attrs
+                    FROM (SELECT *, row_number() OVER (PARTITION BY session, seq ORDER BY ord) AS r FROM lctrace_batch WHERE part = $1) b
+                    JOIN events e ON e.session = b.session AND e.seq = b.seq
+                    WHERE NOT (b.r = 1 AND EXISTS (SELECT 1 FROM lctrace_inserted i WHERE i.part = $1 AND i.session = b.session AND i.seq = b.seq))
+                      AND (e.t IS DISTINCT FROM b.t OR e.ev IS DISTINCT FROM b.ev OR e.vc IS DISTINCT FROM b.vc
+                           OR e.cls IS DISTINCT FROM b.cls OR e.other IS DISTINCT FROM b.other OR e.flags IS DISTINCT FROM b.flags
+                           OR e.detail IS DISTINCT FROM b.detail OR e.thread IS DISTINCT FROM b.thread
+                           OR e.wall IS DISTINCT FROM b.wall OR e.attrs IS DISTINCT FROM b.attrs)
+                    ORDER BY b.ord
                     """, [part])
-                for r in 0..<marked.rowCount { if let id = marked.int(r, 0) { touched.insert(id) } }
-                try mergeRecords(batch, lines.map(\.event), sessions: lines.map { sessions[$0.sid] ?? 0 }, part: part)
+                let conflictRows = (0..<(differing?.rowCount ?? 0)).filter { r in
+                    differing!.int(r, 3) == 1 || !JSONCanonical.equal(differing!.text(r, 4), differing!.text(r, 5))
+                }
+                counts.conflicts = conflictRows.count
+                counts.duplicates = counts.events - counts.new - counts.conflicts
+                if let differing, !conflictRows.isEmpty {
+                    let sidOfLine = Dictionary(lines.map { ($0.event.line, $0.sid) }, uniquingKeysWith: { a, _ in a })
+                    for r in conflictRows {
+                        let line = Int(differing.int(r, 0) ?? 0)
+                        rejects.append((.conflict, line, differing.int(r, 1) ?? 0,
+                                        "conflicting duplicate: session \(sidOfLine[line] ?? "?") seq \(differing.int(r, 2) ?? 0) is stored with other content (first copy kept)", nil))
+                    }
+                }
+                if counts.new > 0 {
+                    // Rows locked in id order, so two ingesters touching the same sessions never deadlock.
+                    let marked = try pg.query("""
+                        UPDATE sessions SET dirty = 1, changes = changes + 1 WHERE id IN (
+                            SELECT id FROM sessions WHERE id IN (SELECT DISTINCT session FROM lctrace_inserted WHERE part = $1)
+                            ORDER BY id FOR UPDATE)
+                        RETURNING id
+                        """, [part])
+                    var added: [Int64] = []
+                    for r in 0..<marked.rowCount { if let id = marked.int(r, 0) { touched.insert(id); added.append(id) } }
+                    noteWritten(lines.map(\.event), sessionOfLine, added: added)
+                    try mergeRecords(batch, lines.map(\.event), sessions: sessionOfLine, part: part)
+                } else {
+                    noteWritten(lines.map(\.event), sessionOfLine, added: [])
+                }
             }
         }
         for r in refused { rejects.append((.line, r.line, r.offset, r.reason, r.sample)); counts.rejected.append((r.line, r.reason)) }
@@ -237,17 +296,56 @@ final class PGIngestSink: IngestSink {
         return (nil, "\\x" + cut.map { String(format: "%02x", $0) }.joined())
     }
 
-    /// Merges the session records among the lines that went in: the earliest record (lowest
-    /// seq) of a session is kept; a copy that disagrees is counted in `record_conflicts`.
-    private func mergeRecords(_ batch: EventBatch, _ events: [RawEvent], sessions: [Int64], part: String) throws {
+    /// Locks the rows of the batch's sessions (in id order, until the transaction ends) and
+    /// tells whether the lines can go straight into `events`: each session holds no rows but
+    /// those this run wrote, and its lines' seqs rise strictly from above the highest seq this
+    /// run wrote of it (no duplicate within the batch, none with a stored row).
+    private func directRows(_ events: [RawEvent], _ sessionOfLine: [Int64]) throws -> Bool {
+        let ids = Set(sessionOfLine).sorted()
+        let locked = try pg.query("SELECT id, changes FROM sessions WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE",
+                                  ["{" + ids.map(String.init).joined(separator: ",") + "}"])
+        guard locked.rowCount == ids.count else { return false }
+        var last: [Int64: Int64] = [:]
+        for r in 0..<locked.rowCount {
+            guard let id = locked.int(r, 0), let changes = locked.int(r, 1) else { return false }
+            let mine = written[id]
+            guard changes == (mine?.changes ?? 0) else { return false }
+            last[id] = mine?.maxSeq ?? Int64.min
+        }
+        for (i, e) in events.enumerated() {
+            let session = sessionOfLine[i]
+            guard let before = last[session], e.seq > before else { return false }
+            last[session] = e.seq
+        }
+        return true
+    }
+
+    /// Notes what a batch wrote: its highest seq of each session, and a change of each session
+    /// in `added` (the sessions whose `changes` it raised).
+    private func noteWritten(_ events: [RawEvent], _ sessionOfLine: [Int64], added: [Int64]) {
+        if written.count > Self.maxWrittenSessions { written.removeAll(keepingCapacity: true) }
+        for (i, e) in events.enumerated() {
+            let session = sessionOfLine[i]
+            written[session, default: (0, Int64.min)].maxSeq = max(written[session]?.maxSeq ?? Int64.min, e.seq)
+        }
+        for session in added { written[session, default: (0, Int64.min)].changes += 1 }
+    }
+
+    /// Merges the session records among the lines that went in (`inserted`: their (session,
+    /// seq) keys; nil: read from `lctrace_inserted`): the earliest record (lowest seq) of a
+    /// session is kept; a copy that disagrees is counted in `record_conflicts`.
+    private func mergeRecords(_ batch: EventBatch, _ events: [RawEvent], sessions: [Int64], part: String? = nil,
+                              inserted: Set<[Int64]>? = nil) throws {
         guard events.contains(where: { $0.record >= 0 }) else { return }
-        let inserted = try pg.query("""
-            SELECT DISTINCT i.session, i.seq FROM lctrace_inserted i
-            JOIN lctrace_batch b ON b.part = i.part AND b.session = i.session AND b.seq = i.seq
-            WHERE i.part = $1 AND b.record >= 0
-            """, [part])
-        var keys = Set<[Int64]>()
-        for r in 0..<inserted.rowCount { keys.insert([inserted.int(r, 0) ?? 0, inserted.int(r, 1) ?? 0]) }
+        var keys = inserted ?? []
+        if inserted == nil, let part {
+            let rows = try pg.query("""
+                SELECT DISTINCT i.session, i.seq FROM lctrace_inserted i
+                JOIN lctrace_batch b ON b.part = i.part AND b.session = i.session AND b.seq = i.seq
+                WHERE i.part = $1 AND b.record >= 0
+                """, [part])
+            for r in 0..<rows.rowCount { keys.insert([rows.int(r, 0) ?? 0, rows.int(r, 1) ?? 0]) }
+        }
         for (i, e) in events.enumerated() where e.record >= 0 && keys.remove([sessions[i], e.seq]) != nil {
             try mergeRecord(batch.sessionRecords[Int(e.record)], seq: e.seq, session: sessions[i])
         }

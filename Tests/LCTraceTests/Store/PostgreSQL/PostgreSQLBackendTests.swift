@@ -125,6 +125,126 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual(try pg.query("SELECT dirty, events FROM sessions WHERE id = $1", [String(id)]).int(0, 0), 0)
     }
 
+    /// (Issue 26) A file whose sessions hold nothing stored goes straight into `events` (no
+    /// temporary table, no `ON CONFLICT`), and so does the next part of a session this run
+    /// wrote; a file that overlaps what is stored, or a session another run wrote, is merged,
+    /// its duplicates and conflicts counted as before.
+    func testNewSessionsAreCopiedStraightInAndOverlapsAreMerged() throws {
+        var b = TraceBuilder(sid: "S-direct")
+        for i in 0..<40 { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+        let lines = b.lines
+        TestSupport.writeLines(Array(lines[0..<20]), to: dir + "/1-first.jsonl")
+        TestSupport.writeLines(Array(lines[20..<30]), to: dir + "/2-next.jsonl")
+        var overlap = Array(lines[10..<30])
+        overlap[5] = String(overlap[5].dropLast()) + #","extra":1}"#
+        TestSupport.writeLines(overlap, to: dir + "/3-overlap.jsonl")
+        TestSupport.writeLines(Array(lines[30...]), to: dir + "/4-rest.jsonl")
+        let url = try freshDatabase()
+        let storage = try Storage.openForWriting(url)
+        let sink = try XCTUnwrap(try storage.backend.ingestSink() as? PGIngestSink)
+        let run = try Ingester(store: sink).ingest(Ingester.expand(["1-first", "2-next", "3-overlap"].map { dir + "/\($0).jsonl" }).inputs)
+        XCTAssertEqual(run.files.map(\.newEvents), [20, 10, 0])
+        XCTAssertEqual(run.files.map(\.duplicates), [0, 0, 19])
+        XCTAssertEqual(run.files.map(\.conflicts), [0, 0, 1])
+        XCTAssertEqual(sink.directBatches, 2, "the first two files went straight in")
+        XCTAssertEqual(sink.mergedBatches, 1, "the overlapping one was merged")
+        // Another run: the session holds rows it did not write, so even new seqs are merged.
+        let other = try XCTUnwrap(try storage.backend.ingestSink() as? PGIngestSink)
+        let rest = try Ingester(store: other).ingest(Ingester.expand([dir + "/4-rest.jsonl"]).inputs)
+        XCTAssertEqual(rest.files.map(\.newEvents), [12])
+        XCTAssertEqual([other.directBatches, other.mergedBatches], [0, 1])
+        let pg = try PGConnection(url: url)
+        XCTAssertEqual(try pg.query("SELECT count(*) FROM events").int(0, 0), 42)
+        XCTAssertEqual(try pg.query("SELECT count(*) FROM rejects WHERE kind = 'conflict'").int(0, 0), 1)
+        XCTAssertEqual(try pg.query("SELECT changes FROM sessions WHERE sid = 'S-direct'").int(0, 0), 3, "the batches that added rows")
+    }
+
+    /// Another writer holding a session (its row locked, a row of it added, not committed
+    /// yet): the batch waits for it, then sees the session changed and merges; it never copies
+    /// straight in beside rows it cannot see.
+    func testABatchWaitsForAnotherWriterOfItsSessionAndThenMerges() throws {
+        var b = TraceBuilder(sid: "S-held")
+        for i in 0..<8 { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+        TestSupport.writeLines(b.lines, to: dir + "/held.jsonl")
+        let url = try freshDatabase()
+        let storage = try Storage.openForWriting(url)
+        let writer = try PGConnection(url: url)
+        try writer.execute("INSERT INTO sessions(sid) VALUES ('S-held'); INSERT INTO strings(text) VALUES ('init') ON CONFLICT DO NOTHING")
+        try writer.execute("BEGIN")
+        try writer.execute("""
+            SELECT id FROM sessions WHERE sid = 'S-held' FOR UPDATE;
+            INSERT INTO events(session, seq, t, ev) SELECT s.id, 3, 1, n.id FROM sessions s, strings n WHERE s.sid = 'S-held' AND n.text = 'init';
+            UPDATE sessions SET changes = changes + 1, dirty = 1 WHERE sid = 'S-held'
+            """)
+        // The ingest on a thread of its own (the box hands its sink and outcome over).
+        final class Load: @unchecked Sendable {
+            let sink: PGIngestSink
+            let inputs: [InputLocation]
+            var outcome: Result<IngestSummary, Error>?
+            let done = DispatchSemaphore(value: 0)
+            init(_ sink: PGIngestSink, _ inputs: [InputLocation]) { self.sink = sink; self.inputs = inputs }
+        }
+        let load = Load(try XCTUnwrap(try storage.backend.ingestSink() as? PGIngestSink), Ingester.expand([dir + "/held.jsonl"]).inputs)
+        Thread {
+            load.outcome = Result { try Ingester(store: load.sink).ingest(load.inputs) }
+            load.done.signal()
+        }.start()
+        XCTAssertEqual(load.done.wait(timeout: .now() + 1.5), .timedOut, "the batch waits for the session's writer")
+        try writer.execute("COMMIT")
+        XCTAssertEqual(load.done.wait(timeout: .now() + 30), .success)
+        let summary = try XCTUnwrap(load.outcome).get()
+        XCTAssertEqual(summary.files.map(\.newEvents), [b.lines.count - 1])
+        XCTAssertEqual(summary.files.map { $0.duplicates + $0.conflicts }, [1])
+        XCTAssertEqual([load.sink.directBatches, load.sink.mergedBatches], [0, 1])
+    }
+
+    /// A row stored behind lctrace's back (its batch not counted in `sessions.changes`) makes
+    /// the straight copy fail: it is undone and the batch merged, the row counted a duplicate.
+    func testAStraightCopyMeetingAStoredRowIsUndoneAndMerged() throws {
+        var b = TraceBuilder(sid: "S-behind")
+        for i in 0..<20 { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+        TestSupport.writeLines(Array(b.lines[0..<10]), to: dir + "/first.jsonl")
+        TestSupport.writeLines(Array(b.lines[5...]), to: dir + "/second.jsonl")
+        let url = try freshDatabase()
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, dir + "/first.jsonl"]).status, 0)
+        let pg = try PGConnection(url: url)
+        try pg.execute("UPDATE sessions SET changes = 0")
+        let storage = try Storage.openForWriting(url)
+        let sink = try XCTUnwrap(try storage.backend.ingestSink() as? PGIngestSink)
+        let run = try Ingester(store: sink).ingest(Ingester.expand([dir + "/second.jsonl"]).inputs)
+        XCTAssertEqual(run.files.map(\.newEvents), [12])
+        XCTAssertEqual(run.files.map(\.duplicates), [5])
+        XCTAssertEqual([sink.directBatches, sink.mergedBatches], [0, 1])
+        XCTAssertEqual(try pg.query("SELECT count(*) FROM events").int(0, 0), 22)
+    }
+
+    /// (Issue 26) The analysis's reader, which resolves texts on the client, gives every
+    /// session's events exactly as the portable reader (five joins on the server) does: with
+    /// pages of a few rows and a cache smaller than a page, so it is emptied midway.
+    func testTheClientSideEventReaderReadsWhatThePortableOneReads() throws {
+        let input = try corpus("c", seed: 11, sessions: 6)
+        let url = try freshDatabase()
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, input]).status, 65)
+        let pg = try PGConnection(url: url)
+        let read = PGReadConnection(pg: pg, snapshot: false)
+        let portable = try PortableEventReader(db: read)
+        let sessions = try pg.query("SELECT id, sid FROM sessions ORDER BY id")
+        XCTAssertGreaterThan(sessions.rowCount, 3)
+        for (maxCached, pageRows) in [(3, 5), (200_000, 4096)] {
+            let reader = PGEventReader(pg: pg, maxCached: maxCached, pageRows: pageRows)
+            try read.transaction {
+                for r in 0..<sessions.rowCount {
+                    let id = sessions.int(r, 0)!, sid = sessions.text(r, 1)!
+                    var expected: [TraceEvent] = [], got: [TraceEvent] = []
+                    try portable.forEachEvent(session: id, sid: sid) { expected.append($0) }
+                    try reader.forEachEvent(session: id, sid: sid) { got.append($0) }
+                    XCTAssertGreaterThan(expected.count, 10)
+                    XCTAssertEqual(got, expected, "session \(sid), cache \(maxCached), pages of \(pageRows)")
+                }
+            }
+        }
+    }
+
     /// Several ingesters starting on an empty database at once: the schema is made once,
     /// under its lock, and every one of them loads.
     func testIngestersStartingTogetherOnAnEmptyDatabaseAllSucceed() throws {

@@ -1,0 +1,78 @@
+import LCTraceFormat
+import LCTraceModel
+
+/// One session's events in seq order, as `PortableEventReader` gives them, with their texts
+/// resolved on the client (issue 26): the server reads the session's rows by its primary key
+/// and sends ids, and the texts come from a cache filled a page of rows at a time, instead of
+/// five joins with `strings` for every row (a quarter of the server's time in an ingest).
+/// Streams through a cursor of the caller's transaction, a page at a time.
+final class PGEventReader {
+    private let pg: PGConnection
+    /// Texts by id (bounded: controller ids are many and mostly of one session).
+    private var texts: [Int64: String] = [:]
+    let maxCached: Int
+    let pageRows: Int
+
+    init(pg: PGConnection, maxCached: Int = 200_000, pageRows: Int = 4096) {
+        self.pg = pg
+        self.maxCached = maxCached
+        self.pageRows = pageRows
+    }
+
+    /// Calls `body` with every event of `session` (wall and thread are not read, nor the attrs
+    /// of the events whose attrs the model does not read: `EventKind.modelReadsAttrs`).
+    func forEachEvent(session: Int64, sid: String, _ body: (TraceEvent) throws -> Void) throws {
+        let cursor = pg.newCursorName()
+        try pg.query("""
+            DECLARE \(cursor) NO SCROLL CURSOR FOR
+            SELECT seq, t, ev, vc, cls, other, flags, detail, attrs FROM events WHERE session = $1 ORDER BY seq
+            """, [String(session)])
+        defer { try? pg.execute("CLOSE \(cursor)") }
+        var kinds: [String: EventKind] = [:]
+        var event = TraceEvent(sid: sid, seq: 0, t: 0, name: "", kind: .unknown)
+        while true {
+            let page = try pg.query("FETCH \(pageRows) FROM \(cursor)")
+            try resolve(page)
+            func text(_ row: Int, _ column: Int) -> String? { page.int(row, column).flatMap { texts[$0] } }
+            for r in 0..<page.rowCount {
+                event.seq = page.int(r, 0) ?? 0
+                event.t = page.int(r, 1) ?? 0
+                event.name = text(r, 2) ?? ""
+                if let kind = kinds[event.name] { event.kind = kind } else {
+                    event.kind = EventKind(name: event.name)
+                    kinds[event.name] = event.kind
+                }
+                event.vc = text(r, 3)
+                event.cls = text(r, 4)
+                event.other = text(r, 5)
+                event.flags = EventFlags(rawValue: page.int(r, 6) ?? 0)
+                event.detail = text(r, 7)
+                event.attrs = event.kind.modelReadsAttrs ? page.text(r, 8) : nil
+                try body(event)
+            }
+            if page.rowCount < pageRows { return }
+        }
+    }
+
+    /// Reads the texts of the page's ids that the cache lacks, in one query.
+    private func resolve(_ page: PGResult) throws {
+        func unknownIDs() -> Set<Int64> {
+            var ids = Set<Int64>()
+            for r in 0..<page.rowCount {
+                for c in [2, 3, 4, 5, 7] { if let id = page.int(r, c), texts[id] == nil { ids.insert(id) } }
+            }
+            return ids
+        }
+        var missing = unknownIDs()
+        guard !missing.isEmpty else { return }
+        if texts.count + missing.count > maxCached {
+            texts.removeAll(keepingCapacity: true)
+            missing = unknownIDs()
+        }
+        let rows = try pg.query("SELECT id, text FROM strings WHERE id = ANY($1::bigint[])",
+                                ["{" + missing.map(String.init).joined(separator: ",") + "}"])
+        for r in 0..<rows.rowCount {
+            if let id = rows.int(r, 0), let text = rows.text(r, 1) { texts[id] = text }
+        }
+    }
+}
