@@ -45,7 +45,7 @@ enum JSONReporter: StreamingReporter {
                 json.key("known"); json.int(view.knownFindings)
                 json.key("fixed")
                 json.beginArray()
-                for entry in view.fixed { entry.write(to: &json) }
+                for entry in view.fixed { entry.write(to: &json); try json.flushIfFull() }
                 json.endArray()
                 json.endObject()
             }
