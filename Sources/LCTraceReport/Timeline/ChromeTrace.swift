@@ -51,9 +51,10 @@ package final class ChromeTraceWriter {
         self.memoryLimit = memoryLimit
     }
 
-    /// A writer holding at most 32 MB of a session's records.
+    /// A writer holding at most 8 MB of a session's records: a 5 M-event session peaked at
+    /// 163 MB with 32 MB runs, 130 MB with 8 MB ones, and ran a little faster (same bytes).
     package convenience init(bytes emit: @escaping ([UInt8]) throws -> Void) {
-        self.init(bytes: emit, memoryLimit: 32 << 20)
+        self.init(bytes: emit, memoryLimit: 8 << 20)
     }
 
     /// `emit` receives the document piece by piece as text.
