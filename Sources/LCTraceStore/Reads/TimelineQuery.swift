@@ -170,7 +170,7 @@ package final class TimelineQuery {
             SELECT e.seq, e.t, n.text, v.text, o.text, e.flags, d.text
             FROM \(db.relation(.events)) e JOIN strings n ON n.id = e.ev
             LEFT JOIN strings v ON v.id = e.vc LEFT JOIN strings o ON o.id = e.other LEFT JOIN strings d ON d.id = e.detail
-            WHERE e.session = ?1 AND n.text IN (\(names))
+            WHERE e.session = ?1 AND e.ev IN (SELECT id FROM strings WHERE text IN (\(names)))
               AND (CAST(?2 AS BIGINT) IS NULL OR e.t <= ?3) AND (CAST(?2 AS BIGINT) IS NULL OR e.t >= ?2 OR n.text IN (\(background)))
             ORDER BY e.seq
             """, window: window, { q in
