@@ -21,8 +21,12 @@ public enum TraceKey: Int, CaseIterable, Sendable {
     /// Keys by length, for classifying a raw key without building a String.
     @usableFromInline package static let byLength = ShortName.table(TraceKey.allCases) { $0.text }
 
+    /// The key `bytes` spell, if the format names it. A hot loop passes `byLength` it holds
+    /// (read through the global, the table costs an addressor call per key).
     @inlinable @inline(__always)
-    package static func classify(_ bytes: UnsafeRawBufferPointer) -> TraceKey? { ShortName.lookup(bytes, in: byLength) }
+    package static func classify(_ bytes: UnsafeRawBufferPointer, in table: [[(name: ShortName, value: TraceKey)]] = byLength) -> TraceKey? {
+        ShortName.lookup(bytes, in: table)
+    }
 
     package var isSessionField: Bool { rawValue >= TraceKey.app.rawValue }
 

@@ -138,8 +138,8 @@ package struct EventDecoder: Sendable {
                         if members.count < EventDecoder.maxKeys { needsRoom = true; return nil }
                         return RejectReason("more than \(EventDecoder.maxKeys) keys in one line")
                     }
-                    let key = escaped ? Array(scanner.string(keyRange, escaped: true).utf8).withUnsafeBytes { ShortName.lookup($0, in: keyTable) }
-                                      : ShortName.lookup(UnsafeRawBufferPointer(rebasing: bytes[keyRange]), in: keyTable)
+                    let key = escaped ? Array(scanner.string(keyRange, escaped: true).utf8).withUnsafeBytes { Key.classify($0, in: keyTable) }
+                                      : Key.classify(UnsafeRawBufferPointer(rebasing: bytes[keyRange]), in: keyTable)
                     members[count] = Member(key: key, keyStart: Int32(keyRange.lowerBound), keyEnd: Int32(keyRange.upperBound),
                                             valueStart: Int32(valueStart), valueEnd: Int32(scanner.index), kind: kind)
                     count += 1

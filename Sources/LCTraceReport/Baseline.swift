@@ -92,11 +92,16 @@ package struct Baseline: Sendable {
             firstBuild: storage.text(r.firstBuild), lastBuild: storage.text(r.lastBuild), note: storage.text(r.note) ?? "")
         if escapesForTerminal {
             var changed = false
-            entry.cls = entry.cls.map { TerminalText.escaped($0, noting: &changed) }
-            entry.identityKey = TerminalText.escaped(entry.identityKey, noting: &changed)
-            entry.rule = TerminalText.escaped(entry.rule, noting: &changed)
+            Self.escapeForTerminal(&entry, noting: &changed)
         }
         return entry
+    }
+
+    /// Escapes the texts of `entry` that the text report shows (class, identity_key, rule).
+    private static func escapeForTerminal(_ entry: inout BaselineEntry, noting changed: inout Bool) {
+        entry.cls = entry.cls.map { TerminalText.escaped($0, noting: &changed) }
+        entry.identityKey = TerminalText.escaped(entry.identityKey, noting: &changed)
+        entry.rule = TerminalText.escaped(entry.rule, noting: &changed)
     }
 
     /// This baseline as the text report shows it, and whether any entry's text changed.
@@ -105,10 +110,8 @@ package struct Baseline: Sendable {
         var copy = self
         copy.file = TerminalText.escaped(file, noting: &changed)
         for i in 0..<storage.records.count where !changed {
-            let e = entry(at: i)
-            _ = e.cls.map { TerminalText.escaped($0, noting: &changed) }
-            _ = TerminalText.escaped(e.identityKey, noting: &changed)
-            _ = TerminalText.escaped(e.rule, noting: &changed)
+            var e = entry(at: i)
+            Self.escapeForTerminal(&e, noting: &changed)
         }
         copy.escapesForTerminal = changed
         return (copy, changed)
