@@ -134,34 +134,35 @@ final class PGAnalysisStore: PGSessionSource, AnalysisStore {
         for e in model.edges { texts += [e.child.vc, e.parent] }
         let id = try strings.ids(texts)
         if !model.instances.isEmpty {
-            try pg.copyIn("COPY instances (session, vc, since, cls, init_t, end_seq, end_t, end_how, parent, presenter, release_seq, release_t, release_how, appearances, final_state) FROM STDIN") { w in
+            // Schema 4's packed layout: 8-byte columns first, ids as integer, the texts as `codes`.
+            try pg.copyIn("COPY instances (since, init_t, end_seq, end_t, release_seq, release_t, session, vc, cls, parent, presenter, appearances, codes) FROM STDIN") { w in
                 for x in model.instances {
-                    w.add(session); w.add(id[x.key.vc]); w.add(x.key.since); w.add(x.cls.flatMap { id[$0] })
-                    w.add(x.initT); w.add(x.endSeq); w.add(x.endT); w.add(x.end?.rawValue)
+                    w.add(x.key.since); w.add(x.initT); w.add(x.endSeq); w.add(x.endT); w.add(x.release?.seq); w.add(x.release?.t)
+                    w.add(session); w.add(id[x.key.vc]); w.add(x.cls.flatMap { id[$0] })
                     w.add(x.lastParent.flatMap { id[$0] }); w.add(x.presenter.flatMap { id[$0] })
-                    w.add(x.release?.seq); w.add(x.release?.t); w.add(x.release?.how.rawValue)
-                    w.add(Int64(x.cycleCount)); w.add(x.state.rawValue)
+                    w.add(Int64(x.cycleCount)); w.add(ModelCodes.instance(state: x.state, end: x.end, release: x.release?.how))
                     try w.endRow()
                 }
             }
         }
         if !model.cycles.isEmpty {
-            try pg.copyIn("COPY appearances (session, will_seq, vc, since, will_t, is_t, did_t, will_disappear_t, did_disappear_t, animated, interactive, backgrounded, outcome, ending) FROM STDIN") { w in
+            try pg.copyIn("COPY appearances (will_seq, since, will_t, is_t, did_t, will_disappear_t, did_disappear_t, session, vc, codes) FROM STDIN") { w in
                 for c in model.cycles {
-                    w.add(session); w.add(c.willSeq); w.add(id[c.instance.vc]); w.add(c.instance.since); w.add(c.willT)
+                    w.add(c.willSeq); w.add(c.instance.since); w.add(c.willT)
                     w.add(c.isT); w.add(c.didT); w.add(c.willDisappearT); w.add(c.didDisappearT)
-                    w.add(c.animated.map { Int64($0 ? 1 : 0) }); w.add(Int64(c.interactive ? 1 : 0)); w.add(Int64(c.backgrounded ? 1 : 0))
-                    w.add(c.outcome.rawValue); w.add(c.ending.rawValue)
+                    w.add(session); w.add(id[c.instance.vc])
+                    w.add(ModelCodes.appearance(ending: c.ending, outcome: c.outcome, animated: c.animated,
+                                                interactive: c.interactive, backgrounded: c.backgrounded))
                     try w.endRow()
                 }
             }
         }
         if !model.edges.isEmpty {
-            try pg.copyIn("COPY containment (session, add_seq, child, child_since, parent, parent_since, add_t, will_move_seq, did_move_seq, will_remove_seq, remove_seq, remove_t, did_remove_seq) FROM STDIN") { w in
+            try pg.copyIn("COPY containment (add_seq, child_since, parent_since, add_t, will_move_seq, did_move_seq, will_remove_seq, remove_seq, remove_t, did_remove_seq, session, child, parent) FROM STDIN") { w in
                 for e in model.edges {
-                    w.add(session); w.add(e.addSeq); w.add(id[e.child.vc]); w.add(e.child.since); w.add(id[e.parent])
-                    w.add(e.parentSince); w.add(e.addT); w.add(e.willMoveSeq); w.add(e.didMoveSeq); w.add(e.willRemoveSeq)
-                    w.add(e.removeSeq); w.add(e.removeT); w.add(e.didRemoveSeq)
+                    w.add(e.addSeq); w.add(e.child.since); w.add(e.parentSince); w.add(e.addT); w.add(e.willMoveSeq); w.add(e.didMoveSeq)
+                    w.add(e.willRemoveSeq); w.add(e.removeSeq); w.add(e.removeT); w.add(e.didRemoveSeq)
+                    w.add(session); w.add(id[e.child.vc]); w.add(id[e.parent])
                     try w.endRow()
                 }
             }

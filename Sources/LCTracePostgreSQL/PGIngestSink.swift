@@ -164,13 +164,12 @@ final class PGIngestSink: IngestSink {
                 // batch in `sessions.changes`) fails the copy, and the batch takes the general path.
                 try pg.execute("SAVEPOINT lctrace_direct")
                 do {
-                    try pg.copyIn("COPY events (session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs) FROM STDIN") { w in
+                    try pg.copyIn(PGEventRow.copy) { w in
                         for (i, l) in lines.enumerated() {
                             let e = l.event
                             let t = l.texts.map { $0.flatMap { ids[$0] } }
-                            w.add(sessionOfLine[i]); w.add(e.seq); w.add(e.t)
-                            w.add(t[0]); w.add(t[1]); w.add(t[2]); w.add(t[3]); w.add(e.flags); w.add(t[4]); w.add(t[5])
-                            w.add(l.wall); w.add(l.attrs)
+                            PGEventRow.add(w, session: sessionOfLine[i], seq: e.seq, t: e.t, ev: t[0], vc: t[1], cls: t[2], other: t[3],
+                                           flags: e.flags, detail: t[4], thread: t[5], wall: l.wall, attrs: l.attrs)
                             try w.endRow()
                         }
                     }
@@ -208,9 +207,9 @@ final class PGIngestSink: IngestSink {
                 // rows go in in file order, and a later copy in the same statement meets the first.
                 counts.new = try pg.query("""
                     WITH ins AS (
-                        INSERT INTO events (session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs)
-                        SELECT session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs
-                        FROM lctrace_batch WHERE part = $1 ORDER BY ord
+                        INSERT INTO events (t, seq, session, vc, other, ev, flags, rest)
+                        SELECT \(PGEventRow.packedFromPlain)
+                        FROM lctrace_batch b WHERE part = $1 ORDER BY ord
                         ON CONFLICT (session, seq) DO NOTHING
                         RETURNING session, seq)
                     INSERT INTO lctrace_inserted SELECT $1, session, seq FROM ins
@@ -227,7 +226,7 @@ final class PGIngestSink: IngestSink {
                             OR e.wall IS DISTINCT FROM b.wall)::int AS columns_differ,
                            e.attrs, b.attrs
                     FROM (SELECT *, row_number() OVER (PARTITION BY session, seq ORDER BY ord) AS r FROM lctrace_batch WHERE part = $1) b
-                    JOIN events e ON e.session = b.session AND e.seq = b.seq
+                    JOIN event_rows e ON e.session = b.session AND e.seq = b.seq
                     WHERE NOT (b.r = 1 AND EXISTS (SELECT 1 FROM lctrace_inserted i WHERE i.part = $1 AND i.session = b.session AND i.seq = b.seq))
                       AND (e.t IS DISTINCT FROM b.t OR e.ev IS DISTINCT FROM b.ev OR e.vc IS DISTINCT FROM b.vc
                            OR e.cls IS DISTINCT FROM b.cls OR e.other IS DISTINCT FROM b.other OR e.flags IS DISTINCT FROM b.flags

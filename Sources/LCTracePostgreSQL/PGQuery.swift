@@ -346,6 +346,20 @@ final class PGReadConnection: SQLReadConnection {
 
     package func jsonText(_ column: String, key: String) -> String { "(\(column)::jsonb ->> '\(key)')" }
 
+    /// Schema 4 packs these tables; its `*_rows` views unpack them.
+    package func relation(_ table: SharedTable) -> String { table.rowsView }
+
+    /// The packed columns themselves, as on SQLite: codes bits 3-4 (outcome), 7 (interactive)
+    /// and 8 (backgrounded) all zero is 408 masked to 0; bits 5-6 are 2 (not animated) or 3.
+    package func countedGapsSQL(sessions: String) -> String {
+        """
+        SELECT session, vc, since, CASE (codes >> 5) & 3 WHEN 2 THEN 0 WHEN 3 THEN 1 END, did_t - is_t
+        FROM appearances
+        WHERE session IN (\(sessions)) AND codes & 408 = 0 AND is_t IS NOT NULL AND did_t IS NOT NULL
+        ORDER BY session
+        """
+    }
+
     /// Runs `body` in a transaction of the caller's (the analysis's write transactions).
     package func transaction<T>(_ body: () throws -> T) throws -> T {
         precondition(!inTransaction, "nested transaction")

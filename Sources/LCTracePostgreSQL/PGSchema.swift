@@ -5,7 +5,7 @@ import LCTraceStore
 /// 'schema_version'; and checked, every time it is opened, to be exactly what lctrace made
 /// (tables, columns, views, indexes, no triggers), as the SQLite backend checks its own.
 enum PGSchema {
-    package static let version: Int64 = 3
+    package static let version: Int64 = 4
     /// Advisory lock keys (two int4): the schema's creation, the file ledger, a file row
     /// being loaded, a session being analysed. 0x6c637472 is "lctr".
     static let lockClass: Int32 = 0x6c63_7472
@@ -58,11 +58,12 @@ enum PGSchema {
         if current > version {
             throw Refused(description: "\(name) has schema version \(current), newer than this lctrace (\(version)): upgrade lctrace")
         }
-        if current == 2 && version == 3 {
+        if current == 2 || current == 3 {
             guard writing else {
-                throw Refused(description: "\(name) has schema version 2, older than this lctrace (3): migrate it with `lctrace analyze --db …` (its findings are rebuilt), then run this again")
+                throw Refused(description: "\(name) has schema version \(current), older than this lctrace (\(version)): migrate it with `lctrace analyze --db …` (its findings are rebuilt), then run this again")
             }
-            try migrateFrom2(pg, name: name)
+            if current == 2 { try migrateFrom2(pg, name: name) }
+            try migrateFrom3(pg, name: name)
         } else if current < version {
             throw Refused(description: "\(name) has schema version \(current), which this lctrace cannot read (it writes version \(version))")
         }
@@ -131,6 +132,45 @@ enum PGSchema {
             let start = ddl.range(of: "CREATE TABLE file_sessions")!.lowerBound
             let end = ddl.range(of: "CREATE TABLE rejects")!.lowerBound
             try pg.execute(String(ddl[start..<end]))
+            try pg.execute("UPDATE sessions SET dirty = 1")
+            try pg.query("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+            try pg.query("UPDATE meta SET value = $1 WHERE key = 'schema_objects'", [try objects(pg).joined(separator: "\n")])
+        }
+    }
+
+    /// Version 4 (issue 26) packs `events` and the model tables (`PGEventRow`, `ModelCodes`):
+    /// the events are packed in place by one statement; the model tables are made anew,
+    /// empty, and every session marked for analysis, which rebuilds them and the findings.
+    /// Under the schema lock, once. Ids past 2^31 - 1, which the packed tables cannot hold,
+    /// refuse the migration before anything changes.
+    private static func migrateFrom3(_ pg: PGConnection, name: String) throws {
+        try pg.transaction {
+            try pg.execute("SELECT " + schemaLock)
+            guard try pg.query("SELECT value FROM meta WHERE key = 'schema_version'").text(0, 0) == "3" else { return }
+            try verify(pg, name: name)
+            let largest = try pg.query("SELECT greatest((SELECT max(id) FROM strings), (SELECT max(id) FROM sessions))").int(0, 0) ?? 0
+            guard largest <= Int64(Int32.max) else {
+                throw Refused(description: "\(name) holds ids up to \(largest), past the 2^31 - 1 that schema version \(version) stores: this lctrace cannot migrate it")
+            }
+            func part(_ from: String, _ to: String) -> String {
+                String(ddl[ddl.range(of: from)!.lowerBound..<ddl.range(of: to)!.lowerBound])
+            }
+            try pg.execute("""
+                DROP VIEW live_instances_v, instances_v, appearances_v, containment_v, events_v;
+                DROP TABLE instances, appearances, containment;
+                ALTER TABLE events RENAME TO events_v3;
+                ALTER INDEX events_pkey RENAME TO events_v3_pkey;
+                ALTER TABLE strings ALTER COLUMN id SET MAXVALUE \(Int32.max);
+                ALTER TABLE sessions ALTER COLUMN id SET MAXVALUE \(Int32.max);
+                """)
+            try pg.execute(part("CREATE TABLE events (", "CREATE TABLE file_sessions"))
+            try pg.execute("""
+                INSERT INTO events (t, seq, session, vc, other, ev, flags, rest)
+                SELECT \(PGEventRow.packedFromPlain) FROM events_v3 b ORDER BY b.session, b.seq;
+                DROP TABLE events_v3;
+                """)
+            try pg.execute(part("CREATE TABLE instances (", "CREATE TABLE findings ("))
+            try pg.execute(part("-- The packed tables in the plain layout", "CREATE VIEW findings_v AS"))
             try pg.execute("UPDATE sessions SET dirty = 1")
             try pg.query("UPDATE meta SET value = $1 WHERE key = 'schema_version'", [String(version)])
             try pg.query("UPDATE meta SET value = $1 WHERE key = 'schema_objects'", [try objects(pg).joined(separator: "\n")])

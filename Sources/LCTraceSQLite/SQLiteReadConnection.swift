@@ -6,14 +6,7 @@ extension SQLiteDatabase: SQLReadConnection {
     package func query(_ sql: String) throws -> any SQLQuery { try prepare(sql) }
     package func jsonText(_ column: String, key: String) -> String { "json_extract(\(column), '$.\(key)')" }
     /// Schema 3 packs these tables; its `*_rows` views unpack them.
-    package func relation(_ table: SharedTable) -> String {
-        switch table {
-        case .events: return "event_rows"
-        case .instances: return "instance_rows"
-        case .appearances: return "appearance_rows"
-        case .containment: return "containment_rows"
-        }
-    }
+    package func relation(_ table: SharedTable) -> String { table.rowsView }
 
     /// The packed columns themselves (the view's texts and sums cost two thirds of the time):
     /// did_dt is the gap where is_dt is known; codes bits 3-4 (outcome), 7 (interactive) and

@@ -604,9 +604,13 @@ struct SQLSchemaText {
             }
             if trimmed.hasPrefix("COMMENT ON COLUMN "), let (target, text) = Self.commentOn(trimmed, "COMMENT ON COLUMN ") {
                 let parts = target.split(separator: ".").map { $0.replacingOccurrences(of: "\"", with: "") }
-                if parts.count == 2, let t = objects.firstIndex(where: { $0.name == parts[0] }),
-                   let c = objects[t].columns.firstIndex(where: { $0.name == parts[1] }) {
-                    objects[t].columns[c].comment = text
+                if parts.count == 2, let t = objects.firstIndex(where: { $0.name == parts[0] }) {
+                    if let c = objects[t].columns.firstIndex(where: { $0.name == parts[1] }) {
+                        objects[t].columns[c].comment = text
+                    } else if objects[t].kind == .view {
+                        // A view's columns are known by their comments (PostgreSQL's `*_rows`), which the views above them resolve to.
+                        objects[t].columns.append(Column(name: parts[1], type: "", comment: text))
+                    }
                 }
             } else if trimmed.hasPrefix("COMMENT ON TABLE ") || trimmed.hasPrefix("COMMENT ON VIEW "),
                       let (target, text) = Self.commentOn(trimmed, trimmed.hasPrefix("COMMENT ON TABLE ") ? "COMMENT ON TABLE " : "COMMENT ON VIEW "),
@@ -663,7 +667,8 @@ struct SQLSchemaText {
             var on = ""
             if let r = text.range(of: " ON ") { on = String(text[r.upperBound...]) }
             for stop in [" LEFT", " WHERE ", " GROUP BY ", ";"] { if let r = on.range(of: stop) { on = String(on[..<r.lowerBound]) } }
-            let alias = ["ON", "WHERE", "GROUP", "LEFT"].contains(words[1]) || words[1].hasSuffix(";") ? words[0] : words[1]
+            let second = words[1].hasSuffix(";") ? String(words[1].dropLast()) : words[1]
+            let alias = ["ON", "WHERE", "GROUP", "LEFT", ""].contains(second) ? words[0] : second
             aliases[alias] = (words[0].replacingOccurrences(of: ";", with: ""), on)
         }
         var out: [ResolvedColumn] = []
@@ -692,17 +697,28 @@ struct SQLSchemaText {
                let eq = source.on.range(of: " = ") {
                 let target = source.on[eq.upperBound...].trimmingCharacters(in: .whitespaces)
                 let t = target.split(separator: ".").map(String.init)
-                if t.count == 2, let holder = aliases[t[0]],
-                   let column = objects.first(where: { $0.name == holder.table })?.columns.first(where: { $0.name == t[1] }) {
-                    return ResolvedColumn(name: name, source: "\(holder.table).\(t[1])", meaning: Self.resolvedText(column))
+                if t.count == 2, let holder = aliases[t[0]], let (at, column) = column(t[1], of: holder.table) {
+                    return ResolvedColumn(name: name, source: at, meaning: Self.resolvedText(column))
                 }
             }
-            if let column = objects.first(where: { $0.name == source.table })?.columns.first(where: { $0.name == parts[1] }) {
-                return ResolvedColumn(name: name, source: "\(source.table).\(parts[1])", meaning: column.comment)
+            if let (at, column) = column(parts[1], of: source.table) {
+                return ResolvedColumn(name: name, source: at, meaning: column.comment)
             }
             return ResolvedColumn(name: name, source: "\(source.table).\(parts[1])", meaning: "")
         }
         return ResolvedColumn(name: name, source: expression.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " "), meaning: "")
+    }
+
+    /// Column `name` of table or view `relation`, and where it is stored: a view's column that
+    /// its comment does not describe (PostgreSQL's `*_rows` comment only what they compute) is
+    /// the column it reads.
+    func column(_ name: String, of relation: String) -> (at: String, column: Column)? {
+        guard let object = objects.first(where: { $0.name == relation }) else { return nil }
+        if let column = object.columns.first(where: { $0.name == name }) { return ("\(relation).\(name)", column) }
+        guard object.kind == .view, let read = resolvedColumns(of: object).first(where: { $0.name == name }),
+              !read.source.contains(" "), read.source.contains(".") else { return nil }
+        let parts = read.source.split(separator: ".").map(String.init)
+        return parts.count == 2 && parts[0] != relation ? column(parts[1], of: parts[0]) : nil
     }
 
     /// The comment of a column that holds an id in `strings`, said of the text it names: "→ strings"

@@ -32,6 +32,17 @@ package protocol SQLQuery: AnyObject {
 /// (Schemas/lctrace-schema.sql: ids unresolved, absolute seqs and times, texts for the codes).
 package enum SharedTable: String {
     case events, instances, appearances, containment
+
+    /// The view that gives the table in that layout where a backend packs it (SQLite's schema
+    /// 3, PostgreSQL's schema 4: `event_rows` …).
+    package var rowsView: String {
+        switch self {
+        case .events: return "event_rows"
+        case .instances: return "instance_rows"
+        case .appearances: return "appearance_rows"
+        case .containment: return "containment_rows"
+        }
+    }
 }
 
 /// A connection the shared read queries run on.

@@ -1,0 +1,116 @@
+import XCTest
+@testable import LCTraceStore
+@testable import LCTracePostgreSQL
+@testable import LCTrace
+
+/// Schema 4 packs PostgreSQL's events and model tables (issue 26): the documented views keep
+/// their columns, types and values, their look-ups still reach the primary keys, and a
+/// database of version 3 is migrated in place to the same content.
+final class PostgreSQLPackedSchemaTests: PostgreSQLTestCase {
+    private var samples: String { TestSupport.root.appendingPathComponent("SampleTraces").path }
+
+    /// The views' columns and types as version 3 gave them (`information_schema.columns`),
+    /// the query surface QA engineers' saved queries rely on.
+    static let viewColumns = [
+        "appearances_v": "sid:text,session_id:bigint,vc:text,since:bigint,class:text,will_seq:bigint,will_t:bigint,is_t:bigint,did_t:bigint,will_disappear_t:bigint,did_disappear_t:bigint,will_to_is_ms:double precision,is_to_did_ms:double precision,will_to_did_ms:double precision,visible_ms:double precision,animated:integer,interactive:integer,backgrounded:integer,outcome:text,ending:text",
+        "containment_v": "sid:text,session_id:bigint,child:text,child_since:bigint,child_class:text,parent:text,parent_since:bigint,parent_class:text,add_seq:bigint,add_t:bigint,will_move_seq:bigint,did_move_seq:bigint,will_remove_seq:bigint,remove_seq:bigint,remove_t:bigint,did_remove_seq:bigint",
+        "events_v": "sid:text,session_id:bigint,seq:bigint,t:bigint,ms:double precision,event:text,vc:text,class:text,parent:text,host:text,presented:text,child:text,animated:integer,is_moving_to_parent:integer,is_being_presented:integer,is_moving_from_parent:integer,is_being_dismissed:integer,interactive:integer,detail:text,thread:text,wall:text,attrs:text",
+        "findings_v": "id:bigint,rule:text,name:text,severity:text,session:text,vc:text,since:bigint,class:text,t:bigint,message:text,evidence:text,confidence:text,file:text,detail:text,session_id:bigint,identity:text,identity_key:text,app:text,build:text,device:text",
+        "identities_v": "identity:text,identity_key:text,rule:text,name:text,severity:text,class:text,occurrences:bigint,sessions:bigint",
+        "instances_v": "sid:text,session_id:bigint,vc:text,since:bigint,class:text,init_t:bigint,end_seq:bigint,end_t:bigint,end_how:text,parent:text,presenter:text,release_seq:bigint,release_t:bigint,release_how:text,release_to_end_ms:double precision,appearances:bigint,final_state:text",
+        "live_instances_v": "sid:text,session_id:bigint,vc:text,since:bigint,class:text,init_t:bigint,end_seq:bigint,end_t:bigint,end_how:text,parent:text,presenter:text,release_seq:bigint,release_t:bigint,release_how:text,release_to_end_ms:double precision,appearances:bigint,final_state:text",
+    ]
+
+    /// The views' columns: names and types as version 3's, names as docs/schema.md lists them.
+    func testTheViewsKeepTheirColumnsAndTypes() throws {
+        let url = try freshDatabase()
+        _ = try Storage.openForWriting(url)
+        let pg = try PGConnection(url: url)
+        let rows = try pg.query("""
+            SELECT table_name, string_agg(column_name || ':' || data_type, ',' ORDER BY ordinal_position)
+            FROM information_schema.columns WHERE table_schema = current_schema() AND table_name LIKE '%\\_v' GROUP BY 1
+            """)
+        var found: [String: String] = [:]
+        for r in 0..<rows.rowCount { found[rows.text(r, 0) ?? ""] = rows.text(r, 1) ?? "" }
+        XCTAssertEqual(found, Self.viewColumns)
+        let doc = try String(contentsOf: TestSupport.root.appendingPathComponent("docs/schema.md"), encoding: .utf8)
+        for (view, columns) in Self.viewColumns {
+            guard let start = doc.range(of: "\n### \(view)\n") else { XCTFail("docs/schema.md lacks \(view)"); continue }
+            let section = doc[start.upperBound...].prefix { $0 != "#" }
+            let documented = section.split(separator: "\n").filter { $0.hasPrefix("| `") }
+                .map { $0.dropFirst(3).prefix { $0 != "`" } }.map(String.init)
+            XCTAssertEqual(documented, columns.split(separator: ",").map { String($0.prefix { $0 != ":" }) }, view)
+        }
+    }
+
+    /// The look-ups by session and seq that the views, reports and analysis make reach the
+    /// primary keys (with sequential scans off: a plan that still scans cannot use an index),
+    /// with bigint parameters too (the views' and the shared queries' types).
+    func testLookUpsReachThePrimaryKeys() throws {
+        let url = try freshDatabase()
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", url, samples]).status, 0)
+        let pg = try PGConnection(url: url)
+        try pg.execute("SET enable_seqscan = off")
+        let session = try pg.query("SELECT min(id) FROM sessions").int(0, 0) ?? 0
+        let sid = try pg.query("SELECT sid FROM sessions WHERE id = $1", [String(session)]).text(0, 0) ?? ""
+        try pg.execute("PREPARE by_key(bigint, bigint) AS SELECT t FROM event_rows WHERE session = $1 AND seq = $2")
+        for (sql, index) in [("EXECUTE by_key(\(session), 5)", "events_pkey"),
+                             ("SELECT * FROM event_rows WHERE session = \(session) ORDER BY seq", "events_pkey"),
+                             ("SELECT * FROM events_v WHERE session_id = \(session) AND seq = 5", "events_pkey"),
+                             ("SELECT * FROM events_v WHERE sid = '\(sid)' ORDER BY seq", "events_pkey"),
+                             ("SELECT * FROM instances_v WHERE session_id = \(session)", "instances_pkey"),
+                             ("SELECT * FROM appearances_v WHERE sid = '\(sid)'", "appearances_pkey"),
+                             ("SELECT * FROM containment_v WHERE session_id = \(session)", "containment_pkey")] {
+            let plan = try pg.query("EXPLAIN " + sql)
+            let text = (0..<plan.rowCount).compactMap { plan.text($0, 0) }.joined(separator: "\n")
+            XCTAssertTrue(text.contains(index), "\(sql) does not use \(index):\n\(text)")
+        }
+    }
+
+    /// A database of version 3 (its DDL kept in Fixtures, filled with the plain rows of a
+    /// version 4 ingest of SampleTraces) is refused by a reading command, saying how to
+    /// migrate, and `analyze` migrates it in place to exactly the content of an ingest into
+    /// version 4: events packed, model and findings rebuilt.
+    func testAnalyzeMigratesAVersion3DatabaseInPlace() throws {
+        let reference = try freshDatabase("reference")
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", reference, samples]).status, 0)
+        let from = schemas.last!
+        let old = try freshDatabase("version3")
+        let pg = try PGConnection(url: old)
+        let v3 = try String(contentsOf: TestSupport.root.appendingPathComponent("Tests/LCTraceTests/Fixtures/schema-v3.postgresql.sql"), encoding: .utf8)
+        try pg.execute(v3)
+        try pg.execute("""
+            INSERT INTO strings SELECT * FROM \(from).strings;
+            INSERT INTO files SELECT * FROM \(from).files;
+            INSERT INTO sessions SELECT * FROM \(from).sessions;
+            INSERT INTO file_sessions SELECT * FROM \(from).file_sessions;
+            INSERT INTO rejects SELECT * FROM \(from).rejects;
+            INSERT INTO events SELECT session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs FROM \(from).event_rows;
+            INSERT INTO instances SELECT * FROM \(from).instance_rows;
+            INSERT INTO appearances SELECT * FROM \(from).appearance_rows;
+            INSERT INTO containment SELECT * FROM \(from).containment_rows;
+            INSERT INTO findings SELECT * FROM \(from).findings;
+            INSERT INTO meta SELECT * FROM \(from).meta WHERE key NOT LIKE 'schema%';
+            """)
+        try pg.query("INSERT INTO meta(key, value) VALUES ('schema_version', '3'), ('schema_objects', $1)",
+                     [try PGSchema.objects(pg).joined(separator: "\n")])
+        XCTAssertEqual(try pg.query("SELECT count(*) FROM events").int(0, 0), 3579, "the copy is whole")
+
+        let refused = TestSupport.run(["report", "--db", old])
+        XCTAssertEqual(refused.status, 74, refused.err)
+        XCTAssertTrue(refused.err.contains("schema version 3") && refused.err.contains("lctrace analyze --db"), refused.err)
+
+        let migrated = TestSupport.run(["analyze", "--db", old])
+        XCTAssertEqual(migrated.status, 0, migrated.err)
+        XCTAssertEqual(try pg.query("SELECT value FROM meta WHERE key = 'schema_version'").text(0, 0), "4")
+        XCTAssertEqual(try pg.query("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'events'::regclass AND attname = 'rest'").text(0, 0), "jsonb")
+        XCTAssertEqual(try TestSupport.logicalDump(location: old), try TestSupport.logicalDump(location: reference))
+        for format in ["json", "csv"] {
+            let x = TestSupport.run(["report", "--db", reference, "--format", format, "--fail-on", "never"])
+            let y = TestSupport.run(["report", "--db", old, "--format", format, "--fail-on", "never"])
+            XCTAssertEqual(x.out, y.out, "report --format \(format)")
+        }
+        // The migrated schema is the one a new database gets: the next commands accept it.
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", old, samples]).status, 0)
+    }
+}
