@@ -1,10 +1,11 @@
 import LCTraceFormat
 import LCTraceModel
 
-/// One session's events in seq order, as `PortableEventReader` gives them, with their texts
-/// resolved and their packed rows (`PGEventRow`) decoded on the client (issue 26): the server reads the session's rows by its primary key
-/// and sends ids, and the texts come from a cache filled a page of rows at a time, instead of
-/// five joins with `strings` for every row (a quarter of the server's time in an ingest).
+/// One session's events in seq order, as `PortableEventReader` gives them, with their packed
+/// rows (`PGEventRow`) decoded and their texts resolved on the client (issue 26): the server
+/// reads the session's rows by its primary key and sends ids, and the texts come from a cache
+/// filled a page of rows at a time, instead of five joins with `strings` for every row (a
+/// quarter of the server's time in an ingest).
 /// Streams through a cursor of the caller's transaction, a page at a time.
 final class PGEventReader {
     private let pg: PGConnection
