@@ -21,7 +21,7 @@ final class PackedRowsTests: TemporaryDirectoryTestCase {
     /// boolean present or not, detail, thread, wall and attrs with characters JSON escapes,
     /// attrs repeated (interned from their second time) or unique (inline), a controller id
     /// a session interned before this one (stored below the session's base).
-    func trickyLines() -> [String] {
+    static func trickyLines() -> [String] {
         var a = TraceBuilder(sid: "A")
         a.vc(2, "init", "0xshared", #""cls":"Shared""#)
         var b = TraceBuilder(sid: "B")
@@ -68,7 +68,7 @@ final class PackedRowsTests: TemporaryDirectoryTestCase {
     }
 
     func testEventsComeBackAsTheDecoderReadThem() throws {
-        let lines = trickyLines()
+        let lines = Self.trickyLines()
         let database = try load(lines)
         let q = try database.prepare("""
             SELECT sid, seq, t, event, vc, class, coalesce(parent, host, presented, child), detail, thread, wall, attrs,
@@ -109,7 +109,7 @@ final class PackedRowsTests: TemporaryDirectoryTestCase {
     /// The analysis's reader (`SessionEventReader`) and the portable one (`PortableEventReader`,
     /// plain SQL over `event_rows`) give the decoder's events, as far as the model reads them.
     func testBothEventReadersUnpackAlike() throws {
-        let lines = trickyLines()
+        let lines = Self.trickyLines()
         let database = try load(lines)
         let expected = decoded(lines).filter { $0.sid == "B" }
         let session = try XCTUnwrap(database.scalarInt("SELECT id FROM sessions WHERE sid = 'B'"))
@@ -127,7 +127,7 @@ final class PackedRowsTests: TemporaryDirectoryTestCase {
     /// Re-reading the same lines finds duplicates (content compared, whether a row's rarer
     /// values were stored inline or interned); a change in any packed value is a conflict.
     func testDuplicatesAndConflictsCompareContentNotPacking() throws {
-        let lines = trickyLines()
+        let lines = Self.trickyLines()
         _ = try load(lines)
         // The repeated attrs went inline on their first line, interned after: the copy of
         // the first line must still be a duplicate.
