@@ -92,7 +92,12 @@ final class TimelineSource: SessionRowStream, TimelineRowReader {
     func share(_ windows: [TimeWindow], widest: Int64) throws {
         let narrow = Set(windows.filter { $0.duration <= widest })
         guard rebuilt == nil, narrow.count > 1 else { return }
-        let list = narrow.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
+        // Overlapping windows read as one (the same rows: their union has no gap), so that a
+        // row is tested against few of them (a cycle's end is a sum the view works out each time).
+        var list: [TimeWindow] = []
+        for w in narrow.sorted(by: { ($0.start, $0.end) < ($1.start, $1.end) }) {
+            if let last = list.last, w.start <= last.end { list[list.count - 1].end = max(last.end, w.end) } else { list.append(w) }
+        }
         var rows = TimelineRows()
         rows.instances = try query.instances(meeting: list)
         try query.forEachCycle(meeting: list) { rows.cycles.append($0) }

@@ -388,7 +388,8 @@ package final class TimelineQuery {
         guard !windows.isEmpty else { return "1 = 0" }
         return "(" + windows.indices.map { k in
             let start = first + 2 * k
-            return "(\(from) <= ?\(start + 1) AND (\(to) IS NULL OR \(to) >= ?\(start)))"
+            // `to` once, not twice (a view may work it out each time: a cycle's end is a sum).
+            return "(\(from) <= ?\(start + 1) AND coalesce(\(to), 9223372036854775807) >= ?\(start))"
         }.joined(separator: " OR ") + ")"
     }
 
