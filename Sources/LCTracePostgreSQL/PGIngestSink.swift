@@ -23,9 +23,9 @@ import LCTraceFormat
 /// into `events` (`directRows`), without the temporary table, `ON CONFLICT` or the comparison.
 /// That is the common case, a file loaded for the first time; files that overlap take the path above.
 final class PGIngestSink: IngestSink {
-    private let pg: PGConnection
-    private let url: String
-    private let strings: PGStrings
+    let pg: PGConnection
+    let url: String
+    let strings: PGStrings
     /// Session ids by sid (bounded).
     private var sessionIDs: [String: Int64] = [:]
     private var inserter: PGConnection?
@@ -40,11 +40,26 @@ final class PGIngestSink: IngestSink {
     /// What this run wrote of each session (committed or in the open transaction): the
     /// batches that added rows (its share of `sessions.changes`) and the highest seq of its
     /// lines. Bounded: a session forgotten takes the general path, which is always right.
-    private var written: [Int64: (changes: Int64, maxSeq: Int64)] = [:]
+    var written: [Int64: (changes: Int64, maxSeq: Int64)] = [:]
     package static let maxWrittenSessions = 100_000
     /// Batches copied straight into `events`, and the others (for the tests).
     package private(set) var directBatches = 0
     package private(set) var mergedBatches = 0
+
+    /// A line of a batch with its texts as Strings: `texts` are name, vc, cls, other, detail, thread.
+    struct Line { var event: RawEvent; var sid: String; var texts: [String?]; var wall: String?; var attrs: String? }
+
+    /// (Issue 26) Keep the rows of sessions this run writes alone, for the analysis while loading
+    /// (`takeCapturedRows`, PGLoadingAnalysis.swift); set by `startRun`.
+    var capturesRows = false
+    /// Most rows held in captures at once; a session past it is left to the analysis after loading.
+    var captureLimit = 65_536
+    /// The rows of the sessions first met in the file being loaded with no rows stored, each
+    /// copied straight in by this run (`directRows`) ever since: all the rows they have.
+    var captured: [Int64: PGCapturedRows] = [:]
+    var capturedRowCount = 0
+    /// Sessions met in the file being loaded: a capture starts at a session's first batch in it only.
+    var metInFile = Set<Int64>()
 
     package init(pg: PGConnection, url: String) throws {
         self.pg = pg
@@ -60,6 +75,7 @@ final class PGIngestSink: IngestSink {
     // MARK: The run
 
     package func startRun(capturesRows: Bool, backgroundWork: Bool) throws {
+        self.capturesRows = capturesRows
         // Emptied at each commit (cheaper than emptying them after every batch stored); a
         // transaction's batches are told apart by `part`.
         try pg.execute("""
@@ -94,6 +110,7 @@ final class PGIngestSink: IngestSink {
         inBatch = false
         part = 0
         sessionsOfFile.removeAll()
+        dropCaptures()
         // What the rolled-back batches wrote is gone: forgotten, those sessions take the
         // general path.
         written.removeAll()
@@ -124,7 +141,6 @@ final class PGIngestSink: IngestSink {
         var counts = BatchCounts()
         // Texts as Strings, once each. A line whose text holds NUL cannot be stored here
         // (PostgreSQL's text has no NUL): it is rejected, with the reason.
-        struct Line { var event: RawEvent; var sid: String; var texts: [String?]; var wall: String?; var attrs: String? }
         var lines: [Line] = []
         lines.reserveCapacity(batch.events.count)
         var refused: [(line: Int, offset: Int64, reason: String, sample: [UInt8])] = []
@@ -159,19 +175,16 @@ final class PGIngestSink: IngestSink {
             let ids = try strings.ids(lines.flatMap { $0.texts.compactMap { $0 } })
             let sessionOfLine = lines.map { sessions[$0.sid] ?? 0 }
             var direct = try directRows(lines.map(\.event), sessionOfLine)
+            // The ids of each line's texts, once: for the copy and for the captured rows.
+            let textIDs = direct ? lines.map { $0.texts.map { $0.flatMap { ids[$0] } } } : []
             if direct {
                 // Under a savepoint: a row written behind lctrace's back (without counting its
                 // batch in `sessions.changes`) fails the copy, and the batch takes the general path.
                 try pg.execute("SAVEPOINT lctrace_direct")
                 do {
-                    try pg.copyIn("COPY events (session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs) FROM STDIN") { w in
+                    try pg.copyIn(Self.directCopy) { w in
                         for (i, l) in lines.enumerated() {
-                            let e = l.event
-                            let t = l.texts.map { $0.flatMap { ids[$0] } }
-                            w.add(sessionOfLine[i]); w.add(e.seq); w.add(e.t)
-                            w.add(t[0]); w.add(t[1]); w.add(t[2]); w.add(t[3]); w.add(e.flags); w.add(t[4]); w.add(t[5])
-                            w.add(l.wall); w.add(l.attrs)
-                            try w.endRow()
+                            try Self.addEventRow(w, l, session: sessionOfLine[i], textIDs: textIDs[i])
                         }
                     }
                     try pg.execute("RELEASE SAVEPOINT lctrace_direct")
@@ -182,6 +195,7 @@ final class PGIngestSink: IngestSink {
             }
             if direct {
                 directBatches += 1
+                if capturesRows { capture(lines, sessionOfLine, textIDs, ids) }
                 counts.new = lines.count
                 let batchSessions = Set(sessionOfLine).sorted()
                 try pg.query("UPDATE sessions SET dirty = 1, changes = changes + 1 WHERE id = ANY($1::bigint[])",
@@ -192,6 +206,7 @@ final class PGIngestSink: IngestSink {
                 try mergeRecords(batch, lines.map(\.event), sessions: sessionOfLine, inserted: keys)
             } else {
                 mergedBatches += 1
+                if capturesRows { dropCaptures(of: sessionOfLine) }
                 part += 1
                 let part = String(self.part)
                 try pg.copyIn("COPY lctrace_batch FROM STDIN") { w in
@@ -285,6 +300,18 @@ final class PGIngestSink: IngestSink {
             }
         }
         return counts
+    }
+
+    /// The copy of a batch straight into `events` (`addEventRow` writes its rows).
+    static let directCopy = "COPY events (session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs) FROM STDIN"
+
+    /// One row of `directCopy`: a line of session `session`, its texts as ids (`Line.texts`' order).
+    static func addEventRow(_ w: PGCopyWriter, _ l: Line, session: Int64, textIDs t: [Int64?]) throws {
+        let e = l.event
+        w.add(session); w.add(e.seq); w.add(e.t)
+        w.add(t[0]); w.add(t[1]); w.add(t[2]); w.add(t[3]); w.add(e.flags); w.add(t[4]); w.add(t[5])
+        w.add(l.wall); w.add(l.attrs)
+        try w.endRow()
     }
 
     /// A rejected line's first 200 bytes: as text when they are UTF-8 without NUL (cut
