@@ -49,16 +49,30 @@ class ServerClock:
         except (OSError, ValueError, IndexError):
             return None, None
 
-    def seconds(self):
-        if self.pid is None:
-            return None
-        total = sum(self._stat(self.pid)[1] or [0])
+    def _children(self):
+        out = []
         for entry in os.listdir("/proc"):
             if entry.isdigit() and int(entry) != self.pid:
                 ppid, t = self._stat(int(entry))
                 if ppid == self.pid and t:
-                    total += t[0] + t[1]
-        return total / TICKS
+                    out.append(t)
+        return out
+
+    def seconds(self, settle=False):
+        if self.pid is None:
+            return None
+        if settle:
+            # Ended backends count once reaped (cutime): wait for the children of the idle
+            # server (its own processes) before reading.
+            for _ in range(40):
+                if len(self._children()) <= self.idle_children:
+                    break
+                time.sleep(0.05)
+        total = sum(self._stat(self.pid)[1] or [0])
+        return (total + sum(t[0] + t[1] for t in self._children())) / TICKS
+
+    def note_idle(self):
+        self.idle_children = len(self._children()) if self.pid else 0
 
 
 def timed_many(commands, clock):
@@ -83,7 +97,7 @@ def timed_many(commands, clock):
         cpu += float(user) + float(system)
         os.unlink(out)
     wall = time.perf_counter() - start
-    server1 = clock.seconds()
+    server1 = clock.seconds(settle=True)
     return wall, peak, statuses, cpu, (server1 - server0) if server0 is not None else None
 
 
@@ -133,6 +147,7 @@ def main():
         url = subprocess.run([os.path.join(ROOT, "scripts/postgres-test-server"), "start", cluster],
                              check=True, capture_output=True, text=True).stdout.strip()
     clock = ServerClock(cluster)
+    clock.note_idle()
     template = None
     try:
         def fresh():

@@ -111,8 +111,31 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
     package func forEachEvent(captured: any CapturedSessionRows, sid: String, _ body: (TraceEvent) throws -> Void) throws {
         guard let rows = captured as? PGCapturedRows else { preconditionFailure("rows captured by another backend") }
         changesAtStart[rows.session] = rows.changes
-        strings.remember(rows.texts)
-        try rows.forEachEvent(sid: sid, body)
+        let texts = try texts(of: rows.textIDs)
+        strings.remember(texts)
+        try rows.forEachEvent(sid: sid, texts: texts, body)
+    }
+
+    /// Texts by id, for captured rows (bounded: controller ids are many and mostly of one session).
+    private var textsByID: [Int64: String] = [:]
+
+    /// The texts of `ids`, those not cached read in one query.
+    private func texts(of ids: Set<Int64>) throws -> [Int64: String] {
+        var missing = ids.filter { textsByID[$0] == nil }
+        if textsByID.count + missing.count > PGStrings.maxCached {
+            textsByID.removeAll(keepingCapacity: true)
+            missing = ids
+        }
+        if !missing.isEmpty {
+            let rows = try pg.query("SELECT id, text FROM strings WHERE id = ANY($1::bigint[])",
+                                    ["{" + missing.map(String.init).joined(separator: ",") + "}"])
+            for r in 0..<rows.rowCount {
+                if let id = rows.int(r, 0), let text = rows.text(r, 1) { textsByID[id] = text }
+            }
+        }
+        var out: [Int64: String] = [:]
+        for id in ids { out[id] = textsByID[id] }
+        return out
     }
 
     package func countSessionsToAnalyse(all: Bool) throws -> Int {

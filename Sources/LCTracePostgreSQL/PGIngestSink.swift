@@ -46,8 +46,22 @@ final class PGIngestSink: IngestSink {
     package private(set) var directBatches = 0
     package private(set) var mergedBatches = 0
 
-    /// A line of a batch with its texts as Strings: `texts` are name, vc, cls, other, detail, thread.
-    struct Line { var event: RawEvent; var sid: String; var texts: [String?]; var wall: String?; var attrs: String? }
+    /// A line of a batch as it is stored: its session, and its texts as `strings` ids.
+    struct Line {
+        var event: RawEvent
+        var session: Int64
+        var ids: TextIDs
+        /// The attrs of an event whose kind the model reads them of (captured rows keep them).
+        var modelAttrs: String?
+    }
+
+    /// The `strings` ids of a line's texts; nil: NULL.
+    struct TextIDs { var ev, vc, cls, other, detail, thread: Int64? }
+
+    /// Ids by the bytes of their texts and sids: a batch's lines find them without a String
+    /// made or hashed (Strings are made only for the texts met for the first time).
+    private let textBytes = ByteInterner(limit: PGStrings.maxCached)
+    private let sidBytes = ByteInterner(limit: 100_000)
 
     /// (Issue 26) Keep the rows of sessions this run writes alone, for the analysis while loading
     /// (`takeCapturedRows`, PGLoadingAnalysis.swift); set by `startRun`.
@@ -139,53 +153,22 @@ final class PGIngestSink: IngestSink {
 
     package func store(_ batch: EventBatch, file: Int64) throws -> BatchCounts {
         var counts = BatchCounts()
-        // Texts as Strings, once each. A line whose text holds NUL cannot be stored here
-        // (PostgreSQL's text has no NUL): it is rejected, with the reason.
-        var lines: [Line] = []
-        lines.reserveCapacity(batch.events.count)
-        var refused: [(line: Int, offset: Int64, reason: String, sample: [UInt8])] = []
-        batch.arena.withUnsafeBytes { arena in
-            func text(_ span: Span) -> String? {
-                guard !span.isNone else { return nil }
-                return String(decoding: UnsafeRawBufferPointer(rebasing: arena[Int(span.start)..<Int(span.start + span.count)]), as: UTF8.self)
-            }
-            func hasNUL(_ span: Span) -> Bool {
-                guard !span.isNone, span.count > 0 else { return false }
-                return memchr(arena.baseAddress! + Int(span.start), 0, Int(span.count)) != nil
-            }
-            for e in batch.events {
-                let keys = [("sid", e.sid), ("ev", e.name), ("vc", e.vc), ("cls", e.cls), ("other", e.other),
-                            ("detail", e.detail), ("thread", e.thread), ("wall", e.wall)]
-                if let key = keys.first(where: { hasNUL($0.1) }) {
-                    let name = key.0 == "other" ? (e.kind.otherKey ?? "other") : key.0 == "detail" ? (e.kind.detailKey ?? "detail") : key.0
-                    refused.append((e.line, e.offset, "key '\(name)': holds a NUL character (\\u0000), which PostgreSQL's text cannot store",
-                                    Array((text(e.sid) ?? "").utf8.prefix(200))))
-                    continue
-                }
-                lines.append(Line(event: e, sid: text(e.sid) ?? "",
-                                  texts: [text(e.name), text(e.vc), text(e.cls), text(e.other), text(e.detail), text(e.thread)],
-                                  wall: text(e.wall), attrs: text(e.attrs)))
-            }
-        }
-        counts.events = lines.count
         var rejects: [(kind: RejectKind, line: Int, offset: Int64, reason: String, sample: [UInt8]?)] = []
-        if !lines.isEmpty {
-            let sessions = try sessionIDs(Set(lines.map(\.sid)))
-            sessionsOfFile.formUnion(sessions.values)
-            let ids = try strings.ids(lines.flatMap { $0.texts.compactMap { $0 } })
-            let sessionOfLine = lines.map { sessions[$0.sid] ?? 0 }
+        var refused: [(line: Int, offset: Int64, reason: String, sample: [UInt8])] = []
+        try batch.arena.withUnsafeBytes { arena in
+            let lines = try resolve(batch, arena, refused: &refused)
+            counts.events = lines.count
+            guard !lines.isEmpty else { return }
+            let sessionOfLine = lines.map(\.session)
+            sessionsOfFile.formUnion(sessionOfLine)
             var direct = try directRows(lines.map(\.event), sessionOfLine)
-            // The ids of each line's texts, once: for the copy and for the captured rows.
-            let textIDs = direct ? lines.map { $0.texts.map { $0.flatMap { ids[$0] } } } : []
             if direct {
                 // Under a savepoint: a row written behind lctrace's back (without counting its
                 // batch in `sessions.changes`) fails the copy, and the batch takes the general path.
                 try pg.execute("SAVEPOINT lctrace_direct")
                 do {
                     try pg.copyIn(Self.directCopy) { w in
-                        for (i, l) in lines.enumerated() {
-                            try Self.addEventRow(w, l, session: sessionOfLine[i], textIDs: textIDs[i])
-                        }
+                        for l in lines { try Self.addEventRow(w, l, arena) }
                     }
                     try pg.execute("RELEASE SAVEPOINT lctrace_direct")
                 } catch let error as PGError where error.sqlState == "23505" {
@@ -195,14 +178,14 @@ final class PGIngestSink: IngestSink {
             }
             if direct {
                 directBatches += 1
-                if capturesRows { capture(lines, sessionOfLine, textIDs, ids) }
+                if capturesRows { capture(lines) }
                 counts.new = lines.count
                 let batchSessions = Set(sessionOfLine).sorted()
                 try pg.query("UPDATE sessions SET dirty = 1, changes = changes + 1 WHERE id = ANY($1::bigint[])",
                              ["{" + batchSessions.map(String.init).joined(separator: ",") + "}"])
                 touched.formUnion(batchSessions)
                 noteWritten(lines.map(\.event), sessionOfLine, added: batchSessions)
-                let keys = Set(zip(lines, sessionOfLine).filter { $0.0.event.record >= 0 }.map { [$0.1, $0.0.event.seq] })
+                let keys = Set(lines.filter { $0.event.record >= 0 }.map { [$0.session, $0.event.seq] })
                 try mergeRecords(batch, lines.map(\.event), sessions: sessionOfLine, inserted: keys)
             } else {
                 mergedBatches += 1
@@ -212,10 +195,10 @@ final class PGIngestSink: IngestSink {
                 try pg.copyIn("COPY lctrace_batch FROM STDIN") { w in
                     for (ord, l) in lines.enumerated() {
                         let e = l.event
-                        let t = l.texts.map { $0.flatMap { ids[$0] } }
-                        w.add(Int64(self.part)); w.add(Int64(ord)); w.add(Int64(e.line)); w.add(e.offset); w.add(sessions[l.sid]); w.add(e.seq); w.add(e.t)
-                        w.add(t[0]); w.add(t[1]); w.add(t[2]); w.add(t[3]); w.add(e.flags); w.add(t[4]); w.add(t[5])
-                        w.add(l.wall); w.add(l.attrs); w.add(Int64(e.record))
+                        let t = l.ids
+                        w.add(Int64(self.part)); w.add(Int64(ord)); w.add(Int64(e.line)); w.add(e.offset); w.add(l.session); w.add(e.seq); w.add(e.t)
+                        w.add(t.ev); w.add(t.vc); w.add(t.cls); w.add(t.other); w.add(e.flags); w.add(t.detail); w.add(t.thread)
+                        w.add(bytes: Self.bytes(e.wall, arena)); w.add(bytes: Self.bytes(e.attrs, arena)); w.add(Int64(e.record))
                         try w.endRow()
                     }
                 }
@@ -256,11 +239,12 @@ final class PGIngestSink: IngestSink {
                 counts.conflicts = conflictRows.count
                 counts.duplicates = counts.events - counts.new - counts.conflicts
                 if let differing, !conflictRows.isEmpty {
-                    let sidOfLine = Dictionary(lines.map { ($0.event.line, $0.sid) }, uniquingKeysWith: { a, _ in a })
+                    let sidOfLine = Dictionary(lines.map { ($0.event.line, Self.bytes($0.event.sid, arena).map { String(decoding: $0, as: UTF8.self) }) },
+                                               uniquingKeysWith: { a, _ in a })
                     for r in conflictRows {
                         let line = Int(differing.int(r, 0) ?? 0)
                         rejects.append((.conflict, line, differing.int(r, 1) ?? 0,
-                                        "conflicting duplicate: session \(sidOfLine[line] ?? "?") seq \(differing.int(r, 2) ?? 0) is stored with other content (first copy kept)", nil))
+                                        "conflicting duplicate: session \((sidOfLine[line] ?? nil) ?? "?") seq \(differing.int(r, 2) ?? 0) is stored with other content (first copy kept)", nil))
                     }
                 }
                 if counts.new > 0 {
@@ -305,13 +289,98 @@ final class PGIngestSink: IngestSink {
     /// The copy of a batch straight into `events` (`addEventRow` writes its rows).
     static let directCopy = "COPY events (session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs) FROM STDIN"
 
-    /// One row of `directCopy`: a line of session `session`, its texts as ids (`Line.texts`' order).
-    static func addEventRow(_ w: PGCopyWriter, _ l: Line, session: Int64, textIDs t: [Int64?]) throws {
-        let e = l.event
-        w.add(session); w.add(e.seq); w.add(e.t)
-        w.add(t[0]); w.add(t[1]); w.add(t[2]); w.add(t[3]); w.add(e.flags); w.add(t[4]); w.add(t[5])
-        w.add(l.wall); w.add(l.attrs)
+    /// One row of `directCopy`: a line, its texts in the batch's `arena`.
+    static func addEventRow(_ w: PGCopyWriter, _ l: Line, _ arena: UnsafeRawBufferPointer) throws {
+        let e = l.event, t = l.ids
+        w.add(l.session); w.add(e.seq); w.add(e.t)
+        w.add(t.ev); w.add(t.vc); w.add(t.cls); w.add(t.other); w.add(e.flags); w.add(t.detail); w.add(t.thread)
+        w.add(bytes: bytes(e.wall, arena)); w.add(bytes: bytes(e.attrs, arena))
         try w.endRow()
+    }
+
+    /// The bytes of `span` in `arena`; nil for no value.
+    @inline(__always)
+    static func bytes(_ span: Span, _ arena: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        span.isNone ? nil : UnsafeRawBufferPointer(rebasing: arena[Int(span.start)..<Int(span.start + span.count)])
+    }
+
+    /// The batch's lines that can be stored, with their sessions and texts as ids, found by
+    /// their bytes; the sessions and texts met for the first time are inserted (on their own
+    /// connection). A line whose text holds NUL cannot be stored (PostgreSQL's text has no
+    /// NUL): it is refused, with the reason.
+    private func resolve(_ batch: EventBatch, _ arena: UnsafeRawBufferPointer,
+                         refused: inout [(line: Int, offset: Int64, reason: String, sample: [UInt8])]) throws -> [Line] {
+        func hasNUL(_ span: Span) -> Bool {
+            guard !span.isNone, span.count > 0 else { return false }
+            return memchr(arena.baseAddress! + Int(span.start), 0, Int(span.count)) != nil
+        }
+        var newSids = Set<String>(), newTexts = Set<String>()
+        var complete = true
+        func id(_ span: Span, _ interner: ByteInterner, _ new: inout Set<String>) -> Int64? {
+            guard let bytes = Self.bytes(span, arena) else { return nil }
+            if let id = interner.lookup(bytes, hash: ByteInterner.hash(bytes)) { return id }
+            new.insert(String(decoding: bytes, as: UTF8.self))
+            complete = false
+            return nil
+        }
+        var lines: [Line] = []
+        lines.reserveCapacity(batch.events.count)
+        var unresolved: [Int] = []
+        for e in batch.events {
+            if let key = Self.keyHoldingNUL(e, hasNUL) {
+                refused.append((e.line, e.offset, "key '\(key)': holds a NUL character (\\u0000), which PostgreSQL's text cannot store",
+                                Array((Self.bytes(e.sid, arena) ?? UnsafeRawBufferPointer(start: nil, count: 0)).prefix(200))))
+                continue
+            }
+            complete = true
+            let session = id(e.sid, sidBytes, &newSids) ?? 0
+            let ids = TextIDs(ev: id(e.name, textBytes, &newTexts), vc: id(e.vc, textBytes, &newTexts), cls: id(e.cls, textBytes, &newTexts),
+                              other: id(e.other, textBytes, &newTexts), detail: id(e.detail, textBytes, &newTexts),
+                              thread: id(e.thread, textBytes, &newTexts))
+            if !complete { unresolved.append(lines.count) }
+            lines.append(Line(event: e, session: session, ids: ids,
+                              modelAttrs: e.kind.modelReadsAttrs ? Self.bytes(e.attrs, arena).map { String(decoding: $0, as: UTF8.self) } : nil))
+        }
+        guard !unresolved.isEmpty else { return lines }
+        let sessions = try sessionIDs(newSids)
+        let texts = try strings.ids(newTexts)
+        for (text, id) in sessions { remember(text, id, in: sidBytes) }
+        for (text, id) in texts { remember(text, id, in: textBytes) }
+        func known(_ span: Span, _ id: Int64?, _ ids: [String: Int64]) -> Int64? {
+            guard id == nil, let bytes = Self.bytes(span, arena) else { return id }
+            return ids[String(decoding: bytes, as: UTF8.self)]
+        }
+        for i in unresolved {
+            let e = lines[i].event
+            if lines[i].session == 0 { lines[i].session = known(e.sid, nil, sessions) ?? 0 }
+            var t = lines[i].ids
+            t.ev = known(e.name, t.ev, texts); t.vc = known(e.vc, t.vc, texts); t.cls = known(e.cls, t.cls, texts)
+            t.other = known(e.other, t.other, texts); t.detail = known(e.detail, t.detail, texts); t.thread = known(e.thread, t.thread, texts)
+            lines[i].ids = t
+        }
+        return lines
+    }
+
+    private func remember(_ text: String, _ id: Int64, in interner: ByteInterner) {
+        var text = text
+        text.withUTF8 { bytes in
+            let raw = UnsafeRawBufferPointer(bytes)
+            let hash = ByteInterner.hash(raw)
+            if interner.lookup(raw, hash: hash) == nil { interner.insert(raw, hash: hash, id: id) }
+        }
+    }
+
+    /// The key of the first of a line's texts that holds NUL, as the line spells it.
+    private static func keyHoldingNUL(_ e: RawEvent, _ hasNUL: (Span) -> Bool) -> String? {
+        if hasNUL(e.sid) { return "sid" }
+        if hasNUL(e.name) { return "ev" }
+        if hasNUL(e.vc) { return "vc" }
+        if hasNUL(e.cls) { return "cls" }
+        if hasNUL(e.other) { return e.kind.otherKey ?? "other" }
+        if hasNUL(e.detail) { return e.kind.detailKey ?? "detail" }
+        if hasNUL(e.thread) { return "thread" }
+        if hasNUL(e.wall) { return "wall" }
+        return nil
     }
 
     /// A rejected line's first 200 bytes: as text when they are UTF-8 without NUL (cut

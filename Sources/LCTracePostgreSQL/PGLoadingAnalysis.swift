@@ -32,8 +32,6 @@ final class PGCapturedRows: CapturedSessionRows, @unchecked Sendable {
     private(set) var rows: [Row] = []
     /// The attrs of the rows whose kind the model reads them of (`EventKind.modelReadsAttrs`), by seq.
     private(set) var attrs: [Int64: String] = [:]
-    /// The texts of the ids in `rows`.
-    var texts: [Int64: String] = [:]
     /// `sessions.changes` once the file committed: the batches these rows came from.
     var changes: Int64 = -1
 
@@ -41,17 +39,27 @@ final class PGCapturedRows: CapturedSessionRows, @unchecked Sendable {
 
     var count: Int { rows.count }
 
-    /// Appends a stored line (`textIDs`: name, vc, cls, other, detail, thread). Lines come in
-    /// seq order: only batches whose seqs rise go straight in.
-    func append(_ line: PGIngestSink.Line, textIDs t: [Int64?]) {
-        let e = line.event
-        rows.append(Row(seq: e.seq, t: e.t, ev: t[0] ?? 0, vc: t[1] ?? 0, cls: t[2] ?? 0, other: t[3] ?? 0,
-                        detail: t[4] ?? 0, flags: e.flags))
-        if e.kind.modelReadsAttrs, let a = line.attrs { attrs[e.seq] = a }
+    /// Appends a stored line. Lines come in seq order: only batches whose seqs rise go straight in.
+    func append(_ line: PGIngestSink.Line) {
+        let e = line.event, t = line.ids
+        rows.append(Row(seq: e.seq, t: e.t, ev: t.ev ?? 0, vc: t.vc ?? 0, cls: t.cls ?? 0, other: t.other ?? 0,
+                        detail: t.detail ?? 0, flags: e.flags))
+        if let a = line.modelAttrs { attrs[e.seq] = a }
     }
 
-    /// Calls `body` with the events of the rows, as `PGEventReader` reads them from the table.
-    func forEachEvent(sid: String, _ body: (TraceEvent) throws -> Void) throws {
+    /// The ids of the texts the rows hold.
+    var textIDs: Set<Int64> {
+        var ids = Set<Int64>()
+        for r in rows {
+            ids.insert(r.ev); ids.insert(r.vc); ids.insert(r.cls); ids.insert(r.other); ids.insert(r.detail)
+        }
+        ids.remove(0)
+        return ids
+    }
+
+    /// Calls `body` with the events of the rows, as `PGEventReader` reads them from the table
+    /// (`texts`: those of `textIDs`).
+    func forEachEvent(sid: String, texts: [Int64: String], _ body: (TraceEvent) throws -> Void) throws {
         func text(_ id: Int64) -> String? { id == 0 ? nil : texts[id] }
         var kinds: [String: EventKind] = [:]
         var event = TraceEvent(sid: sid, seq: 0, t: 0, name: "", kind: .unknown)
@@ -78,18 +86,16 @@ extension PGIngestSink {
     /// Captures the lines of a batch copied straight in: each session first met in this file
     /// with no rows (none written by this run, and `directRows` found none by anyone else)
     /// starts a capture, kept while every batch of it goes straight in.
-    func capture(_ lines: [Line], _ sessionOfLine: [Int64], _ textIDs: [[Int64?]], _ ids: [String: Int64]) {
-        var grown: [PGCapturedRows] = []
+    func capture(_ lines: [Line]) {
         var session: Int64 = 0
         var current: PGCapturedRows?
         for (i, line) in lines.enumerated() {
-            if i == 0 || sessionOfLine[i] != session {
-                session = sessionOfLine[i]
+            if i == 0 || line.session != session {
+                session = line.session
                 if metInFile.insert(session).inserted, written[session] == nil, capturedRowCount < captureLimit {
                     captured[session] = PGCapturedRows(session: session)
                 }
                 current = captured[session]
-                if let current, !grown.contains(where: { $0 === current }) { grown.append(current) }
             }
             guard let capture = current else { continue }
             guard capturedRowCount < captureLimit else {
@@ -98,14 +104,8 @@ extension PGIngestSink {
                 current = nil
                 continue
             }
-            capture.append(line, textIDs: textIDs[i])
+            capture.append(line)
             capturedRowCount += 1
-        }
-        guard !grown.isEmpty else { return }
-        var byID: [Int64: String] = [:]
-        for (text, id) in ids { byID[id] = text }
-        for capture in grown where captured[capture.session] === capture {
-            capture.texts.merge(byID) { kept, _ in kept }
         }
     }
 
