@@ -61,15 +61,20 @@ class ServerClock:
     def seconds(self, settle=False):
         if self.pid is None:
             return None
-        if settle:
-            # Ended backends count once reaped (cutime): wait for the children of the idle
-            # server (its own processes) before reading.
-            for _ in range(40):
-                if len(self._children()) <= self.idle_children:
-                    break
-                time.sleep(0.05)
-        total = sum(self._stat(self.pid)[1] or [0])
-        return (total + sum(t[0] + t[1] for t in self._children())) / TICKS
+        def total():
+            return sum(self._stat(self.pid)[1] or [0]) + sum(t[0] + t[1] for t in self._children())
+        if not settle:
+            return total() / TICKS
+        # An ended backend counts once the postmaster has reaped it (its cutime); one that is
+        # exiting is in neither: wait for the children of the idle server and a steady total.
+        last = None
+        for _ in range(40):
+            time.sleep(0.1)
+            now = total()
+            if now == last and len(self._children()) <= self.idle_children:
+                break
+            last = now
+        return now / TICKS
 
     def note_idle(self):
         self.idle_children = len(self._children()) if self.pid else 0
