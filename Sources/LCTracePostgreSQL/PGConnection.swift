@@ -312,17 +312,6 @@ final class PGConnection {
     @discardableResult
     package func query(_ sql: String, _ parameters: [String?] = [], types: [UInt32]? = nil) throws -> PGResult {
         try withParameters(parameters) { values, lengths in
-            if types == nil, !parameters.isEmpty, let name = try preparedName(sql) {
-                guard PQsendQueryPrepared(handle, name, Int32(parameters.count), values, lengths, nil, 0) == 1 else { throw error(nil, sql: sql) }
-                do {
-                    return try check(try lastResult(), sql: sql)
-                } catch let failure as PGError where failure.sqlState == "26000" {
-                    // The statement is gone (a pooler handed the session to another server
-                    // connection): never prepare again on this connection.
-                    preparing = false
-                    prepared.removeAll()
-                }
-            }
             if let types, !types.isEmpty {
                 let sent = types.withUnsafeBufferPointer { oids in
                     PQsendQueryParams(handle, sql, Int32(parameters.count), oids.baseAddress, values, lengths, nil, 0)
@@ -333,29 +322,6 @@ final class PGConnection {
             guard PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, lengths, nil, 0) == 1 else { throw error(nil, sql: sql) }
             return try check(try lastResult(), sql: sql)
         }
-    }
-
-    /// (Issue 26) Statements with parameters run more than once on this connection, prepared
-    /// (named `lctrace_sN`): parsed and planned once, not at every batch and session.
-    private var prepared: [String: String] = [:]
-    private var seenOnce = Set<String>()
-    private var preparing = true
-    private static let maxPrepared = 256
-
-    /// The name of `sql` prepared, preparing it at its second use; nil: run it unprepared.
-    private func preparedName(_ sql: String) throws -> String? {
-        if let name = prepared[sql] { return name }
-        guard preparing, prepared.count < Self.maxPrepared, PQtransactionStatus(handle) != PQTRANS_INERROR else { return nil }
-        guard seenOnce.remove(sql) != nil else {
-            if seenOnce.count >= 4 * Self.maxPrepared { seenOnce.removeAll() }
-            seenOnce.insert(sql)
-            return nil
-        }
-        let name = "lctrace_s\(prepared.count + 1)"
-        guard PQsendPrepare(handle, name, sql, 0, nil) == 1 else { throw error(nil, sql: sql) }
-        _ = try check(try lastResult(), sql: sql)
-        prepared[sql] = name
-        return name
     }
 
     /// The types the server infers for the parameters of `sql` (prepared unnamed, described).

@@ -53,26 +53,6 @@ final class PGConnectionTests: XCTestCase {
         XCTAssertEqual(back, values)
     }
 
-    /// (Issue 26) A statement with parameters is prepared at its second use and runs prepared
-    /// after; a prepared statement dropped behind lctrace's back (as a pooler that moves the
-    /// session does) ends the preparing, and the statement still answers.
-    func testStatementsRunTwiceArePreparedAndSurviveTheirLoss() throws {
-        let db = try connect()
-        let sql = "SELECT $1::bigint + 1"
-        func prepared() throws -> Int64? {
-            try db.query("SELECT count(*) FROM pg_prepared_statements WHERE statement = $1::text", [sql]).int(0, 0)
-        }
-        XCTAssertEqual(try db.query(sql, ["1"]).int(0, 0), 2)
-        XCTAssertEqual(try prepared(), 0, "not at its first use")
-        XCTAssertEqual(try db.query(sql, ["2"]).int(0, 0), 3)
-        XCTAssertEqual(try prepared(), 1)
-        XCTAssertEqual(try db.query(sql, ["3"]).int(0, 0), 4)
-        try db.execute("DEALLOCATE ALL")
-        XCTAssertEqual(try db.query(sql, ["4"]).int(0, 0), 5)
-        XCTAssertEqual(try db.query(sql, ["5"]).int(0, 0), 6)
-        XCTAssertEqual(try prepared(), 0, "no longer prepared on this connection")
-    }
-
     func testCopyStreamsManyRowsInChunks() throws {
         let db = try connect()
         try db.execute("CREATE TEMP TABLE many (n bigint, s text)")
