@@ -109,18 +109,22 @@ package extension ReportView {
         return out
     }
 
-    /// The gaps kept by session (when the report gathered them) by class and build, classes
-    /// as `gapStats`; one class and build's values copied at a time.
+    /// The gaps kept by build (when the report gathered them) by class and build, classes as
+    /// `gapStats`; one class and build's values copied at a time.
     internal static func gapsByBuild(_ table: GapTable, gapStats: [GapStats], builds: BuildRanks) -> [ClassGapsByBuild] {
-        guard builds.names.count > 0, table.keys.contains(where: { $0.profile >= 0 }) else { return [] }
+        guard builds.names.count > 0, table.keys.contains(where: { $0.build >= 0 }) else { return [] }
+        let rankOf = Dictionary(builds.names.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        // Per class, per rank: the series.
+        var series: [Int32: [Int: [Int]]] = [:]
+        for (i, k) in table.keys.enumerated() where k.build >= 0 && table.samples[i].count > 0 {
+            guard let rank = rankOf[table.builds[k.build]] else { continue }
+            series[k.cls, default: [:]][rank, default: []].append(i)
+        }
+        let classIndex = Dictionary(table.classes.values.enumerated().map { ($1, Int32($0)) }, uniquingKeysWith: { a, _ in a })
         return gapStats.compactMap { all in
-            guard let c = table.classes.values.firstIndex(of: all.cls).map(Int32.init) else { return nil }
-            var present = Set<Int>()
-            for (k, s) in zip(table.keys, table.samples) where k.cls == c && k.profile >= 0 && s.count > 0 {
-                present.insert(builds.rank(ofProfile: k.profile))
-            }
-            let perBuild = present.sorted().map { b in
-                let v = table.merged { $0.cls == c && $0.profile >= 0 && builds.rank(ofProfile: $0.profile) == b }
+            guard let c = classIndex[all.cls], let ranks = series[c] else { return nil }
+            let perBuild = ranks.keys.sorted().map { b in
+                let v = table.merged(ranks[b]!)
                 return BuildGaps(build: b, stats: GapStats(cls: all.cls, samples: v), distribution: GapDistribution.bins(v))
             }
             return ClassGapsByBuild(cls: all.cls, all: all, builds: perBuild)

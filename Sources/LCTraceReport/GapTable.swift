@@ -53,16 +53,18 @@ struct GapSamples: Sendable {
 }
 
 /// The gaps a report's statistics count, by class and animation and (for the statistics per
-/// build of the HTML report) the sessions' profile (`ReportSessions.profiles`: one build each).
+/// build of the HTML report) their sessions' build.
 package struct GapTable: Sendable {
     struct Key: Hashable, Sendable {
         var cls: Int32
         var animated: Bool
-        /// Index into `ReportSessions.profiles`; -1 when not kept by session.
-        var profile: Int32
+        /// Index into `builds`; -1 when not kept by build.
+        var build: Int32
     }
 
     private(set) var classes = Interned<String>()
+    /// Build names ("5.2.1 (812)", `BuildOrder.name`).
+    private(set) var builds = Interned<String>()
     private(set) var keys: [Key] = []
     private(set) var samples: [GapSamples] = []
     private var index: [Key: Int] = [:]
@@ -73,15 +75,16 @@ package struct GapTable: Sendable {
     package init(series: [GapSeries: [Int64]]) {
         for (s, values) in series {
             let c = classNumber(s.cls)
-            for v in values { append(cls: c, animated: s.animated, profile: -1, gap: v) }
+            for v in values { append(cls: c, animated: s.animated, build: -1, gap: v) }
         }
     }
 
     mutating func classNumber(_ name: String) -> Int32 { classes.number(name) }
+    mutating func buildNumber(_ name: String) -> Int32 { builds.number(name) }
 
     /// The series of a key, added when new: what `append(series:gap:)` takes.
-    mutating func series(cls: Int32, animated: Bool, profile: Int32) -> Int {
-        let key = Key(cls: cls, animated: animated, profile: profile)
+    mutating func series(cls: Int32, animated: Bool, build: Int32) -> Int {
+        let key = Key(cls: cls, animated: animated, build: build)
         if let i = index[key] { return i }
         keys.append(key)
         samples.append(GapSamples())
@@ -91,8 +94,8 @@ package struct GapTable: Sendable {
 
     mutating func append(series i: Int, gap: Int64) { samples[i].append(gap) }
 
-    mutating func append(cls: Int32, animated: Bool, profile: Int32, gap: Int64) {
-        append(series: series(cls: cls, animated: animated, profile: profile), gap: gap)
+    mutating func append(cls: Int32, animated: Bool, build: Int32, gap: Int64) {
+        append(series: series(cls: cls, animated: animated, build: build), gap: gap)
     }
 
     var isEmpty: Bool { samples.allSatisfy { $0.count == 0 } }
@@ -106,8 +109,13 @@ package struct GapTable: Sendable {
 
     /// The samples of the series `where` picks, together (a copy: the statistics reorder it).
     func merged(_ picked: (Key) -> Bool) -> GapSamples {
+        merged(keys.indices.filter { picked(keys[$0]) })
+    }
+
+    /// The samples of these series together.
+    func merged(_ series: [Int]) -> GapSamples {
         var out = GapSamples()
-        for (k, s) in zip(keys, samples) where picked(k) { out.append(contentsOf: s) }
+        for i in series { out.append(contentsOf: samples[i]) }
         return out
     }
 
@@ -122,22 +130,25 @@ package struct GapTable: Sendable {
     mutating func keep(className name: String) {
         var kept = GapTable()
         for (k, s) in zip(keys, samples) where classes[k.cls] == name {
-            let i = kept.series(cls: kept.classNumber(name), animated: k.animated, profile: k.profile)
+            let i = kept.series(cls: kept.classNumber(name), animated: k.animated,
+                                build: k.build < 0 ? -1 : kept.buildNumber(builds[k.build]))
             kept.samples[i].append(contentsOf: s)
         }
         self = kept
     }
 
-    /// The class names escaped for a terminal (two that become one are merged); `changed` set
-    /// when one needed it.
+    /// The class and build names escaped for a terminal (two that become one are merged);
+    /// `changed` set when one needed it.
     func escapedForTerminal(noting changed: inout Bool) -> GapTable {
         var any = false
         let names = classes.values.map { TerminalText.escaped($0, noting: &any) }
+        let buildNames = builds.values.map { TerminalText.escaped($0, noting: &any) }
         guard any else { return self }
         changed = true
         var out = GapTable()
         for (k, s) in zip(keys, samples) {
-            let i = out.series(cls: out.classNumber(names[Int(k.cls)]), animated: k.animated, profile: k.profile)
+            let i = out.series(cls: out.classNumber(names[Int(k.cls)]), animated: k.animated,
+                               build: k.build < 0 ? -1 : out.buildNumber(buildNames[Int(k.build)]))
             out.samples[i].append(contentsOf: s)
         }
         return out

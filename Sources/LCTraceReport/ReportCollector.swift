@@ -131,13 +131,13 @@ package enum ReportCollector {
                 continue
             }
             let s = data.sessions[index]
-            let profile = request.gapsBySession ? data.sessions.profile[index] : -1
+            let build = request.gapsBySession ? data.gapTable.buildNumber(data.sessions.buildName(index)) : -1
             func addGaps(_ model: SessionModel) {
                 guard wantGaps else { return }
                 for c in model.cycles where c.outcome == .completed && !c.interactive && !c.backgrounded {
                     guard let isT = c.isT, let didT = c.didT else { continue }
                     let cls = data.gapTable.classNumber(model.cls(of: c.instance) ?? "?")
-                    data.gapTable.append(cls: cls, animated: c.animated ?? false, profile: profile, gap: didT - isT)
+                    data.gapTable.append(cls: cls, animated: c.animated ?? false, build: build, gap: didT - isT)
                 }
             }
             // A long session's cycles come in batches and are let go once counted.
@@ -158,26 +158,33 @@ package enum ReportCollector {
     }
 
     /// The stored gaps of the selected analysed sessions (`DatabaseReader.forEachCountedGap`),
-    /// with their sessions' profiles when the request keeps them by build.
+    /// with their sessions' builds when the request keeps them by build.
     static func readGaps(_ request: ReportRequest, db: Storage, into data: inout ReportData) throws {
         let reader = db.model
         let name = try reader.classNames()
-        // Per class id and animation, the series (by profile when kept by build).
+        // Per class id and animation, the series (by build when kept by build).
         var seriesOf: [SeriesKey: Int] = [:]
         let byID = request.gapsBySession ? data.sessions.byID() : []
-        var lastSession: Int64 = .min, profile: Int32 = -1
+        // Per profile, its build's number in the table (-2: not yet asked).
+        var buildOf = Array(repeating: Int32(-2), count: request.gapsBySession ? data.sessions.profiles.count : 0)
+        var lastSession: Int64 = .min, build: Int32 = -1
         try reader.forEachCountedGap(request.sessions) { cls, animated, session, gap in
             if request.gapsBySession && session != lastSession {
                 // A session not listed counts among all the gaps but in no build.
                 lastSession = session
-                profile = data.sessions.index(ofID: session, in: byID).map { data.sessions.profile[$0] } ?? -1
+                build = -1
+                if let i = data.sessions.index(ofID: session, in: byID) {
+                    let p = Int(data.sessions.profile[i])
+                    if buildOf[p] == -2 { buildOf[p] = data.gapTable.buildNumber(data.sessions.buildName(i)) }
+                    build = buildOf[p]
+                }
             }
-            let key = SeriesKey(cls: cls, animated: animated, profile: profile)
+            let key = SeriesKey(cls: cls, animated: animated, build: build)
             let series: Int
             if let known = seriesOf[key] {
                 series = known
             } else {
-                series = data.gapTable.series(cls: data.gapTable.classNumber(try name(cls)), animated: animated, profile: profile)
+                series = data.gapTable.series(cls: data.gapTable.classNumber(try name(cls)), animated: animated, build: build)
                 seriesOf[key] = series
             }
             data.gapTable.append(series: series, gap: gap)
@@ -187,7 +194,7 @@ package enum ReportCollector {
     private struct SeriesKey: Hashable {
         var cls: Int64
         var animated: Bool
-        var profile: Int32
+        var build: Int32
     }
 }
 

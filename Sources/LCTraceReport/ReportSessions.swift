@@ -82,8 +82,11 @@ package struct ReportSessions: RandomAccessCollection, Sendable {
     package func id(_ i: Int) -> Int64 { ids[i] }
     /// Whether session `i`'s events changed since its model was built.
     package func isDirty(_ i: Int) -> Bool { flags[i] & Flag.dirty != 0 }
-    /// The app of session `i`.
-    func app(_ i: Int) -> String? { profiles[profile[i]].app }
+    /// "5.2.1 (812)": session `i`'s build as `BuildOrder.name` names it.
+    func buildName(_ i: Int) -> String {
+        let p = profiles[profile[i]]
+        return BuildOrder.name(appVersion: p.appVersion, build: p.build)
+    }
     /// The distinct apps of the sessions.
     var apps: Set<String> { Set(profiles.values.compactMap(\.app)) }
 
