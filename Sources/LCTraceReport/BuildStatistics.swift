@@ -67,30 +67,38 @@ enum GapDistribution {
 
     static func bins(_ values: [Int64]) -> [Int] {
         var counts = Array(repeating: 0, count: bounds.count + 1)
-        for v in values {
-            // Binary search: the first bound above v.
-            var lo = 0, hi = bounds.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if v < bounds[mid] { hi = mid } else { lo = mid + 1 }
-            }
-            counts[lo] += 1
-        }
+        for v in values { add(v, to: &counts) }
         return counts
+    }
+
+    static func bins(_ samples: GapSamples) -> [Int] {
+        var counts = Array(repeating: 0, count: bounds.count + 1)
+        samples.forEach { add($0, to: &counts) }
+        return counts
+    }
+
+    private static func add(_ v: Int64, to counts: inout [Int]) {
+        // Binary search: the first bound above v.
+        var lo = 0, hi = bounds.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if v < bounds[mid] { hi = mid } else { lo = mid + 1 }
+        }
+        counts[lo] += 1
     }
 }
 
 package extension ReportView {
     /// Per build (in build order) its sessions, devices, events and findings by severity
     /// (`findings`: per build rank, counted as they went by).
-    internal static func buildSummaries(_ data: ReportData, rank: [Int], names: [String], values: [String?],
-                                        findings: [[Severity: Int]]) -> [BuildSummary] {
-        var out = names.indices.map { BuildSummary(name: names[$0], build: values[$0]) }
-        var devices = Array(repeating: Set<String>(), count: names.count)
-        for (i, s) in data.sessions.enumerated() {
-            out[rank[i]].sessions += 1
-            out[rank[i]].events += s.events
-            if let d = s.device { devices[rank[i]].insert(d) }
+    internal static func buildSummaries(_ sessions: ReportSessions, builds: BuildRanks, findings: [[Severity: Int]]) -> [BuildSummary] {
+        var out = builds.names.indices.map { BuildSummary(name: builds.names[$0], build: builds.values[$0]) }
+        var devices = Array(repeating: Set<Int32>(), count: builds.names.count)
+        for i in sessions.indices {
+            let b = builds.rank(ofSession: i)
+            out[b].sessions += 1
+            out[b].events += sessions.events[i]
+            if sessions.devices[sessions.device[i]] != nil { devices[b].insert(sessions.device[i]) }
         }
         for (b, set) in devices.enumerated() { out[b].devices = set.count }
         for (b, counts) in findings.enumerated() {
@@ -101,19 +109,23 @@ package extension ReportView {
         return out
     }
 
-    /// The gap rows (when the report gathered them) by class and build, classes as `gapStats`.
-    internal static func gapsByBuild(_ rows: GapRows?, gapStats: [GapStats], rank: [Int], builds: Int) -> [ClassGapsByBuild] {
-        guard let rows, !rows.gap.isEmpty, builds > 0 else { return [] }
-        var values: [Int: [Int64]] = [:]
-        for i in rows.gap.indices {
-            values[Int(rows.cls[i]) * builds + rank[Int(rows.session[i])], default: []].append(rows.gap[i])
+    /// The gaps kept by build (when the report gathered them) by class and build, classes as
+    /// `gapStats`; one class and build's values copied at a time.
+    internal static func gapsByBuild(_ table: GapTable, gapStats: [GapStats], builds: BuildRanks) -> [ClassGapsByBuild] {
+        guard builds.names.count > 0, table.keys.contains(where: { $0.build >= 0 }) else { return [] }
+        let rankOf = Dictionary(builds.names.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        // Per class, per rank: the series.
+        var series: [Int32: [Int: [Int]]] = [:]
+        for (i, k) in table.keys.enumerated() where k.build >= 0 && table.samples[i].count > 0 {
+            guard let rank = rankOf[table.builds[k.build]] else { continue }
+            series[k.cls, default: [:]][rank, default: []].append(i)
         }
-        let classIndex = Dictionary(rows.classes.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        let classIndex = Dictionary(table.classes.values.enumerated().map { ($1, Int32($0)) }, uniquingKeysWith: { a, _ in a })
         return gapStats.compactMap { all in
-            guard let c = classIndex[all.cls] else { return nil }
-            let perBuild = (0..<builds).compactMap { b -> BuildGaps? in
-                guard let v = values[c * builds + b], !v.isEmpty else { return nil }
-                return BuildGaps(build: b, stats: GapStats(cls: all.cls, values: v), distribution: GapDistribution.bins(v))
+            guard let c = classIndex[all.cls], let ranks = series[c] else { return nil }
+            let perBuild = ranks.keys.sorted().map { b in
+                let v = table.merged(ranks[b]!)
+                return BuildGaps(build: b, stats: GapStats(cls: all.cls, samples: v), distribution: GapDistribution.bins(v))
             }
             return ClassGapsByBuild(cls: all.cls, all: all, builds: perBuild)
         }

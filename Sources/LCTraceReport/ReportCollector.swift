@@ -12,8 +12,8 @@ package struct ReportRequest: Sendable {
     package var settings = RuleSettings()
     /// Whether the per-class gap statistics are gathered (text `--gaps`); a baseline needs none.
     package var gapStatistics = true
-    /// Whether the gaps are also kept one by one with their sessions (`ReportData.gapRows`),
-    /// for statistics per build (the HTML report).
+    /// Whether the gaps are also kept by their sessions' builds (`ReportData.gapTable`), for
+    /// statistics per build (the HTML report).
     package var gapsBySession = false
     /// When findings are rebuilt: facts per batch, tombstones kept (tests make them tiny).
     package var factsPerBatch = SessionAnalysis.defaultFactsPerBatch
@@ -23,13 +23,19 @@ package struct ReportRequest: Sendable {
 
 /// Everything a report prints, gathered from the database.
 package struct ReportData: Sendable {
-    package var sessions: [SessionInfo] = []
+    /// Compact (`ReportSessions`): a report may list hundreds of thousands.
+    package var sessions = ReportSessions()
     package var findings: [Finding] = []
     package var events = 0
     /// Completed, non-interactive, foreground appearance gaps (viewIsAppearing → viewDidAppear),
-    /// ns, per class and animation.
-    var gapSeries: [GapSeries: [Int64]] = [:]
-    /// The same per class, animated or not.
+    /// ns, per class and animation, and by build when the request asked for it.
+    var gapTable = GapTable()
+    /// The same per class and animation.
+    var gapSeries: [GapSeries: [Int64]] {
+        get { gapTable.bySeries }
+        set { gapTable = GapTable(series: newValue) }
+    }
+    /// The same per class, animated or not (tests).
     package var gaps: [String: [Int64]] {
         var out: [String: [Int64]] = [:]
         for (series, values) in gapSeries { out[series.cls, default: []] += values }
@@ -37,8 +43,6 @@ package struct ReportData: Sendable {
     }
     /// True when the findings were computed for this report (tuning differs from the stored ones).
     package var recomputed = false
-    /// The same gaps one by one with their sessions, when the request asked for them.
-    var gapRows: GapRows?
     /// The tuning the findings were built (or recomputed) with.
     package var settings = RuleSettings()
     /// The selection's finding filters (`--min-severity`, `--class`).
@@ -68,32 +72,28 @@ package enum ReportCollector {
     /// session's index in `ReportData.sessions`: at most one session's findings are held at a
     /// time, whatever their number (issue 25). `ReportData.findings` stays empty.
     /// `begin` hears the selected sessions before the first finding comes.
-    package static func collect(_ request: ReportRequest, db: Storage, begin: ([SessionInfo]) throws -> Void = { _ in },
+    package static func collect(_ request: ReportRequest, db: Storage, begin: (ReportSessions) throws -> Void = { _ in },
                                 each: (Finding, _ session: Int?) throws -> Void) throws -> ReportData {
         let reader = db.model
         var data = ReportData()
         data.minSeverity = request.minSeverity
         data.settings = request.settings
         data.className = request.className
-        data.sessions = try reader.sessions(request.sessions)
+        try reader.forEachSession(request.sessions) { data.sessions.append($0) }
+        data.sessions.trim()
         try begin(data.sessions)
         let stored = try reader.storedSettingsText()
         let useStored = StoredModelPolicy.storedSettingsMatch(stored, request.settings)
         let wantGaps = request.families.contains(.gaps) && request.gapStatistics
-        data.recomputed = !useStored || data.sessions.contains { $0.dirty }
+        data.recomputed = !useStored || data.sessions.indices.contains { data.sessions.isDirty($0) }
         let source = try db.backend.readSessionSource()
         var analysis = SessionAnalysis(settings: request.settings)
         analysis.factsPerBatch = request.factsPerBatch
         analysis.tombstones = request.tombstonesInMemory
-        if useStored {
+        if useStored && wantGaps {
             // Analysed sessions' gaps, one query for all of them.
-            if wantGaps && request.gapsBySession {
-                (data.gapSeries, data.gapRows) = try GapRowsQuery(db: db.backend.reader).gapsWithSessions(request.sessions, sessions: data.sessions)
-            } else if wantGaps {
-                data.gapSeries = try reader.gaps(request.sessions)
-            }
+            try readGaps(request, db: db, into: &data)
         }
-        if wantGaps && request.gapsBySession && data.gapRows == nil { data.gapRows = GapRows() }
         func selected(_ f: Finding) -> Bool {
             guard let rule = RuleCatalog.info(f.rule), request.families.contains(rule.family),
                   f.severity >= request.minSeverity else { return false }
@@ -111,41 +111,41 @@ package enum ReportCollector {
             for i in order { try each(kept[i], session) }
         }
         // Stored findings are read for a few hundred sessions at a time, ahead of the loop.
-        func current(_ s: SessionInfo) -> Bool {
-            StoredModelPolicy.storedFindingsAreCurrent(s, storedSettings: stored, settings: request.settings)
-        }
+        // `StoredModelPolicy.storedFindingsAreCurrent`, from the compact list.
+        func current(_ index: Int) -> Bool { useStored && !data.sessions.isDirty(index) }
         var storedAhead: [Int64: [Finding]] = [:]
         var readUpTo = 0
-        for (index, s) in data.sessions.enumerated() {
-            if current(s) {
+        for index in data.sessions.indices {
+            if current(index) {
                 if index >= readUpTo {
                     var ids: [Int64] = []
                     readUpTo = index
                     while readUpTo < data.sessions.count && ids.count < Self.sessionsPerRead {
-                        if current(data.sessions[readUpTo]) { ids.append(data.sessions[readUpTo].id) }
+                        if current(readUpTo) { ids.append(data.sessions.id(readUpTo)) }
                         readUpTo += 1
                     }
                     storedAhead = try reader.findings(ofSessions: ids)
                 }
-                data.events += s.events
-                try emit(storedAhead.removeValue(forKey: s.id) ?? [], session: index)
+                data.events += data.sessions.events[index]
+                try emit(storedAhead.removeValue(forKey: data.sessions.id(index)) ?? [], session: index)
                 continue
             }
+            let s = data.sessions[index]
+            let build = request.gapsBySession ? data.gapTable.buildNumber(data.sessions.buildName(index)) : -1
             func addGaps(_ model: SessionModel) {
                 guard wantGaps else { return }
                 for c in model.cycles where c.outcome == .completed && !c.interactive && !c.backgrounded {
                     guard let isT = c.isT, let didT = c.didT else { continue }
-                    let cls = model.cls(of: c.instance) ?? "?"
-                    data.gapSeries[GapSeries(cls: cls, animated: c.animated ?? false), default: []].append(didT - isT)
-                    if let number = data.gapRows?.classNumber(cls) { data.gapRows!.append(cls: number, session: index, gap: didT - isT) }
+                    let cls = data.gapTable.classNumber(model.cls(of: c.instance) ?? "?")
+                    data.gapTable.append(cls: cls, animated: c.animated ?? false, build: build, gap: didT - isT)
                 }
             }
             // A long session's cycles come in batches and are let go once counted.
             let model = try analysis.buildInMemory(s, source: source, batches: addGaps)
             addGaps(model)
             // A dirty session's stored counts are stale too (0 events before its first analysis).
-            if s.dirty { data.sessions[index].update(from: model.stats) }
-            data.events += data.sessions[index].events
+            if s.dirty { data.sessions.update(index, from: model.stats) }
+            data.events += data.sessions.events[index]
             try emit(model.findings, session: index)
         }
         if request.sessions.session == nil && request.sessions.app == nil && request.sessions.build == nil {
@@ -153,11 +153,48 @@ package enum ReportCollector {
             // last analysis, and `ingest --no-analyze` or a killed analyze leaves them behind.
             try emit(RejectedLinesRule.check(try reader.fileProblems()).map(\.finding), session: nil)
         }
-        if let cls = request.className {
-            data.gapSeries = data.gapSeries.filter { $0.key.cls == cls }
-            data.gapRows?.keep(className: cls)
-        }
+        if let cls = request.className { data.gapTable.keep(className: cls) }
         return data
+    }
+
+    /// The stored gaps of the selected analysed sessions (`DatabaseReader.forEachCountedGap`),
+    /// with their sessions' builds when the request keeps them by build.
+    static func readGaps(_ request: ReportRequest, db: Storage, into data: inout ReportData) throws {
+        let reader = db.model
+        let name = try reader.classNames()
+        // Per class id and animation, the series (by build when kept by build).
+        var seriesOf: [SeriesKey: Int] = [:]
+        let byID = request.gapsBySession ? data.sessions.byID() : []
+        // Per profile, its build's number in the table (-2: not yet asked).
+        var buildOf = Array(repeating: Int32(-2), count: request.gapsBySession ? data.sessions.profiles.count : 0)
+        var lastSession: Int64 = .min, build: Int32 = -1
+        try reader.forEachCountedGap(request.sessions) { cls, animated, session, gap in
+            if request.gapsBySession && session != lastSession {
+                // A session not listed counts among all the gaps but in no build.
+                lastSession = session
+                build = -1
+                if let i = data.sessions.index(ofID: session, in: byID) {
+                    let p = Int(data.sessions.profile[i])
+                    if buildOf[p] == -2 { buildOf[p] = data.gapTable.buildNumber(data.sessions.buildName(i)) }
+                    build = buildOf[p]
+                }
+            }
+            let key = SeriesKey(cls: cls, animated: animated, build: build)
+            let series: Int
+            if let known = seriesOf[key] {
+                series = known
+            } else {
+                series = data.gapTable.series(cls: data.gapTable.classNumber(try name(cls)), animated: animated, build: build)
+                seriesOf[key] = series
+            }
+            data.gapTable.append(series: series, gap: gap)
+        }
+    }
+
+    private struct SeriesKey: Hashable {
+        var cls: Int64
+        var animated: Bool
+        var build: Int32
     }
 }
 

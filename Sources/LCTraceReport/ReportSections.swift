@@ -98,13 +98,13 @@ enum SectionBuilder {
     }
 
     static func section(_ rule: RuleInfo, _ r: RuleTally, tally: ReportTally, keep: ([(Int, Finding)]) -> [Int]) -> RuleSection {
-        let sessions = tally.context.sessions
+        let builds = tally.builds
         var groups = r.groups.values.map { d in
             FindingGroup(
                 label: d.label, value: d.value, count: d.count, firstFindings: keep(d.firstFindings),
                 held: d.held.keys.sorted().map { HeldCount(cls: $0, count: d.held[$0]!) },
                 sessions: d.sessions, devices: d.devices.count, builds: d.builds.sorted(),
-                firstBuild: d.first.map { BuildOrder.name(sessions[$0]) },
+                firstBuild: d.first.map { builds.names[builds.rank(ofSession: $0)] },
                 examples: keep(d.examples.items.map { ($0.key.index, $0.finding) }), identities: d.identities,
                 newFindings: d.newFindings)
         }

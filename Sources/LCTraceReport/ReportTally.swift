@@ -68,7 +68,7 @@ struct ExampleKey: Comparable, Sendable {
 package struct ReportTally {
     let context: TallyContext
     var options: ReportOptions { context.options }
-    var builds: (rank: [Int], names: [String], values: [String?]) { context.builds }
+    var builds: BuildRanks { context.builds }
     var devices: Int { context.devices }
 
     private(set) var count = 0
@@ -86,7 +86,7 @@ package struct ReportTally {
     private var batchSession: Int?
     private var batchStarted = false
 
-    package init(sessions: [SessionInfo], options: ReportOptions) {
+    package init(sessions: ReportSessions, options: ReportOptions) {
         context = TallyContext(sessions: sessions, options: options)
         perBuild = Array(repeating: [:], count: context.builds.names.count)
     }
@@ -134,7 +134,7 @@ package struct ReportTally {
         byRule[f.rule, default: 0] += 1
         let state = state(f)
         if state == .new { newFindings += 1 }
-        if let s = session { perBuild[context.buildRank[s]][f.severity, default: 0] += 1 }
+        if let s = session { perBuild[context.builds.rank(ofSession: s)][f.severity, default: 0] += 1 }
         var g = identityIndex[f.identity] ?? -1
         if g < 0 {
             let rule = Self.info(f)
@@ -153,30 +153,29 @@ package struct ReportTally {
 /// and the baseline's identities.
 final class TallyContext {
     let options: ReportOptions
-    let sessions: [SessionInfo]
-    let builds: (rank: [Int], names: [String], values: [String?])
-    /// Per session (index into `sessions`): its build's rank and its device's number.
-    var buildRank: [Int] { builds.rank }
-    let deviceOf: [Int?]
+    let builds: BuildRanks
+    /// Per session its device's number (`ReportSessions.device`, shared), and per number
+    /// whether the device is known.
+    private let deviceOf: [Int32]
+    private let deviceKnown: [Bool]
     /// Distinct devices of the sessions.
     let devices: Int
     /// The baseline whose identities are known (looked up in its index, never copied).
     let known: Baseline?
 
-    init(sessions: [SessionInfo], options: ReportOptions) {
+    init(sessions: ReportSessions, options: ReportOptions) {
         self.options = options
-        self.sessions = sessions
         builds = BuildOrder.ranks(sessions)
-        var deviceIDs: [String: Int] = [:]
-        var deviceOf: [Int?] = []
-        for s in sessions {
-            guard let d = s.device else { deviceOf.append(nil); continue }
-            if deviceIDs[d] == nil { deviceIDs[d] = deviceIDs.count }
-            deviceOf.append(deviceIDs[d])
-        }
-        self.deviceOf = deviceOf
-        devices = deviceIDs.count
+        deviceOf = sessions.device
+        deviceKnown = sessions.devices.values.map { $0 != nil }
+        devices = deviceKnown.count { $0 }
         known = options.baseline
+    }
+
+    /// Session `s`'s device's number, nil when unknown.
+    func device(_ s: Int) -> Int32? {
+        let d = deviceOf[s]
+        return deviceKnown[Int(d)] ? d : nil
     }
 
     func state(_ f: Finding) -> BaselineState? { known.map { $0.contains(identity: f.identity) ? .known : .new } }
@@ -186,7 +185,7 @@ final class TallyContext {
 struct IdentityTally {
     var group: IdentityGroup
     var lastSession: Int?
-    var devices = Set<Int>(), builds = Set<Int>()
+    var devices = Set<Int32>(), builds = Set<Int>()
     /// Its first findings (`SourcePlacements.findingsSearched` of them), by index.
     var first: [(Int, Finding)] = []
 
@@ -195,8 +194,8 @@ struct IdentityTally {
         if first.count < SourcePlacements.findingsSearched { first.append((index, f)) }
         guard f.session != nil, let s = session else { return }
         if s != lastSession { group.sessions += 1; lastSession = s }
-        if let d = tally.deviceOf[s] { devices.insert(d) }
-        builds.insert(tally.buildRank[s])
+        if let d = tally.device(s) { devices.insert(d) }
+        builds.insert(tally.builds.rank(ofSession: s))
     }
 }
 
@@ -283,7 +282,7 @@ struct GroupTally {
     var held: [String: Int] = [:]
     var lastSession: Int?
     var sessions = 0
-    var devices = Set<Int>(), builds = Set<Int>()
+    var devices = Set<Int32>(), builds = Set<Int>()
     /// The session (index) of the oldest build, the first seen of equals.
     var first: Int?
     var examples: TopExamples
@@ -312,8 +311,8 @@ struct GroupTally {
         examples.offer(key, f)
         guard f.session != nil, let s = session else { return }
         if s != lastSession { sessions += 1; lastSession = s }
-        if let d = tally.deviceOf[s] { devices.insert(d) }
-        builds.insert(tally.buildRank[s])
-        if first == nil || BuildOrder.precedes(tally.sessions[s], tally.sessions[first!]) { first = s }
+        if let d = tally.device(s) { devices.insert(d) }
+        builds.insert(tally.builds.rank(ofSession: s))
+        if first == nil || tally.builds.precedes(session: s, first!) { first = s }
     }
 }

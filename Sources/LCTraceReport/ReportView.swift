@@ -81,6 +81,19 @@ package struct GapStats: Sendable {
         for v in values { counts[Self.bounds.firstIndex { v < $0 } ?? Self.bounds.count] += 1 }
         histogram = counts
     }
+
+    /// The same numbers from compact samples (`GapTable`), which it reorders.
+    init(cls: String, samples: GapSamples) {
+        self.cls = cls
+        var work = samples
+        count = work.count
+        let p = work.percentiles([0.5, 0.9, 0.99])
+        (p50, p90, p99) = (p[0], p[1], p[2])
+        max = work.max
+        var counts = Array(repeating: 0, count: Self.bounds.count + 1)
+        work.forEach { v in counts[Self.bounds.firstIndex { v < $0 } ?? Self.bounds.count] += 1 }
+        histogram = counts
+    }
 }
 
 /// Nearest-rank percentiles of sorted values.
@@ -101,7 +114,11 @@ enum Percentile {
     /// follows (an earlier, lower selection), so the search starts there.
     package static func select(_ values: inout [Int64], _ p: Double, from: Int) -> Int64 {
         guard !values.isEmpty else { return 0 }
-        let k = rank(values.count, p)
+        return select(&values, at: rank(values.count, p), from: from)
+    }
+
+    /// The value of sorted index `k` (see `select(_:_:from:)`), of any integer width.
+    static func select<T: FixedWidthInteger>(_ values: inout [T], at k: Int, from: Int) -> T {
         var lo = min(from, k), hi = values.count - 1
         while hi > lo {
             let mid = lo + (hi - lo) / 2
@@ -142,8 +159,6 @@ package struct ReportView: Sendable {
     let tool: String
     /// The builds of the selected sessions, oldest first, with their counts.
     let builds: [BuildSummary]
-    /// Per session (index into `data.sessions`): its build (index into `builds`).
-    let buildOfSession: [Int]
     /// Distinct devices of the selected sessions.
     package let devices: Int
     /// The findings by family and rule, each rule's grouped into the rows of its table.
@@ -153,8 +168,8 @@ package struct ReportView: Sendable {
     /// The examples drawn (timelines, holders, raw events), when a reporter needs them and
     /// they were gathered (`ReportExhibits.gather`).
     package var exhibits: ReportExhibits?
-    /// Sessions by id: index into `data.sessions`.
-    package let sessionIndex: [String: Int]
+    /// Sessions by id (`session(_:)`).
+    private let sessionLookup: SessionLookup
     /// Findings at each severity, per rule, and (under a baseline) of new identities.
     let bySeverity: [Severity: Int]
     let byRule: [String: Int]
@@ -167,8 +182,8 @@ package struct ReportView: Sendable {
     /// The view of `data.findings`, every one kept.
     package init(data: ReportData, options: ReportOptions, tool: String = ToolInfo.name) {
         var tally = ReportTally(sessions: data.sessions, options: options)
-        let index = Self.sessionIndex(data.sessions)
-        for f in data.findings { tally.add(f, session: f.session.flatMap { index[$0] }) }
+        let lookup = SessionLookup(data.sessions)
+        for f in data.findings { tally.add(f, session: f.session.flatMap { lookup.index(of: $0, in: data.sessions) }) }
         tally.finish()
         self.init(data: data, options: options, tally: tally, findings: KeptFindings(all: data.findings), tool: tool)
     }
@@ -183,7 +198,7 @@ package struct ReportView: Sendable {
         self.data = data
         self.options = options
         self.tool = tool
-        sessionIndex = Self.sessionIndex(data.sessions)
+        sessionLookup = SessionLookup(data.sessions)
         bySeverity = tally.bySeverity
         byRule = tally.byRule
         newFindings = options.baseline == nil ? 0 : tally.newFindings
@@ -215,28 +230,24 @@ package struct ReportView: Sendable {
         }
         if let baseline = options.baseline {
             let seen = Set(groups.map(\.identity))
-            let apps = Set(data.sessions.compactMap(\.app))
+            let apps = data.sessions.apps
             fixed = baseline.entries { !seen.contains($0.identity) && data.couldShow($0, options.families, apps: apps) }
         } else {
             fixed = .none
         }
-        gapStats = data.gaps.map { GapStats(cls: $0.key, values: $0.value) }
-            .sorted { ($1.count, $0.cls) < ($0.count, $1.cls) }
-        buildOfSession = builds.rank
-        self.builds = Self.buildSummaries(data, rank: builds.rank, names: builds.names, values: builds.values,
-                                          findings: tally.perBuild)
+        gapStats = data.gapTable.statistics().sorted { ($1.count, $0.cls) < ($0.count, $1.cls) }
+        self.builds = Self.buildSummaries(data.sessions, builds: builds, findings: tally.perBuild)
         devices = tally.devices
-        gapsByBuild = Self.gapsByBuild(data.gapRows, gapStats: gapStats, rank: builds.rank, builds: builds.names.count)
+        gapsByBuild = Self.gapsByBuild(data.gapTable, gapStats: gapStats, builds: builds)
         sections = SectionBuilder.sections(tally, options: options, keep: keep)
         self.findings = findings ?? KeptFindings(kept: kept, count: tally.count)
     }
 
-    static func sessionIndex(_ sessions: [SessionInfo]) -> [String: Int] {
-        Dictionary(sessions.enumerated().map { ($1.sid, $0) }, uniquingKeysWith: { a, _ in a })
-    }
+    /// The index in `data.sessions` of the session with id `sid` (the first of equals).
+    package func sessionIndex(of sid: String) -> Int? { sessionLookup.index(of: sid, in: data.sessions) }
 
     package func session(_ sid: String?) -> SessionInfo? {
-        sid.flatMap { sessionIndex[$0] }.map { data.sessions[$0] }
+        sid.flatMap(sessionIndex(of:)).map { data.sessions[$0] }
     }
 
     /// Under a baseline: the state of `finding`.
@@ -271,9 +282,11 @@ package extension ReportData {
 
 /// Orders builds as people number them: app version numerically, then build number.
 enum BuildOrder {
-    package static func key(_ s: SessionInfo) -> [Int] {
-        let version = (s.appVersion ?? "").split(separator: ".").map { Int($0) ?? 0 }
-        let build = Int(s.build ?? "") ?? 0
+    package static func key(_ s: SessionInfo) -> [Int] { key(appVersion: s.appVersion, build: s.build) }
+
+    static func key(appVersion: String?, build: String?) -> [Int] {
+        let version = (appVersion ?? "").split(separator: ".").map { Int($0) ?? 0 }
+        let build = Int(build ?? "") ?? 0
         return (version + Array(repeating: 0, count: Swift.max(0, 4 - version.count))) + [build]
     }
 
@@ -283,18 +296,52 @@ enum BuildOrder {
     }
 
     /// "5.2.1 (812)".
-    package static func name(_ s: SessionInfo) -> String { "\(s.appVersion ?? "?") (\(s.build ?? "?"))" }
+    package static func name(_ s: SessionInfo) -> String { name(appVersion: s.appVersion, build: s.build) }
 
-    /// The distinct builds of `sessions` in build order: per session its build's rank, and per
-    /// rank the build's name ("5.2.1 (812)") and `build` value.
-    static func ranks(_ sessions: [SessionInfo]) -> (rank: [Int], names: [String], values: [String?]) {
-        var first: [String: SessionInfo] = [:]
-        for s in sessions where first[name(s)] == nil { first[name(s)] = s }
-        let ordered = first.values.map { (key($0), $0) }.sorted { a, b in
-            a.0 != b.0 ? a.0.lexicographicallyPrecedes(b.0) : (a.1.build ?? "") < (b.1.build ?? "")
-        }.map(\.1)
-        let rankOf = Dictionary(ordered.enumerated().map { (name($1), $0) }, uniquingKeysWith: { a, _ in a })
-        return (sessions.map { rankOf[name($0)]! }, ordered.map(name), ordered.map(\.build))
+    static func name(appVersion: String?, build: String?) -> String { "\(appVersion ?? "?") (\(build ?? "?"))" }
+
+    /// The distinct builds of `sessions` in build order (`BuildRanks`).
+    static func ranks(_ sessions: ReportSessions) -> BuildRanks {
+        let profiles = sessions.profiles.values
+        let names = profiles.map { name(appVersion: $0.appVersion, build: $0.build) }
+        let keys = profiles.map { key(appVersion: $0.appVersion, build: $0.build) }
+        func precedes(_ a: Int, _ b: Int) -> Bool {
+            keys[a] != keys[b] ? keys[a].lexicographicallyPrecedes(keys[b]) : (profiles[a].build ?? "") < (profiles[b].build ?? "")
+        }
+        // Profiles are numbered in order of first use, so a name's first profile is its first session's.
+        var first: [String: Int] = [:]
+        for p in profiles.indices where first[names[p]] == nil { first[names[p]] = p }
+        let ordered = first.values.sorted().sorted(by: precedes)
+        let rankOf = Dictionary(ordered.enumerated().map { (names[$1], $0) }, uniquingKeysWith: { a, _ in a })
+        // `precedes` as numbers: equal for profiles neither of which precedes the other.
+        let byOrder = profiles.indices.sorted(by: precedes)
+        var precedence = Array(repeating: 0, count: profiles.count)
+        for (k, p) in byOrder.enumerated() where k > 0 {
+            precedence[p] = precedence[byOrder[k - 1]] + (precedes(byOrder[k - 1], p) ? 1 : 0)
+        }
+        return BuildRanks(profileRank: names.map { rankOf[$0]! }, precedence: precedence,
+                          names: ordered.map { names[$0] }, values: ordered.map { profiles[$0].build },
+                          sessionProfile: sessions.profile)
+    }
+}
+
+/// The builds of a report's sessions, oldest first (`BuildOrder`), and each session's.
+struct BuildRanks: Sendable {
+    /// Per profile (`ReportSessions.profiles`): its build's rank.
+    let profileRank: [Int]
+    /// Per profile: one profile's build precedes another's (`BuildOrder.precedes`) when its number is lower.
+    let precedence: [Int]
+    /// Per rank: "5.2.1 (812)", and the `build` value.
+    let names: [String]
+    let values: [String?]
+    /// Per session: its profile.
+    let sessionProfile: [Int32]
+
+    func rank(ofProfile p: Int32) -> Int { profileRank[Int(p)] }
+    func rank(ofSession i: Int) -> Int { profileRank[Int(sessionProfile[i])] }
+    /// Whether session `a`'s build precedes session `b`'s.
+    func precedes(session a: Int, _ b: Int) -> Bool {
+        precedence[Int(sessionProfile[a])] < precedence[Int(sessionProfile[b])]
     }
 }
 

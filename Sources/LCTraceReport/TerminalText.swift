@@ -117,25 +117,11 @@ package extension ReportData {
     func escapingForTerminal() -> (data: ReportData, changed: Bool) {
         var changed = false
         var copy = self
-        copy.sessions = sessions.map { $0.escapedForTerminal(noting: &changed) }
+        copy.sessions = sessions.escapedForTerminal(noting: &changed)
         copy.findings = findings.map { $0.escapedForTerminal(noting: &changed) }
-        copy.gapSeries = Dictionary(gapSeries.map { (GapSeries(cls: TerminalText.escaped($0.key.cls, noting: &changed), animated: $0.key.animated), $0.value) },
-                                    uniquingKeysWith: +)
+        copy.gapTable = gapTable.escapedForTerminal(noting: &changed)
         copy.className = className.map { TerminalText.escaped($0, noting: &changed) }
         return (copy, changed)
-    }
-}
-
-package extension SessionInfo {
-    /// Its texts escaped for a terminal (`TerminalText`); `changed` set when one needed it.
-    func escapedForTerminal(noting changed: inout Bool) -> SessionInfo {
-        func x(_ s: String) -> String { TerminalText.escaped(s, noting: &changed) }
-        var s = self
-        s.sid = x(s.sid)
-        s.app = s.app.map(x); s.appVersion = s.appVersion.map(x); s.build = s.build.map(x); s.device = s.device.map(x)
-        s.os = s.os.map(x); s.osVersion = s.osVersion.map(x); s.sdk = s.sdk.map(x); s.wall = s.wall.map(x)
-        s.endReason = s.endReason.map(x)
-        return s
     }
 }
 

@@ -58,7 +58,7 @@ enum ReportCommand: Command {
         var tally: ReportTally?
         var (data, filter, db) = try collect(args, context, path: path, families: options.families,
                                              gapsBySession: reporter.inputs.contains(.gapsBySession), begin: { sessions in
-            tally = ReportTally(sessions: escapes ? sessions.map { $0.escapedForTerminal(noting: &escapedAny) } : sessions,
+            tally = ReportTally(sessions: escapes ? sessions.escapedForTerminal(noting: &escapedAny) : sessions,
                                 options: shownOptions)
         }, each: { f, session in
             let f = escapes ? f.escapedForTerminal(noting: &escapedAny) : f
@@ -115,7 +115,7 @@ enum ReportCommand: Command {
     /// sessions once they passed the empty-selection check.
     static func collect(_ args: ParsedArguments, _ context: CommandContext, path: String, families: Set<RuleFamily>,
                         gapStatistics: Bool = true, gapsBySession: Bool = false,
-                        begin: ([SessionInfo]) throws -> Void = { _ in },
+                        begin: (ReportSessions) throws -> Void = { _ in },
                         each: (Finding, Int?) throws -> Void) throws -> (ReportData, SessionFilter, Storage) {
         var request = try FindingOptions.request(args)
         request.families = families

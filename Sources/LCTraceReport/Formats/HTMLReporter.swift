@@ -92,7 +92,7 @@ struct HTMLPage {
     package func summary() -> String {
         let data = view.data
         var out = "<section id=\"summary\" aria-labelledby=\"summary-h\">\n<h2 id=\"summary-h\">Summary</h2>\n<dl class=\"cards\">"
-        let apps = Set(data.sessions.compactMap(\.app)).count
+        let apps = data.sessions.apps.count
         let cards: [(String, Int)] = [("sessions", data.sessions.count), ("events", data.events), ("builds", view.builds.count),
                                       ("devices", view.devices), ("apps", apps), ("findings", view.findings.count),
                                       ("identities", view.identities.count)]

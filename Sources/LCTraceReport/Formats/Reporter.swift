@@ -27,7 +27,7 @@ extension Reporter {
 package struct ReportInputs: OptionSet, Sendable {
     package let rawValue: Int
     package init(rawValue: Int) { self.rawValue = rawValue }
-    /// The gaps one by one with their sessions (`ReportData.gapRows`, `ReportView.gapsByBuild`).
+    /// The gaps kept by their sessions' builds (`ReportData.gapTable`, `ReportView.gapsByBuild`).
     package static let gapsBySession = ReportInputs(rawValue: 1)
     /// The examples drawn: timelines, holders, raw events (`ReportView.exhibits`).
     package static let exhibits = ReportInputs(rawValue: 2)

@@ -21,6 +21,15 @@ package struct SessionInfo: Sendable {
     package var dirty: Bool
     package var recordConflicts: Int
 
+    package init(id: Int64, sid: String, app: String?, appVersion: String?, build: String?, device: String?, os: String?,
+                 osVersion: String?, sdk: String?, wall: String?, events: Int, lostEvents: Int, firstT: Int64?, lastT: Int64?,
+                 endReason: String?, dirty: Bool, recordConflicts: Int) {
+        self.id = id; self.sid = sid; self.app = app; self.appVersion = appVersion; self.build = build
+        self.device = device; self.os = os; self.osVersion = osVersion; self.sdk = sdk; self.wall = wall
+        self.events = events; self.lostEvents = lostEvents; self.firstT = firstT; self.lastT = lastT
+        self.endReason = endReason; self.dirty = dirty; self.recordConflicts = recordConflicts
+    }
+
     package var durationNs: Int64? {
         guard let a = firstT, let b = lastT else { return nil }
         return b - a
@@ -192,7 +201,7 @@ package final class DatabaseReader {
     /// instance's class id (-1 when unknown), whether it was animated, its session id, the gap
     /// in ns. The class comes from a second stream over the instances in the same session
     /// order, a session's at a time (a join looked each one up: 0.18 s of 0.34 on 10 M events).
-    func forEachCountedGap(_ filter: SessionFilter,
+    package func forEachCountedGap(_ filter: SessionFilter,
                            _ body: (_ cls: Int64, _ animated: Bool, _ session: Int64, _ gap: Int64) throws -> Void) throws {
         let selected = "SELECT id FROM sessions WHERE dirty = 0 AND \(Self.filterClause)"
         let q = try db.query(db.countedGapsSQL(sessions: selected))
@@ -219,7 +228,7 @@ package final class DatabaseReader {
     }
 
     /// The name of a class id, looked up once each ("?" for -1 or an id `strings` lacks).
-    func classNames() throws -> (Int64) throws -> String {
+    package func classNames() throws -> (Int64) throws -> String {
         let name = try db.query("SELECT text FROM strings WHERE id = ?")
         var names: [Int64: String] = [:]
         return { cls in

@@ -5,6 +5,7 @@ import XCTest
 @testable import LCTraceReport
 @testable import LCTrace
 import LCTraceGen
+import CHeapProbe
 
 /// A report holds only what it shows, whatever the number of findings (issue 25 item 13: every
 /// format took 1.0–1.3 GB on 400 k tiny sessions): the findings stream from the database
@@ -65,6 +66,51 @@ final class ReportMemoryTests: TemporaryDirectoryTestCase {
         for reporter in [TextReporter.self, SARIFReporter.self, JUnitReporter.self, HTMLReporter.self] as [any Reporter.Type] {
             XCTAssertEqual(reporter.render(view), reporter.render(whole), reporter.id)
         }
+    }
+
+    /// What a report holds per session, whatever its number of findings: the sessions as
+    /// compact columns (`ReportSessions`) and the gaps at 4 bytes each, not a struct of ten
+    /// Strings per session and 8 bytes per gap, plus 16 more per gap for the HTML report's
+    /// statistics by build (issue 25 item 13: 170 MB of sessions and 70 MB of gaps on 400 k
+    /// tiny sessions). Measured on the heap (`lctrace_heap_in_use`), not in time.
+    func testAReportHoldsAFewBytesPerSessionAndPerGap() throws {
+        let sessions = 2_000
+        var options = CorpusOptions.make(seed: 11, sessions: sessions, sessionsPerFile: 500, scenarios: 1)
+        options.bugRate = 0.05
+        options.lookAlikeRate = 0.05
+        // One app and build, as a campaign's sessions mostly are: what is shared is held once.
+        options.app = "com.example.shop"
+        options.appVersion = "5.2.1"
+        options.build = "812"
+        let corpus = dir + "/corpus"
+        _ = try CorpusWriter.write(plans: CorpusWriter.randomPlans(options), to: corpus, options: options)
+        let r = TestSupport.run(["ingest", "--db", db, corpus])
+        XCTAssertEqual(r.status, 0, r.err)
+        let storage = Storage(try SQLiteDatabase(path: db, mode: .readOnly))
+        var request = ReportRequest()
+        request.gapsBySession = true
+        // Twice first, so that SQLite's page cache is as full before as after.
+        for _ in 0..<2 { _ = try ReportCollector.collect(request, db: storage) { _, _ in } }
+        let heapBefore = lctrace_heap_in_use()
+        let data = try ReportCollector.collect(request, db: storage) { _, _ in }
+        let held = Int(lctrace_heap_in_use()) - Int(heapBefore)
+        try XCTSkipIf(heapBefore == 0, "no heap statistics on this platform")
+        XCTAssertEqual(data.sessions.count, sessions)
+        let gaps = data.gapSeries.values.reduce(0) { $0 + $1.count }
+        XCTAssertGreaterThan(gaps, sessions, "gaps in most sessions")
+        // Before: 1.66 MB here (about 450 bytes a session and 24 a gap); now 0.45 MB.
+        XCTAssertLessThan(held, sessions * 250 + gaps * 8 + 150_000, "\(held) bytes held for \(sessions) sessions and \(gaps) gaps")
+
+        // The few sessions an example shows are still there, whole.
+        var reportOptions = ReportOptions()
+        reportOptions.failOn = nil
+        let view = ReportView(data: try ReportCollector.collect(ReportRequest(), db: storage), options: reportOptions)
+        let sid = try XCTUnwrap(view.findings[view.sections[0].rules[0].examples[0]].session)
+        XCTAssertEqual(view.session(sid)?.sid, sid)
+        let stored = try XCTUnwrap(try storage.model.sessions(SessionFilter(session: sid)).first)
+        XCTAssertEqual(view.session(sid)?.wall, stored.wall)
+        XCTAssertEqual(view.session(sid)?.device, stored.device)
+        XCTAssertEqual(view.session(sid)?.lastT, stored.lastT)
     }
 
     /// A rule's or a group's examples: the first `limit` in example order, whatever their number
