@@ -81,6 +81,9 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
     /// The ingest's side, not owned (see `work`: the worker thread may release this object
     /// last, and must not close the writer's connection then).
     private unowned let host: any LoadingAnalysisHost
+    /// `LoadingAnalysisHost.readsBackWhileLoading`: false, a session without captured rows is
+    /// left dirty, for the analysis after loading.
+    private let readsBack: Bool
     /// Where models go, on the writer's connection; made on first use.
     private var writer: (any AnalysisStore & CapturedRowsReader)?
     private let condition = NSCondition()
@@ -118,6 +121,7 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
     package init(host: any LoadingAnalysisHost, settings: RuleSettings) throws {
         analysis = SessionAnalysis(settings: settings)
         self.host = host
+        readsBack = host.readsBackWhileLoading
         workerConnection = try host.openSnapshotReader()
         // Weak: a finished worker thread must not keep the analyzer (and the writer's
         // connection) alive while the process closes its databases.
@@ -182,6 +186,10 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
             } else if queued > 0 {
                 let request = takeRequest()
                 condition.unlock()
+                guard request.rows != nil || readsBack else {
+                    store.unwatch(request.session)
+                    continue
+                }
                 // On the writer's connection: built and stored in one write transaction, in batches.
                 try store.begin()
                 if store.unchangedSince(request.stamp, session: request.session) {
@@ -283,7 +291,10 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
         }
     }
 
+    /// Under the lock: a worker that stores its models (`storeOnWorker`) records them too.
     private func recordStored(_ session: Int64, _ model: SessionModel, fromCapturedRows: Bool) {
+        condition.lock()
+        defer { condition.unlock() }
         storedSessions.insert(session)
         if fromCapturedRows { storedFromCapturedRows += 1 }
     }
@@ -351,17 +362,42 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
             working = true
             condition.unlock()
 
-            var parts = 0
-            let model = build(request, on: reader) { [self] batch in
-                parts += 1
-                guard deliver(Result(request, batch, first: parts == 1, last: false)) else { throw CancellationError() }
+            if request.rows == nil && !readsBack {
+                _ = deliver(Result(request, nil))
+            } else if let storing = reader as? any ModelStoringReader {
+                storeOnWorker(request, storing)
+            } else {
+                buildForWriter(request, reader)
             }
-            _ = deliver(Result(request, model, first: parts == 0))
 
             condition.lock()
             working = false
             condition.broadcast()
             condition.unlock()
         }
+    }
+
+    /// Builds a session's model and hands it, in parts, to the writer, which stores it.
+    private func buildForWriter(_ request: Request, _ reader: any SnapshotReader) {
+        var parts = 0
+        let model = build(request, on: reader) { [self] batch in
+            parts += 1
+            guard deliver(Result(request, batch, first: parts == 1, last: false)) else { throw CancellationError() }
+        }
+        _ = deliver(Result(request, model, first: parts == 0))
+    }
+
+    /// Builds and stores a session's model on the worker's own connection, in one write
+    /// transaction (`ModelStoringReader`); the writer is told it is done. A failure only costs
+    /// time: the session stays dirty, for the analysis after loading.
+    private func storeOnWorker(_ request: Request, _ store: any ModelStoringReader) {
+        let model = try? store.writeTransaction {
+            let meta = try store.sessionMetadata(request.session)
+            return try analysis.replaceStoredModel(session: request.session, sid: meta.sid, metadata: meta, source: store,
+                                                   captured: request.rows, sink: store)
+        }
+        if let model { recordStored(request.session, model, fromCapturedRows: request.rows != nil) }
+        // Stored already: the writer only ends the request.
+        _ = deliver(Result(request, nil))
     }
 }

@@ -121,6 +121,12 @@ package enum StoredModelPolicy {
         storedSettingsMatch(storedSettings, settings) && storedFactsAreCurrent(session)
     }
 
+    /// True when the stored findings were built by these rules, whatever their tuning: then a
+    /// session's stored facts that need no tuning (LC903's, say) are current with them.
+    package static func storedRulesMatch(_ storedSettings: String?) -> Bool {
+        storedSettings?.hasPrefix(RuleSettings.rulesText + ";") ?? false
+    }
+
     /// True when the stored findings were built with `settings`.
     package static func storedSettingsMatch(_ storedSettings: String?, _ settings: RuleSettings) -> Bool {
         storedSettings == settings.canonicalText

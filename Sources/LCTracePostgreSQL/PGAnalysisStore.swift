@@ -40,6 +40,12 @@ final class PGStrings {
         return out
     }
 
+    /// Caches ids whose texts are known (the captured rows' texts: a model's texts are its events').
+    package func remember(_ texts: [Int64: String]) {
+        if ids.count + texts.count > Self.maxCached { ids.removeAll(keepingCapacity: true) }
+        for (id, text) in texts where ids.count < Self.maxCached { ids[text] = id }
+    }
+
     /// Forgets every id (after a rollback nothing is lost: texts are committed on their own).
     package func close() {
         inserter = nil
@@ -78,7 +84,7 @@ class PGSessionSource: SessionSource {
 /// is built under a transaction-scoped advisory lock of its own (taken in id order, so two
 /// analyses never deadlock), and its model is marked current only if no batch added rows to it
 /// since the build began (`sessions.changes`); otherwise it stays dirty for the next analysis.
-final class PGAnalysisStore: PGSessionSource, AnalysisStore {
+class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
     private let strings: PGStrings
     /// `sessions.changes` when each session's build began (read under its lock).
     private var changesAtStart: [Int64: Int64] = [:]
@@ -97,6 +103,39 @@ final class PGAnalysisStore: PGSessionSource, AnalysisStore {
 
     override package func forEachEvent(session: Int64, sid: String, _ body: (TraceEvent) throws -> Void) throws {
         try events.forEachEvent(session: session, sid: sid, body)
+    }
+
+    /// The events of rows captured by this run's ingest (`PGCapturedRows`). Its model is
+    /// current only while the session's `changes` are still those of the rows, whatever
+    /// `clear` read (`finish`).
+    package func forEachEvent(captured: any CapturedSessionRows, sid: String, _ body: (TraceEvent) throws -> Void) throws {
+        guard let rows = captured as? PGCapturedRows else { preconditionFailure("rows captured by another backend") }
+        changesAtStart[rows.session] = rows.changes
+        let texts = try texts(of: rows.textIDs)
+        strings.remember(texts)
+        try rows.forEachEvent(sid: sid, texts: texts, body)
+    }
+
+    /// Texts by id, for captured rows (bounded: controller ids are many and mostly of one session).
+    private var textsByID: [Int64: String] = [:]
+
+    /// The texts of `ids`, those not cached read in one query.
+    private func texts(of ids: Set<Int64>) throws -> [Int64: String] {
+        var missing = ids.filter { textsByID[$0] == nil }
+        if textsByID.count + missing.count > PGStrings.maxCached {
+            textsByID.removeAll(keepingCapacity: true)
+            missing = ids
+        }
+        if !missing.isEmpty {
+            let rows = try pg.query("SELECT id, text FROM strings WHERE id = ANY($1::bigint[])",
+                                    ["{" + missing.map(String.init).joined(separator: ",") + "}"])
+            for r in 0..<rows.rowCount {
+                if let id = rows.int(r, 0), let text = rows.text(r, 1) { textsByID[id] = text }
+            }
+        }
+        var out: [Int64: String] = [:]
+        for id in ids { out[id] = textsByID[id] }
+        return out
     }
 
     package func countSessionsToAnalyse(all: Bool) throws -> Int {

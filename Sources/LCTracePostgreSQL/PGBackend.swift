@@ -5,7 +5,8 @@ import LCTraceModel
 /// The team backend: a PostgreSQL database through libpq (`--db postgresql://…`). The tables
 /// live in the connection's schema (`public`, or `?options=-csearch_path=…` in the URL).
 /// A read-only command works in one REPEATABLE READ, READ ONLY snapshot; a writing one loads
-/// with COPY and analyses after loading (see `PGIngestSink`, `PGAnalysisStore`).
+/// with COPY and analyses while loading where it can, else after (see `PGIngestSink`,
+/// PGLoadingAnalysis.swift, `PGAnalysisStore`).
 final class PGBackend: StorageBackend {
     private let url: String
     private let name: String

@@ -476,7 +476,19 @@ final class PGCopyWriter {
     package func add(_ value: String?) {
         separate()
         guard let value else { bytes += [0x5c, 0x4e]; return }  // \N
-        for b in value.utf8 {
+        escape(value.utf8)
+    }
+
+    /// A text given as its UTF-8 bytes (nil: NULL).
+    package func add(bytes value: UnsafeRawBufferPointer?) {
+        separate()
+        guard let value else { bytes += [0x5c, 0x4e]; return }
+        escape(value)
+    }
+
+    @inline(__always)
+    private func escape<S: Sequence>(_ value: S) where S.Element == UInt8 {
+        for b in value {
             switch b {
             case 0x5c: bytes += [0x5c, 0x5c]
             case 0x09: bytes += [0x5c, 0x74]
@@ -487,10 +499,26 @@ final class PGCopyWriter {
         }
     }
 
+    /// Digits written straight into the buffer: going through `String(value)` cost a tenth of
+    /// an ingest's client instructions (two allocations a number).
     package func add(_ value: Int64?) {
         separate()
         guard let value else { bytes += [0x5c, 0x4e]; return }
-        bytes += Array(String(value).utf8)
+        if value < 0 { bytes.append(0x2d) }
+        var magnitude = value.magnitude
+        var count = 1
+        var rest = magnitude / 10
+        while rest > 0 { count += 1; rest /= 10 }
+        let start = bytes.count
+        for _ in 0..<count { bytes.append(0x30) }
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            var i = start + count - 1
+            repeat {
+                buffer[i] = 0x30 + UInt8(magnitude % 10)
+                magnitude /= 10
+                i -= 1
+            } while magnitude > 0
+        }
     }
 
     func endRow() throws {

@@ -29,38 +29,51 @@ enum PGEventRow {
         EventFlags(rawValue: (packed & booleanBits) | (packed & otherPresentBit != 0 ? EventFlags.otherPresent.rawValue : 0))
     }
 
-    /// Adds an event's packed row to a COPY (`copy`): texts as their `strings` ids.
+    /// Adds an event's packed row to a COPY (`copy`): texts as their `strings` ids, the wall
+    /// time and attrs as the UTF-8 bytes of the line (nil: absent).
     static func add(_ w: PGCopyWriter, session: Int64, seq: Int64, t: Int64, ev: Int64?, vc: Int64?, cls: Int64?, other: Int64?,
-                    flags: Int64, detail: Int64?, thread: Int64?, wall: String?, attrs: String?) {
+                    flags: Int64, detail: Int64?, thread: Int64?, wall: UnsafeRawBufferPointer?, attrs: UnsafeRawBufferPointer?,
+                    scratch: inout [UInt8]) {
         let classInOther = other == nil && cls != nil
         let evFits = (ev ?? 0) <= maxEv
         w.add(t); w.add(seq); w.add(session); w.add(vc); w.add(classInOther ? cls : other)
         w.add(evFits ? ev : 0); w.add(packedFlags(flags, classInOther: classInOther))
-        w.add(rest(ev: evFits ? nil : ev, cls: classInOther ? nil : cls, detail: detail, thread: thread, wall: wall, attrs: attrs))
+        if appendRest(to: &scratch, ev: evFits ? nil : ev, cls: classInOther ? nil : cls, detail: detail, thread: thread,
+                      wall: wall, attrs: attrs) {
+            scratch.withUnsafeBytes { w.add(bytes: $0) }
+        } else {
+            w.add(bytes: nil)
+        }
     }
 
-    /// `events.rest`: a JSON object of the values present, nil when there are none.
-    static func rest(ev: Int64?, cls: Int64?, detail: Int64?, thread: Int64?, wall: String?, attrs: String?) -> String? {
-        guard ev != nil || cls != nil || detail != nil || thread != nil || wall != nil || attrs != nil else { return nil }
-        var out: [UInt8] = [0x7b]
-        func key(_ name: String) {
+    /// `events.rest`: replaces `out` with the JSON object of the values present; false (and
+    /// `out` empty) when there are none.
+    static func appendRest(to out: inout [UInt8], ev: Int64?, cls: Int64?, detail: Int64?, thread: Int64?,
+                           wall: UnsafeRawBufferPointer?, attrs: UnsafeRawBufferPointer?) -> Bool {
+        out.removeAll(keepingCapacity: true)
+        guard ev != nil || cls != nil || detail != nil || thread != nil || wall != nil || attrs != nil else { return false }
+        out.append(0x7b)
+        func key(_ name: StaticString) {
             if out.count > 1 { out.append(0x2c) }
-            out += Array("\"\(name)\":".utf8)
-        }
-        func string(_ text: String) {
             out.append(0x22)
-            var text = text
-            text.withUTF8 { JSONText.appendEscaped(UnsafeRawBufferPointer($0), to: &out) }
+            name.withUTF8Buffer { out.append(contentsOf: $0) }
+            out.append(0x22)
+            out.append(0x3a)
+        }
+        func number(_ value: Int64) { out += Array(String(value).utf8) }
+        func string(_ text: UnsafeRawBufferPointer) {
+            out.append(0x22)
+            JSONText.appendEscaped(text, to: &out)
             out.append(0x22)
         }
-        if let ev { key("ev"); out += Array(String(ev).utf8) }
-        if let cls { key("class"); out += Array(String(cls).utf8) }
-        if let detail { key("detail"); out += Array(String(detail).utf8) }
-        if let thread { key("thread"); out += Array(String(thread).utf8) }
+        if let ev { key("ev"); number(ev) }
+        if let cls { key("class"); number(cls) }
+        if let detail { key("detail"); number(detail) }
+        if let thread { key("thread"); number(thread) }
         if let wall { key("wall"); string(wall) }
         if let attrs { key("attrs"); string(attrs) }
         out.append(0x7d)
-        return String(decoding: out, as: UTF8.self)
+        return true
     }
 
     /// SQL of the packed columns, in `copy`'s order, of the plain rows of relation `b` (columns

@@ -23,9 +23,9 @@ import LCTraceFormat
 /// into `events` (`directRows`), without the temporary table, `ON CONFLICT` or the comparison.
 /// That is the common case, a file loaded for the first time; files that overlap take the path above.
 final class PGIngestSink: IngestSink {
-    private let pg: PGConnection
-    private let url: String
-    private let strings: PGStrings
+    let pg: PGConnection
+    let url: String
+    let strings: PGStrings
     /// Session ids by sid (bounded).
     private var sessionIDs: [String: Int64] = [:]
     private var inserter: PGConnection?
@@ -40,11 +40,40 @@ final class PGIngestSink: IngestSink {
     /// What this run wrote of each session (committed or in the open transaction): the
     /// batches that added rows (its share of `sessions.changes`) and the highest seq of its
     /// lines. Bounded: a session forgotten takes the general path, which is always right.
-    private var written: [Int64: (changes: Int64, maxSeq: Int64)] = [:]
+    var written: [Int64: (changes: Int64, maxSeq: Int64)] = [:]
     package static let maxWrittenSessions = 100_000
     /// Batches copied straight into `events`, and the others (for the tests).
     package private(set) var directBatches = 0
     package private(set) var mergedBatches = 0
+
+    /// A line of a batch as it is stored: its session, and its texts as `strings` ids.
+    struct Line {
+        var event: RawEvent
+        var session: Int64
+        var ids: TextIDs
+        /// The attrs of an event whose kind the model reads them of (captured rows keep them).
+        var modelAttrs: String?
+    }
+
+    /// The `strings` ids of a line's texts; nil: NULL.
+    struct TextIDs { var ev, vc, cls, other, detail, thread: Int64? }
+
+    /// Ids by the bytes of their texts and sids: a batch's lines find them without a String
+    /// made or hashed (Strings are made only for the texts met for the first time).
+    private let textBytes = ByteInterner(limit: PGStrings.maxCached)
+    private let sidBytes = ByteInterner(limit: 100_000)
+
+    /// (Issue 26) Keep the rows of sessions this run writes alone, for the analysis while loading
+    /// (`takeCapturedRows`, PGLoadingAnalysis.swift); set by `startRun`.
+    var capturesRows = false
+    /// Most rows held in captures at once; a session past it is left to the analysis after loading.
+    var captureLimit = 65_536
+    /// The rows of the sessions first met in the file being loaded with no rows stored, each
+    /// copied straight in by this run (`directRows`) ever since: all the rows they have.
+    var captured: [Int64: PGCapturedRows] = [:]
+    var capturedRowCount = 0
+    /// Sessions met in the file being loaded: a capture starts at a session's first batch in it only.
+    var metInFile = Set<Int64>()
 
     package init(pg: PGConnection, url: String) throws {
         self.pg = pg
@@ -60,6 +89,7 @@ final class PGIngestSink: IngestSink {
     // MARK: The run
 
     package func startRun(capturesRows: Bool, backgroundWork: Bool) throws {
+        self.capturesRows = capturesRows
         // Emptied at each commit (cheaper than emptying them after every batch stored); a
         // transaction's batches are told apart by `part`.
         try pg.execute("""
@@ -94,6 +124,7 @@ final class PGIngestSink: IngestSink {
         inBatch = false
         part = 0
         sessionsOfFile.removeAll()
+        dropCaptures()
         // What the rolled-back batches wrote is gone: forgotten, those sessions take the
         // general path.
         written.removeAll()
@@ -122,58 +153,25 @@ final class PGIngestSink: IngestSink {
 
     package func store(_ batch: EventBatch, file: Int64) throws -> BatchCounts {
         var counts = BatchCounts()
-        // Texts as Strings, once each. A line whose text holds NUL cannot be stored here
-        // (PostgreSQL's text has no NUL): it is rejected, with the reason.
-        struct Line { var event: RawEvent; var sid: String; var texts: [String?]; var wall: String?; var attrs: String? }
-        var lines: [Line] = []
-        lines.reserveCapacity(batch.events.count)
-        var refused: [(line: Int, offset: Int64, reason: String, sample: [UInt8])] = []
-        batch.arena.withUnsafeBytes { arena in
-            func text(_ span: Span) -> String? {
-                guard !span.isNone else { return nil }
-                return String(decoding: UnsafeRawBufferPointer(rebasing: arena[Int(span.start)..<Int(span.start + span.count)]), as: UTF8.self)
-            }
-            func hasNUL(_ span: Span) -> Bool {
-                guard !span.isNone, span.count > 0 else { return false }
-                return memchr(arena.baseAddress! + Int(span.start), 0, Int(span.count)) != nil
-            }
-            for e in batch.events {
-                let keys = [("sid", e.sid), ("ev", e.name), ("vc", e.vc), ("cls", e.cls), ("other", e.other),
-                            ("detail", e.detail), ("thread", e.thread), ("wall", e.wall)]
-                if let key = keys.first(where: { hasNUL($0.1) }) {
-                    let name = key.0 == "other" ? (e.kind.otherKey ?? "other") : key.0 == "detail" ? (e.kind.detailKey ?? "detail") : key.0
-                    refused.append((e.line, e.offset, "key '\(name)': holds a NUL character (\\u0000), which PostgreSQL's text cannot store",
-                                    Array((text(e.sid) ?? "").utf8.prefix(200))))
-                    continue
-                }
-                lines.append(Line(event: e, sid: text(e.sid) ?? "",
-                                  texts: [text(e.name), text(e.vc), text(e.cls), text(e.other), text(e.detail), text(e.thread)],
-                                  wall: text(e.wall), attrs: text(e.attrs)))
-            }
-        }
-        counts.events = lines.count
         var rejects: [(kind: RejectKind, line: Int, offset: Int64, reason: String, sample: [UInt8]?)] = []
-        if !lines.isEmpty {
-            let sessions = try sessionIDs(Set(lines.map(\.sid)))
-            sessionsOfFile.formUnion(sessions.values)
-            let ids = try strings.ids(lines.flatMap { $0.texts.compactMap { $0 } })
-            let sessionOfLine = lines.map { sessions[$0.sid] ?? 0 }
+        var refused: [(line: Int, offset: Int64, reason: String, sample: [UInt8])] = []
+        try batch.arena.withUnsafeBytes { arena in
+            let lines = try resolve(batch, arena, refused: &refused)
+            counts.events = lines.count
+            guard !lines.isEmpty else { return }
+            let sessionOfLine = lines.map(\.session)
+            sessionsOfFile.formUnion(sessionOfLine)
             var direct = try directRows(lines.map(\.event), sessionOfLine)
             if direct {
                 // Under a savepoint: a row written behind lctrace's back (without counting its
                 // batch in `sessions.changes`) fails the copy, and the batch takes the general path.
-                try pg.execute("SAVEPOINT lctrace_direct")
+                // (The savepoint goes with the copy, and its release with the sessions' update
+                // below: a round trip each fewer.)
                 do {
-                    try pg.copyIn(PGEventRow.copy) { w in
-                        for (i, l) in lines.enumerated() {
-                            let e = l.event
-                            let t = l.texts.map { $0.flatMap { ids[$0] } }
-                            PGEventRow.add(w, session: sessionOfLine[i], seq: e.seq, t: e.t, ev: t[0], vc: t[1], cls: t[2], other: t[3],
-                                           flags: e.flags, detail: t[4], thread: t[5], wall: l.wall, attrs: l.attrs)
-                            try w.endRow()
-                        }
+                    var scratch: [UInt8] = []
+                    try pg.copyIn("SAVEPOINT lctrace_direct; " + PGEventRow.copy) { w in
+                        for l in lines { try Self.addEventRow(w, l, arena, scratch: &scratch) }
                     }
-                    try pg.execute("RELEASE SAVEPOINT lctrace_direct")
                 } catch let error as PGError where error.sqlState == "23505" {
                     try pg.execute("ROLLBACK TO SAVEPOINT lctrace_direct")
                     direct = false
@@ -181,25 +179,27 @@ final class PGIngestSink: IngestSink {
             }
             if direct {
                 directBatches += 1
+                if capturesRows { capture(lines) }
                 counts.new = lines.count
                 let batchSessions = Set(sessionOfLine).sorted()
-                try pg.query("UPDATE sessions SET dirty = 1, changes = changes + 1 WHERE id = ANY($1::bigint[])",
-                             ["{" + batchSessions.map(String.init).joined(separator: ",") + "}"])
+                try pg.execute("RELEASE SAVEPOINT lctrace_direct; UPDATE sessions SET dirty = 1, changes = changes + 1 WHERE id = ANY('{"
+                               + batchSessions.map(String.init).joined(separator: ",") + "}'::bigint[])")
                 touched.formUnion(batchSessions)
                 noteWritten(lines.map(\.event), sessionOfLine, added: batchSessions)
-                let keys = Set(zip(lines, sessionOfLine).filter { $0.0.event.record >= 0 }.map { [$0.1, $0.0.event.seq] })
+                let keys = Set(lines.filter { $0.event.record >= 0 }.map { [$0.session, $0.event.seq] })
                 try mergeRecords(batch, lines.map(\.event), sessions: sessionOfLine, inserted: keys)
             } else {
                 mergedBatches += 1
+                if capturesRows { dropCaptures(of: sessionOfLine) }
                 part += 1
                 let part = String(self.part)
                 try pg.copyIn("COPY lctrace_batch FROM STDIN") { w in
                     for (ord, l) in lines.enumerated() {
                         let e = l.event
-                        let t = l.texts.map { $0.flatMap { ids[$0] } }
-                        w.add(Int64(self.part)); w.add(Int64(ord)); w.add(Int64(e.line)); w.add(e.offset); w.add(sessions[l.sid]); w.add(e.seq); w.add(e.t)
-                        w.add(t[0]); w.add(t[1]); w.add(t[2]); w.add(t[3]); w.add(e.flags); w.add(t[4]); w.add(t[5])
-                        w.add(l.wall); w.add(l.attrs); w.add(Int64(e.record))
+                        let t = l.ids
+                        w.add(Int64(self.part)); w.add(Int64(ord)); w.add(Int64(e.line)); w.add(e.offset); w.add(l.session); w.add(e.seq); w.add(e.t)
+                        w.add(t.ev); w.add(t.vc); w.add(t.cls); w.add(t.other); w.add(e.flags); w.add(t.detail); w.add(t.thread)
+                        w.add(bytes: Self.bytes(e.wall, arena)); w.add(bytes: Self.bytes(e.attrs, arena)); w.add(Int64(e.record))
                         try w.endRow()
                     }
                 }
@@ -240,11 +240,12 @@ final class PGIngestSink: IngestSink {
                 counts.conflicts = conflictRows.count
                 counts.duplicates = counts.events - counts.new - counts.conflicts
                 if let differing, !conflictRows.isEmpty {
-                    let sidOfLine = Dictionary(lines.map { ($0.event.line, $0.sid) }, uniquingKeysWith: { a, _ in a })
+                    let sidOfLine = Dictionary(lines.map { ($0.event.line, Self.bytes($0.event.sid, arena).map { String(decoding: $0, as: UTF8.self) }) },
+                                               uniquingKeysWith: { a, _ in a })
                     for r in conflictRows {
                         let line = Int(differing.int(r, 0) ?? 0)
                         rejects.append((.conflict, line, differing.int(r, 1) ?? 0,
-                                        "conflicting duplicate: session \(sidOfLine[line] ?? "?") seq \(differing.int(r, 2) ?? 0) is stored with other content (first copy kept)", nil))
+                                        "conflicting duplicate: session \((sidOfLine[line] ?? nil) ?? "?") seq \(differing.int(r, 2) ?? 0) is stored with other content (first copy kept)", nil))
                     }
                 }
                 if counts.new > 0 {
@@ -284,6 +285,100 @@ final class PGIngestSink: IngestSink {
             }
         }
         return counts
+    }
+
+    /// One packed row of `PGEventRow.copy`: a line, its texts in the batch's `arena`.
+    static func addEventRow(_ w: PGCopyWriter, _ l: Line, _ arena: UnsafeRawBufferPointer, scratch: inout [UInt8]) throws {
+        let e = l.event, t = l.ids
+        PGEventRow.add(w, session: l.session, seq: e.seq, t: e.t, ev: t.ev, vc: t.vc, cls: t.cls, other: t.other,
+                       flags: e.flags, detail: t.detail, thread: t.thread, wall: bytes(e.wall, arena), attrs: bytes(e.attrs, arena),
+                       scratch: &scratch)
+        try w.endRow()
+    }
+
+    /// The bytes of `span` in `arena`; nil for no value.
+    @inline(__always)
+    static func bytes(_ span: Span, _ arena: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        span.isNone ? nil : UnsafeRawBufferPointer(rebasing: arena[Int(span.start)..<Int(span.start + span.count)])
+    }
+
+    /// The batch's lines that can be stored, with their sessions and texts as ids, found by
+    /// their bytes; the sessions and texts met for the first time are inserted (on their own
+    /// connection). A line whose text holds NUL cannot be stored (PostgreSQL's text has no
+    /// NUL): it is refused, with the reason.
+    private func resolve(_ batch: EventBatch, _ arena: UnsafeRawBufferPointer,
+                         refused: inout [(line: Int, offset: Int64, reason: String, sample: [UInt8])]) throws -> [Line] {
+        func hasNUL(_ span: Span) -> Bool {
+            guard !span.isNone, span.count > 0 else { return false }
+            return memchr(arena.baseAddress! + Int(span.start), 0, Int(span.count)) != nil
+        }
+        var newSids = Set<String>(), newTexts = Set<String>()
+        var complete = true
+        func id(_ span: Span, _ interner: ByteInterner, _ new: inout Set<String>) -> Int64? {
+            guard let bytes = Self.bytes(span, arena) else { return nil }
+            if let id = interner.lookup(bytes, hash: ByteInterner.hash(bytes)) { return id }
+            new.insert(String(decoding: bytes, as: UTF8.self))
+            complete = false
+            return nil
+        }
+        var lines: [Line] = []
+        lines.reserveCapacity(batch.events.count)
+        var unresolved: [Int] = []
+        for e in batch.events {
+            if let key = Self.keyHoldingNUL(e, hasNUL) {
+                refused.append((e.line, e.offset, "key '\(key)': holds a NUL character (\\u0000), which PostgreSQL's text cannot store",
+                                Array((Self.bytes(e.sid, arena) ?? UnsafeRawBufferPointer(start: nil, count: 0)).prefix(200))))
+                continue
+            }
+            complete = true
+            let session = id(e.sid, sidBytes, &newSids) ?? 0
+            let ids = TextIDs(ev: id(e.name, textBytes, &newTexts), vc: id(e.vc, textBytes, &newTexts), cls: id(e.cls, textBytes, &newTexts),
+                              other: id(e.other, textBytes, &newTexts), detail: id(e.detail, textBytes, &newTexts),
+                              thread: id(e.thread, textBytes, &newTexts))
+            if !complete { unresolved.append(lines.count) }
+            lines.append(Line(event: e, session: session, ids: ids,
+                              modelAttrs: e.kind.modelReadsAttrs ? Self.bytes(e.attrs, arena).map { String(decoding: $0, as: UTF8.self) } : nil))
+        }
+        guard !unresolved.isEmpty else { return lines }
+        let sessions = try sessionIDs(newSids)
+        let texts = try strings.ids(newTexts)
+        for (text, id) in sessions { remember(text, id, in: sidBytes) }
+        for (text, id) in texts { remember(text, id, in: textBytes) }
+        func known(_ span: Span, _ id: Int64?, _ ids: [String: Int64]) -> Int64? {
+            guard id == nil, let bytes = Self.bytes(span, arena) else { return id }
+            return ids[String(decoding: bytes, as: UTF8.self)]
+        }
+        for i in unresolved {
+            let e = lines[i].event
+            if lines[i].session == 0 { lines[i].session = known(e.sid, nil, sessions) ?? 0 }
+            var t = lines[i].ids
+            t.ev = known(e.name, t.ev, texts); t.vc = known(e.vc, t.vc, texts); t.cls = known(e.cls, t.cls, texts)
+            t.other = known(e.other, t.other, texts); t.detail = known(e.detail, t.detail, texts); t.thread = known(e.thread, t.thread, texts)
+            lines[i].ids = t
+        }
+        return lines
+    }
+
+    private func remember(_ text: String, _ id: Int64, in interner: ByteInterner) {
+        var text = text
+        text.withUTF8 { bytes in
+            let raw = UnsafeRawBufferPointer(bytes)
+            let hash = ByteInterner.hash(raw)
+            if interner.lookup(raw, hash: hash) == nil { interner.insert(raw, hash: hash, id: id) }
+        }
+    }
+
+    /// The key of the first of a line's texts that holds NUL, as the line spells it.
+    private static func keyHoldingNUL(_ e: RawEvent, _ hasNUL: (Span) -> Bool) -> String? {
+        if hasNUL(e.sid) { return "sid" }
+        if hasNUL(e.name) { return "ev" }
+        if hasNUL(e.vc) { return "vc" }
+        if hasNUL(e.cls) { return "cls" }
+        if hasNUL(e.other) { return e.kind.otherKey ?? "other" }
+        if hasNUL(e.detail) { return e.kind.detailKey ?? "detail" }
+        if hasNUL(e.thread) { return "thread" }
+        if hasNUL(e.wall) { return "wall" }
+        return nil
     }
 
     /// A rejected line's first 200 bytes: as text when they are UTF-8 without NUL (cut

@@ -99,6 +99,14 @@ package struct ReportExhibits: Sendable {
             guard let session = view.session(sid) else { continue }
             let source = try TimelineSource(db: db, session: session, settings: view.data.settings)
             let findingsOf = try findings(of: session, view, db: db)
+            // The windows of the session's examples, whose rows are read once for all of them.
+            let windows = bySession[sid]!.compactMap { i -> TimeWindow? in
+                var request = timelineRequest(i, view, around: out.decisiveSeq[i], limits: limits)
+                if let planned = try? TimelineReport.plan(source: source, findings: findingsOf, request) { return planned.window }
+                request.vc = nil
+                return try? TimelineReport.plan(source: source, findings: findingsOf, request).window
+            }
+            try source.share(windows, widest: TimelineReport.defaultWidth)
             for i in bySession[sid]! {
                 progress?(done, chosen.count)
                 out.drawn[i] = try exhibit(i, view, source: source, findings: findingsOf, query: query,
@@ -127,11 +135,7 @@ package struct ReportExhibits: Sendable {
                         around: Int64?, limits: ExhibitLimits) throws -> FindingExhibit {
         let f = view.findings[i]
         let session = source.session
-        var request = TimelineRequest()
-        request.vc = f.vc.map { v in f.since.map { "\(v)#\($0)" } ?? v }
-        request.around = around ?? f.evidence.last
-        request.maxLanes = limits.lanes
-        request.findings.className = view.data.className
+        var request = timelineRequest(i, view, around: around, limits: limits)
         var timeline: Timeline?
         var missing: String?
         do {
@@ -168,6 +172,17 @@ package struct ReportExhibits: Sendable {
         return FindingExhibit(timeline: timeline, missing: missing, holders: holders(f, lane: lane, timeline: timeline),
                               events: events, evidence: Set(f.evidence), eventsTotal: max(total, events.count),
                               eventsCommand: command)
+    }
+
+    /// The timeline drawn of example `i`: its instance around its decisive event.
+    static func timelineRequest(_ i: Int, _ view: ReportView, around: Int64?, limits: ExhibitLimits) -> TimelineRequest {
+        let f = view.findings[i]
+        var request = TimelineRequest()
+        request.vc = f.vc.map { v in f.since.map { "\(v)#\($0)" } ?? v }
+        request.around = around ?? f.evidence.last
+        request.maxLanes = limits.lanes
+        request.findings.className = view.data.className
+        return request
     }
 
     /// What contained, presented or moved the instance in the window, the controller whose

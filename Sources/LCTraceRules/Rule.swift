@@ -93,9 +93,12 @@ package struct RuleSettings: Equatable, Sendable {
         let live = maxLive.keys.sorted().map { "\($0)=\(maxLive[$0]!)" }.joined(separator: ",")
         // The rules' version and ids too: findings stored by older rules, or before a rule was
         // added, are stale as surely as findings stored with another grace.
-        let rules = RuleCatalog.all.map(\.id).joined(separator: ",")
-        return "rules=\(RuleCatalog.rulesVersion):\(rules);grace=\(leakGrace);animated=\(gapAnimated);plain=\(gapPlain);max-live=\(live)"
+        return "\(Self.rulesText);grace=\(leakGrace);animated=\(gapAnimated);plain=\(gapPlain);max-live=\(live)"
     }
+
+    /// The part of `canonicalText` that names the rules, whatever the tuning: stored findings
+    /// of the rules that need none (LC903) are current when it matches.
+    package static let rulesText = "rules=\(RuleCatalog.rulesVersion):\(RuleCatalog.all.map(\.id).joined(separator: ","))"
 }
 
 package extension Finding {
@@ -185,6 +188,10 @@ package enum RuleCatalog {
     private static let byID = Dictionary(all.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
 
     package static func info(_ id: String) -> RuleInfo? { byID[id] }
+
+    /// LC903's id: a session without its finding has a clock that never went back, so a
+    /// timeline reads a window of its time as a range of seqs.
+    package static let clockBackwardsID = ClockBackwardsRule.info.id
 
     /// Runs every session rule over `model`; findings ordered by t, then rule.
     package static func check(_ model: SessionModel, _ settings: RuleSettings) -> [Finding] {

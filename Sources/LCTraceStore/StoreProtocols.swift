@@ -119,7 +119,20 @@ package protocol LoadingAnalysisHost: AnyObject {
     func modelStore() throws -> any AnalysisStore & CapturedRowsReader
     /// A reader of snapshots on a connection of its own, for the analysis thread.
     func openSnapshotReader() throws -> any SnapshotReader
+    /// False when a session without captured rows is left dirty, for the analysis after
+    /// loading, rather than read back while loading (PostgreSQL: `ModelStoringReader`).
+    var readsBackWhileLoading: Bool { get }
 }
+
+package extension LoadingAnalysisHost {
+    var readsBackWhileLoading: Bool { true }
+}
+
+/// A snapshot reader that stores the models it builds itself, each session in a write
+/// transaction of its own on its connection, instead of handing them to the ingest's batches
+/// (PostgreSQL: writers do not exclude each other there, and the server, not the ingest,
+/// tells whether a session changed since its rows were captured).
+package protocol ModelStoringReader: SnapshotReader, AnalysisStore {}
 
 /// The events of one session as the ingest stored them moments ago (all of its rows, kept
 /// because the session was new in its file): the analysis while loading builds the model from

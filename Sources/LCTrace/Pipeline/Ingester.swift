@@ -50,8 +50,8 @@ final class Ingester {
     }
 
     /// Analyses each loaded file's sessions on the second core while the next files load,
-    /// where the backend can tell whether a session changed since a snapshot (SQLite; other
-    /// backends analyze after loading). True when it will.
+    /// where the backend is a `LoadingAnalysisHost` (SQLite; PostgreSQL for the sessions a
+    /// run writes alone). True when it will.
     @discardableResult
     func analyzeWhileLoading(settings: RuleSettings) throws -> Bool {
         guard let host = store as? any LoadingAnalysisHost else { return false }

@@ -43,6 +43,22 @@ package enum TimelineReport {
     /// The timeline of a session whose source and findings the caller has already (the HTML
     /// report draws several examples of one session, from the findings it reports).
     static func make(source: TimelineSource, findings: [Finding], _ request: TimelineRequest) throws -> Timeline {
+        let (window, options) = try plan(source: source, findings: findings, request)
+        // The decisive event of a finding: the one of its evidence at its t (what --around takes).
+        var decisive: [String: Int64] = [:]
+        func key(_ f: Finding) -> String { "\(f.rule)|\(f.vc ?? "")|\(f.since ?? -1)|\(f.t ?? -1)|\(f.evidence)" }
+        for f in findings {
+            if let seq = try decisiveSeq(f, time: source.eventTime) { decisive[key(f)] = seq }
+        }
+        return try TimelineBuilder.build(session: source.session, reader: source, findings: findings, window: window,
+                                         options: options) {
+            decisive[key($0)] ?? $0.evidence.last
+        }
+    }
+
+    /// Where the timeline `request` asks for looks (its window) and what it draws there.
+    static func plan(source: TimelineSource, findings: [Finding], _ request: TimelineRequest) throws
+        -> (window: TimeWindow, options: TimelineOptions) {
         let session = source.session
         guard let first = session.firstT, let last = session.lastT else { throw TimelineError.emptySession(sid: session.sid) }
         let span = TimeWindow(start: first, end: max(first, last))
@@ -95,15 +111,7 @@ package enum TimelineReport {
             let pad = max(f.duration / 20, 100_000_000)
             window = TimeWindow(start: max(span.start, f.start.minusClamped(pad)), end: min(span.end, f.end.plusClamped(pad)))
         }
-        // The decisive event of a finding: the one of its evidence at its t (what --around takes).
-        var decisive: [String: Int64] = [:]
-        func key(_ f: Finding) -> String { "\(f.rule)|\(f.vc ?? "")|\(f.since ?? -1)|\(f.t ?? -1)|\(f.evidence)" }
-        for f in findings {
-            if let seq = try decisiveSeq(f, time: source.eventTime) { decisive[key(f)] = seq }
-        }
-        return try TimelineBuilder.build(session: session, reader: source, findings: findings, window: window, options: options) {
-            decisive[key($0)] ?? $0.evidence.last
-        }
+        return (window, options)
     }
 
     /// Adds the whole of `session` to an export: every instance a lane, every event an instant,

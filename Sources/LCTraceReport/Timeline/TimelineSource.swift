@@ -29,6 +29,8 @@ final class TimelineSource: SessionRowStream, TimelineRowReader {
     package let query: TimelineQuery
     /// The rebuilt model of a dirty session, whole (rows of every batch).
     private var rebuilt: TimelineRows?
+    /// The rows that meet any of several windows, read once for all (`share`).
+    private var shared: (windows: Set<TimeWindow>, rows: TimelineRows)?
     /// Appearance, edge and event rows read from the table and handed out whole in arrays so
     /// far (`rows(window:)`): the ones the `forEach…` methods hand out one at a time are not
     /// counted. The tests hold an export and a controller's timeline to a bound with it.
@@ -51,6 +53,11 @@ final class TimelineSource: SessionRowStream, TimelineRowReader {
             self.session.lostEvents = Int(model.stats.lostEvents)
             rows.totalInstances = rows.instances.count
             rebuilt = rows
+            query.clockNeverGoesBack = model.stats.clockBackwardsCount == 0
+        } else {
+            // The analysis that stored the facts judged LC903 on every event of the session.
+            let rulesMatch = StoredModelPolicy.storedRulesMatch(try db.storedSettingsText())
+            query.clockNeverGoesBack = try rulesMatch && !query.hasFinding(rule: RuleCatalog.clockBackwardsID)
         }
     }
 
@@ -77,23 +84,64 @@ final class TimelineSource: SessionRowStream, TimelineRowReader {
         return rows
     }
 
+    /// Reads once the instances, appearance cycles and containment edges that meet any of
+    /// `windows`, which the timelines of those windows then take from memory: the HTML
+    /// report's examples of one session read each table once, not twice per example (a scan
+    /// of a long session's cycles for a window near its end). Windows wider than `widest` are
+    /// left to read their own rows (a controller's whole life may be the whole session).
+    func share(_ windows: [TimeWindow], widest: Int64) throws {
+        let narrow = Set(windows.filter { $0.duration <= widest })
+        guard rebuilt == nil, narrow.count > 1 else { return }
+        // Overlapping windows read as one (the same rows: their union has no gap), so that a
+        // row is tested against few of them (a cycle's end is a sum the view works out each time).
+        var list: [TimeWindow] = []
+        for w in narrow.sorted(by: { ($0.start, $0.end) < ($1.start, $1.end) }) {
+            if let last = list.last, w.start <= last.end { list[list.count - 1].end = max(last.end, w.end) } else { list.append(w) }
+        }
+        var rows = TimelineRows()
+        rows.instances = try query.instances(meeting: list)
+        try query.forEachCycle(meeting: list) { rows.cycles.append($0) }
+        try query.forEachEdge(meeting: list) { rows.edges.append($0) }
+        shared = (narrow, rows)
+    }
+
+    /// The rows shared for `window`, if it is one of the windows shared.
+    private func sharedRows(_ window: TimeWindow) -> TimelineRows? {
+        guard let shared, shared.windows.contains(window) else { return nil }
+        return shared.rows
+    }
+
     /// The instances that meet `window` and how many the session has in all: what a timeline
     /// of it holds whole (its rows it reads one at a time, `TimelineRowReader`).
     func timelineInstances(window: TimeWindow) throws -> (instances: [TimelineRows.Instance], total: Int) {
         if let rebuilt { return (rebuilt.instances, rebuilt.totalInstances) }
+        // The same rows, in the same order, as the query of the window alone gives.
+        if let rows = sharedRows(window) {
+            return (rows.instances.filter { window.overlaps($0.firstT, $0.endT) }, try query.instanceCount())
+        }
         return (try query.instances(window: window), try query.instanceCount())
     }
 
     /// The appearance cycles that meet `window` in will_seq order, one at a time (a rebuilt
     /// model's all).
     func forEachCycle(window: TimeWindow, _ body: (TimelineRows.Cycle) throws -> Void) throws {
-        if let rebuilt { try rebuilt.cycles.forEach(body) } else { try query.forEachCycle(window: window, body) }
+        if let rebuilt { return try rebuilt.cycles.forEach(body) }
+        if let rows = sharedRows(window) {
+            for c in rows.cycles where window.overlaps(c.willT, c.didDisappearT) { try body(c) }
+            return
+        }
+        try query.forEachCycle(window: window, body)
     }
 
     /// The containment edges that meet `window` in add_seq order, one at a time (a rebuilt
     /// model's all).
     func forEachEdge(window: TimeWindow, _ body: (TimelineRows.Edge) throws -> Void) throws {
-        if let rebuilt { try rebuilt.edges.forEach(body) } else { try query.forEachEdge(window: window, body) }
+        if let rebuilt { return try rebuilt.edges.forEach(body) }
+        if let rows = sharedRows(window) {
+            for e in rows.edges where window.overlaps(e.addT, e.removeT) { try body(e) }
+            return
+        }
+        try query.forEachEdge(window: window, body)
     }
 
     /// Every instance of the session, in (since, vc) order.

@@ -26,7 +26,9 @@ package final class ExhibitQuery {
     package func instanceEvents(session: Int64, sid: String, vc: String, since: Int64, end: Int64?, around: Int64,
                                limit: Int) throws -> (events: [TraceEvent], total: Int) {
         guard let id = try db.scalarInt("SELECT id FROM strings WHERE text = ?", [.text(vc)]) else { return ([], 0) }
-        let range = "e.session = ?1 AND e.seq >= ?2 AND (CAST(?3 AS BIGINT) IS NULL OR e.seq <= ?3) AND (e.vc = ?4 OR e.other = ?4)"
+        // Both ends bound the primary key's range (an end that may be NULL bounds nothing: an
+        // instance that ended early was read to the session's end, three times).
+        let range = "e.session = ?1 AND e.seq >= ?2 AND e.seq <= ?3 AND (e.vc = ?4 OR e.other = ?4)"
         let count = try db.query("SELECT count(*) FROM \(db.relation(.events)) e WHERE \(range)")
         bind(count, session, since, end, id)
         let total = try count.step() ? Int(count.int(0)) : 0
@@ -55,7 +57,7 @@ package final class ExhibitQuery {
     private func bind(_ q: any SQLQuery, _ session: Int64, _ since: Int64, _ end: Int64?, _ vc: Int64) {
         q.bind(session, at: 1)
         q.bind(since, at: 2)
-        q.bind(end, at: 3)
+        q.bind(end ?? .max, at: 3)
         q.bind(vc, at: 4)
     }
 

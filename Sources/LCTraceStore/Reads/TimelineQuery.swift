@@ -89,7 +89,7 @@ package struct TimelineRows: Sendable {
 }
 
 /// A span of a session's clock, in nanoseconds, both ends included.
-package struct TimeWindow: Sendable, Equatable {
+package struct TimeWindow: Sendable, Hashable {
     package var start: Int64
     package var end: Int64
     package init(start: Int64, end: Int64) { self.start = start; self.end = end }
@@ -106,6 +106,16 @@ package final class TimelineQuery {
     private let db: any SQLReadConnection
     private let session: Int64
     private let sid: String
+    /// True when `t` never decreases as `seq` grows in this session (its analysis found no
+    /// LC903): a window of time is then a range of seqs, which the primary key reads directly,
+    /// instead of a scan of the whole session for every window (the HTML report of a 5 M-event
+    /// session read it whole twice per example drawn). Set by whoever knows the facts' origin.
+    package var clockNeverGoesBack = false
+    /// The seqs of windows already bisected (a timeline reads its window several times).
+    private var seqRanges: [TimeWindow: SeqRange] = [:]
+    private var instanceTotal: Int?
+    private var backgroundIDs: (enter: [Int64], leave: [Int64])?
+    private var firstAtOrAfter: (any SQLQuery)?
 
     /// Events that begin or end a background period.
     static let backgroundKinds: [EventKind] = [
@@ -128,6 +138,11 @@ package final class TimelineQuery {
         try db.scalarInt("SELECT t FROM \(db.relation(.events)) WHERE session = ? AND seq = ?", [.int(session), .int(seq)])
     }
 
+    /// True when the session has a stored finding of rule `rule`.
+    package func hasFinding(rule: String) throws -> Bool {
+        try db.scalarInt("SELECT 1 FROM findings WHERE session = ?1 AND rule = ?2 LIMIT 1", [.int(session), .text(rule)]) != nil
+    }
+
     /// Every instance of controller id `vc`, in order.
     package func instances(vc: String) throws -> [TimelineRows.Instance] {
         try instances(where: "i.vc = (SELECT id FROM strings WHERE text = ?2)", [.int(session), .text(vc)])
@@ -145,9 +160,12 @@ package final class TimelineQuery {
         return rows
     }
 
-    /// Instances the session has in all.
+    /// Instances the session has in all (counted once).
     package func instanceCount() throws -> Int {
-        Int(try db.scalarInt("SELECT count(*) FROM \(db.relation(.instances)) WHERE session = ?", [.int(session)]) ?? 0)
+        if let instanceTotal { return instanceTotal }
+        let n = Int(try db.scalarInt("SELECT count(*) FROM \(db.relation(.instances)) WHERE session = ?", [.int(session)]) ?? 0)
+        instanceTotal = n
+        return n
     }
 
     /// The marked events in `window` (all without one), in seq order. Background and
@@ -162,21 +180,132 @@ package final class TimelineQuery {
 
     /// Calls `body` with each of the marked events `markedEvents(window:)` returns, one row at
     /// a time (a long session has millions: a timeline of a controller's whole life or an
-    /// export holds none of them).
+    /// export holds none of them). When the clock never goes back, the window's seqs are read
+    /// through the primary key, and of the background events before them only the one that
+    /// leaves the window opening in the background, if any (the others end before it: a
+    /// timeline draws nothing of them).
     package func forEachMarkedEvent(window: TimeWindow?, _ body: (TraceEvent) throws -> Void) throws {
         func list(_ kinds: [EventKind]) -> String { kinds.map { "'\($0.rawValue)'" }.joined(separator: ",") }
         let names = list(Self.markedKinds), background = list(Self.backgroundKinds)
+        var seqs = (from: Int64.min, through: Int64.max)
+        if let window, let range = try seqRange(window) {
+            if let open = try openBackground(before: range) { try body(open) }
+            guard let inside = range.inside else { return }
+            seqs = inside
+        }
         try forEach("""
             SELECT e.seq, e.t, n.text, v.text, o.text, e.flags, d.text
             FROM \(db.relation(.events)) e JOIN strings n ON n.id = e.ev
             LEFT JOIN strings v ON v.id = e.vc LEFT JOIN strings o ON o.id = e.other LEFT JOIN strings d ON d.id = e.detail
-            WHERE e.session = ?1 AND e.ev IN (SELECT id FROM strings WHERE text IN (\(names)))
+            WHERE e.session = ?1 AND e.seq >= ?4 AND e.seq <= ?5 AND e.ev IN (SELECT id FROM strings WHERE text IN (\(names)))
               AND (CAST(?2 AS BIGINT) IS NULL OR e.t <= ?3) AND (CAST(?2 AS BIGINT) IS NULL OR e.t >= ?2 OR n.text IN (\(background)))
             ORDER BY e.seq
-            """, window: window, { q in
-            TraceEvent(sid: sid, seq: q.int(0), t: q.int(1), name: q.text(2) ?? "", vc: q.text(3), other: q.text(4),
-                       flags: EventFlags(rawValue: q.int(5)), detail: q.text(6))
-        }, body)
+            """, window: window, [.int(seqs.from), .int(seqs.through)], markedEvent, body)
+    }
+
+    private func markedEvent(_ q: any SQLQuery) -> TraceEvent {
+        TraceEvent(sid: sid, seq: q.int(0), t: q.int(1), name: q.text(2) ?? "", vc: q.text(3), other: q.text(4),
+                   flags: EventFlags(rawValue: q.int(5)), detail: q.text(6))
+    }
+
+    /// Where a window's events are among the session's seqs, when the clock never goes back.
+    struct SeqRange {
+        /// The seqs of the events in the window, both ends included; nil when it has none.
+        var inside: (from: Int64, through: Int64)?
+        /// The events before the window and not after its end (the background ones among them
+        /// count): those below `seq`, or up to it when `included`; nil when there are none.
+        var before: (seq: Int64, included: Bool)?
+    }
+
+    /// Where the events of `window` are when the clock never goes back (nil when it may): from
+    /// the first event at or after its start through the last at or before its end, each found
+    /// by bisection over the session's seqs, one primary-key look-up a step.
+    private func seqRange(_ window: TimeWindow) throws -> SeqRange? {
+        guard clockNeverGoesBack else { return nil }
+        if let known = seqRanges[window] { return known }
+        guard let first = try event(atOrAfter: .min)?.seq,
+              let last = try db.scalarInt("SELECT seq FROM \(db.relation(.events)) WHERE session = ?1 ORDER BY seq DESC LIMIT 1",
+                                          [.int(session)]),
+              !last.subtractingReportingOverflow(first).overflow else { return nil }
+        // The first event later than `t` (or at `t`): t never decreases, so it is the first
+        // at or after the lowest seq whose next event is.
+        func firstLater(than t: Int64, orAt: Bool) throws -> (seq: Int64, t: Int64)? {
+            func later(_ e: (seq: Int64, t: Int64)?) -> Bool { e.map { orAt ? $0.t >= t : $0.t > t } ?? false }
+            guard later(try event(atOrAfter: last)) else { return nil }
+            var lo = first, hi = last
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2
+                if later(try event(atOrAfter: mid)) { hi = mid } else { lo = mid + 1 }
+            }
+            return try event(atOrAfter: lo)
+        }
+        let start = try firstLater(than: window.start, orAt: true)?.seq
+        // The last event at or before the window's end.
+        var end: Int64? = last
+        if let after = try firstLater(than: window.end, orAt: false) {
+            end = try db.scalarInt("SELECT seq FROM \(db.relation(.events)) WHERE session = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT 1",
+                                   [.int(session), .int(after.seq)])
+        }
+        var range = SeqRange()
+        if let end {
+            if let start, start <= end {
+                range.inside = (start, end)
+                range.before = (start, false)
+            } else {
+                range.before = (end, true)
+            }
+        }
+        seqRanges[window] = range
+        return range
+    }
+
+    /// The seq and t of the first event at or after seq `seq`.
+    private func event(atOrAfter seq: Int64) throws -> (seq: Int64, t: Int64)? {
+        if firstAtOrAfter == nil {
+            firstAtOrAfter = try db.query("SELECT seq, t FROM \(db.relation(.events)) WHERE session = ?1 AND seq >= ?2 ORDER BY seq LIMIT 1")
+        }
+        let q = firstAtOrAfter!
+        defer { q.reset() }
+        q.bind(session, at: 1)
+        q.bind(seq, at: 2)
+        return try q.step() ? (q.int(0), q.int(1)) : nil
+    }
+
+    /// The event before a window (every one is at an earlier t) that put the session in the
+    /// background when no foreground event followed it there: the background period the
+    /// window opens in. Two look-ups, none when the database holds no event that enters the
+    /// background.
+    private func openBackground(before range: SeqRange) throws -> TraceEvent? {
+        guard let bound = range.before else { return nil }
+        if backgroundIDs == nil {
+            func ids(_ kinds: [EventKind]) throws -> [Int64] {
+                var out: [Int64] = []
+                let q = try db.query("SELECT id FROM strings WHERE text IN (\(kinds.map { "'\($0.rawValue)'" }.joined(separator: ",")))")
+                defer { q.reset() }
+                while try q.step() { out.append(q.int(0)) }
+                return out
+            }
+            let enter: [EventKind] = [.sceneDidEnterBackground, .appDidEnterBackground]
+            backgroundIDs = (try ids(enter), try ids(Self.backgroundKinds.filter { !enter.contains($0) }))
+        }
+        guard let (enter, leave) = backgroundIDs, !enter.isEmpty else { return nil }
+        func idList(_ ids: [Int64]) -> String { ids.isEmpty ? "NULL" : ids.map(String.init).joined(separator: ",") }
+        let below = bound.included ? "<=" : "<"
+        let left = try db.scalarInt("""
+            SELECT seq FROM \(db.relation(.events)) WHERE session = ?1 AND seq \(below) ?2 AND ev IN (\(idList(leave)))
+            ORDER BY seq DESC LIMIT 1
+            """, [.int(session), .int(bound.seq)])
+        // After `left` (a foreground event: at Int64.max, no event after it enters the background).
+        let q = try db.query("""
+            SELECT e.seq, e.t, n.text, v.text, o.text, e.flags, d.text
+            FROM \(db.relation(.events)) e JOIN strings n ON n.id = e.ev
+            LEFT JOIN strings v ON v.id = e.vc LEFT JOIN strings o ON o.id = e.other LEFT JOIN strings d ON d.id = e.detail
+            WHERE e.session = ?1 AND e.seq >= ?2 AND e.seq \(below) ?3 AND e.ev IN (\(idList(enter)))
+            ORDER BY e.seq LIMIT 1
+            """)
+        defer { q.reset() }
+        try q.bind([.int(session), .int(left.map { $0 < .max ? $0 + 1 : $0 } ?? .min), .int(bound.seq)])
+        return try q.step() ? markedEvent(q) : nil
     }
 
     /// Calls `body` with every event of the session in seq order (for an export's instants).
@@ -184,37 +313,37 @@ package final class TimelineQuery {
         try PortableEventReader(db: db).forEachEvent(session: session, sid: sid, body)
     }
 
-    /// Runs `sql` with the session as ?1 and the window as ?2 (start) and ?3 (end), both NULL
-    /// without one, and makes a value of each row.
-    private func select<T>(_ sql: String, window: TimeWindow?, _ row: (any SQLQuery) -> T) throws -> [T] {
-        var out: [T] = []
-        try forEach(sql, window: window, row) { out.append($0) }
-        return out
-    }
-
-    /// As `select`, handing each value to `body` as its row is read (a cursor on PostgreSQL).
-    private func forEach<T>(_ sql: String, window: TimeWindow?, _ row: (any SQLQuery) -> T,
+    /// Runs `sql` with the session as ?1, the window as ?2 (start) and ?3 (end), both NULL
+    /// without one, and `more` from ?4 on, handing a value of each row to `body` as it is read
+    /// (a cursor on PostgreSQL).
+    private func forEach<T>(_ sql: String, window: TimeWindow?, _ more: [SQLValue] = [], _ row: (any SQLQuery) -> T,
                             _ body: (T) throws -> Void) throws {
         let q = try db.query(sql)
         defer { q.reset() }
         q.bind(session, at: 1)
         q.bind(window?.start, at: 2)
         q.bind(window?.end, at: 3)
+        for (i, value) in more.enumerated() { try q.bind(value, at: Int32(4 + i)) }
         while try q.step() { try body(row(q)) }
     }
 
     /// The instances that meet `window` (all without one), in (since, vc) order.
     package func instances(window: TimeWindow?) throws -> [TimelineRows.Instance] {
-        try instances(where: "(CAST(?2 AS BIGINT) IS NULL OR (i.first_t <= ?3 AND (i.end_t IS NULL OR i.end_t >= ?2)))",
-                      [.int(session), window.map { .int($0.start) } ?? .null, window.map { .int($0.end) } ?? .null])
+        try instances(meeting: window.map { [$0] })
+    }
+
+    /// The instances that meet one of `windows` (all without them), in (since, vc) order.
+    package func instances(meeting windows: [TimeWindow]?) throws -> [TimelineRows.Instance] {
+        try instances(where: meets(windows, from: "i.first_t", to: "i.end_t", first: 2),
+                      [.int(session)] + (windows ?? []).flatMap { [SQLValue.int($0.start), .int($0.end)] })
     }
 
     private func instances(where clause: String, _ bindings: [SQLValue]) throws -> [TimelineRows.Instance] {
         let q = try db.query("""
             SELECT v.text, i.since, c.text, coalesce(i.first_t, 0), i.end_seq, i.end_t, i.end_how, pr.text,
                    i.release_seq, i.release_t, i.release_how
-            FROM (SELECT x.*, coalesce((SELECT e.t FROM \(db.relation(.events)) e WHERE e.session = x.session AND e.seq = x.since),
-                                       x.init_t) AS first_t
+            FROM (SELECT x.*, coalesce(x.init_t, (SELECT e.t FROM \(db.relation(.events)) e WHERE e.session = x.session AND e.seq = x.since))
+                  AS first_t
                   FROM \(db.relation(.instances)) x WHERE x.session = ?1) i
             JOIN strings v ON v.id = i.vc
             LEFT JOIN strings c ON c.id = i.cls LEFT JOIN strings pr ON pr.id = i.presenter
@@ -239,15 +368,55 @@ package final class TimelineQuery {
         return out
     }
 
+    /// The last seq at or before the end of one of `windows` (Int64.max when unknown): a row
+    /// that meets one began by then, so its table is read through its key only so far.
+    private func lastSeq(startedBy windows: [TimeWindow]?) throws -> Int64 {
+        guard let windows else { return .max }
+        var last = Int64.min
+        for window in windows {
+            guard let range = try seqRange(window) else { return .max }
+            last = max(last, range.inside?.through ?? range.before?.seq ?? .min)
+        }
+        return last
+    }
+
+    /// SQL true for a row whose span from `from` to `to` (NULL: still open) meets one of
+    /// `windows`, given from parameter `first` on as (start, end) pairs; true for every row
+    /// without them.
+    private func meets(_ windows: [TimeWindow]?, from: String, to: String, first: Int) -> String {
+        guard let windows else { return "1 = 1" }
+        guard !windows.isEmpty else { return "1 = 0" }
+        return "(" + windows.indices.map { k in
+            let start = first + 2 * k
+            // `to` once, not twice (a view may work it out each time: a cycle's end is a sum).
+            return "(\(from) <= ?\(start + 1) AND coalesce(\(to), 9223372036854775807) >= ?\(start))"
+        }.joined(separator: " OR ") + ")"
+    }
+
+    /// Runs `sql` with the session as ?1, `seq` as ?2 and `windows` as (start, end) pairs from ?3 on.
+    private func forEach<T>(_ sql: String, seq: Int64, windows: [TimeWindow]?, _ row: (any SQLQuery) -> T,
+                            _ body: (T) throws -> Void) throws {
+        let q = try db.query(sql)
+        defer { q.reset() }
+        try q.bind([.int(session), .int(seq)] + (windows ?? []).flatMap { [SQLValue.int($0.start), .int($0.end)] })
+        while try q.step() { try body(row(q)) }
+    }
+
     /// The appearance cycles that meet `window` (all without one) in will_seq order, one row at a time.
     package func forEachCycle(window: TimeWindow?, _ body: (TimelineRows.Cycle) throws -> Void) throws {
+        try forEachCycle(meeting: window.map { [$0] }, body)
+    }
+
+    /// The appearance cycles that meet one of `windows` (all without them) in will_seq order,
+    /// one row at a time.
+    package func forEachCycle(meeting windows: [TimeWindow]?, _ body: (TimelineRows.Cycle) throws -> Void) throws {
         try forEach("""
             SELECT v.text, a.since, a.will_seq, a.will_t, a.is_t, a.did_t, a.will_disappear_t, a.did_disappear_t,
                    a.animated, a.interactive, a.outcome, a.ending
             FROM \(db.relation(.appearances)) a JOIN strings v ON v.id = a.vc
-            WHERE a.session = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR (a.will_t <= ?3 AND (a.did_disappear_t IS NULL OR a.did_disappear_t >= ?2)))
+            WHERE a.session = ?1 AND a.will_seq <= ?2 AND \(meets(windows, from: "a.will_t", to: "a.did_disappear_t", first: 3))
             ORDER BY a.will_seq
-            """, window: window, { q in
+            """, seq: try lastSeq(startedBy: windows), windows: windows, { q in
             TimelineRows.Cycle(
                 instance: InstanceKey(vc: q.text(0) ?? "", since: q.int(1)), willSeq: q.int(2), willT: q.int(3),
                 isT: q.optionalInt(4), didT: q.optionalInt(5), willDisappearT: q.optionalInt(6), didDisappearT: q.optionalInt(7),
@@ -264,12 +433,18 @@ package final class TimelineQuery {
 
     /// The containment edges that meet `window` (all without one) in add_seq order, one row at a time.
     package func forEachEdge(window: TimeWindow?, _ body: (TimelineRows.Edge) throws -> Void) throws {
+        try forEachEdge(meeting: window.map { [$0] }, body)
+    }
+
+    /// The containment edges that meet one of `windows` (all without them) in add_seq order,
+    /// one row at a time.
+    package func forEachEdge(meeting windows: [TimeWindow]?, _ body: (TimelineRows.Edge) throws -> Void) throws {
         try forEach("""
             SELECT ch.text, k.child_since, pa.text, k.parent_since, k.add_seq, k.add_t, k.remove_seq, k.remove_t
             FROM \(db.relation(.containment)) k JOIN strings ch ON ch.id = k.child JOIN strings pa ON pa.id = k.parent
-            WHERE k.session = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR (k.add_t <= ?3 AND (k.remove_t IS NULL OR k.remove_t >= ?2)))
+            WHERE k.session = ?1 AND k.add_seq <= ?2 AND \(meets(windows, from: "k.add_t", to: "k.remove_t", first: 3))
             ORDER BY k.add_seq
-            """, window: window, { q in
+            """, seq: try lastSeq(startedBy: windows), windows: windows, { q in
             TimelineRows.Edge(
                 child: InstanceKey(vc: q.text(0) ?? "", since: q.int(1)), parent: q.text(2) ?? "",
                 parentSince: q.optionalInt(3), addSeq: q.int(4), addT: q.int(5),

@@ -17,21 +17,7 @@ import XCTest
 /// findings) with the look-alikes that must stay quiet.
 class RuleTestCase: XCTestCase {
     /// A tab-less app: navigation controller 0xn with root 0xa, both visible at t = 10 ms.
-    func app() -> TraceBuilder {
-        var b = TraceBuilder()
-        b.vc(2, "init", "0xn", #""cls":"UINavigationController""#)
-        b.vc(2, "init", "0xa", #""cls":"RootVC""#)
-        b.vc(2, "addChild", "0xa", #""parent":"0xn""#)
-        b.vc(2, "willMoveToParent", "0xa", #""parent":"0xn""#)
-        b.vc(2, "didMoveToParent", "0xa", #""parent":"0xn""#)
-        for vc in ["0xn", "0xa"] { b.vc(3, "viewDidLoad", vc) }
-        for vc in ["0xn", "0xa"] { b.vc(4, "viewWillAppear", vc, #""animated":false"#) }
-        b.vc(4, "viewAttached", "0xn", #""host":null"#)
-        b.vc(4, "viewAttached", "0xa", #""host":"0xn""#)
-        for vc in ["0xn", "0xa"] { b.vc(5, "viewIsAppearing", vc, #""animated":false"#) }
-        for vc in ["0xn", "0xa"] { b.vc(10, "viewDidAppear", vc, #""animated":false"#) }
-        return b
-    }
+    func app() -> TraceBuilder { .app() }
 
     /// Pushes `vc` (class `cls`) onto 0xn over `over`, animated, with an is→did gap of `gap` ms.
     func push(_ b: inout TraceBuilder, _ at: Double, _ vc: String, over: String = "0xa", cls: String = "DetailVC",
@@ -115,5 +101,24 @@ class RuleTestCase: XCTestCase {
     /// The finding of `rule` about `vc`.
     func finding(_ model: SessionModel, _ rule: String, _ vc: String) -> Finding? {
         model.findings.first { $0.rule == rule && $0.vc == vc }
+    }
+}
+
+extension TraceBuilder {
+    /// A tab-less app: navigation controller 0xn with root 0xa, both visible at t = 10 ms.
+    static func app() -> TraceBuilder {
+        var b = TraceBuilder()
+        b.vc(2, "init", "0xn", #""cls":"UINavigationController""#)
+        b.vc(2, "init", "0xa", #""cls":"RootVC""#)
+        b.vc(2, "addChild", "0xa", #""parent":"0xn""#)
+        b.vc(2, "willMoveToParent", "0xa", #""parent":"0xn""#)
+        b.vc(2, "didMoveToParent", "0xa", #""parent":"0xn""#)
+        for vc in ["0xn", "0xa"] { b.vc(3, "viewDidLoad", vc) }
+        for vc in ["0xn", "0xa"] { b.vc(4, "viewWillAppear", vc, #""animated":false"#) }
+        b.vc(4, "viewAttached", "0xn", #""host":null"#)
+        b.vc(4, "viewAttached", "0xa", #""host":"0xn""#)
+        for vc in ["0xn", "0xa"] { b.vc(5, "viewIsAppearing", vc, #""animated":false"#) }
+        for vc in ["0xn", "0xa"] { b.vc(10, "viewDidAppear", vc, #""animated":false"#) }
+        return b
     }
 }

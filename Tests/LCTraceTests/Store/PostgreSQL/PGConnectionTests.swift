@@ -37,6 +37,22 @@ final class PGConnectionTests: XCTestCase {
         XCTAssertEqual(back, values)
     }
 
+    /// Numbers are written digit by digit into the copy's buffer: every width and both signs,
+    /// the extremes included, come back as they went.
+    func testCopyRoundTripsEveryWidthOfNumber() throws {
+        let db = try connect()
+        try db.execute("CREATE TEMP TABLE numbers (i integer, n bigint)")
+        var values: [Int64?] = [0, -1, 9, 10, -10, 99, 100, Int64.max, Int64.min, Int64.max - 1, Int64.min + 1, nil]
+        var p: Int64 = 1
+        for _ in 0..<18 { p *= 10; values += [p - 1, p, p + 1, -p, -(p - 1)] }
+        XCTAssertEqual(try db.copyIn("COPY numbers FROM STDIN") { w in
+            for (i, v) in values.enumerated() { w.add(Int64(i)); w.add(v); try w.endRow() }
+        }, values.count)
+        var back: [Int64?] = []
+        try db.forEachRow("SELECT n FROM numbers WHERE i >= $1 ORDER BY i", ["0"]) { row in back.append(row.int(0, 0)) }
+        XCTAssertEqual(back, values)
+    }
+
     func testCopyStreamsManyRowsInChunks() throws {
         let db = try connect()
         try db.execute("CREATE TEMP TABLE many (n bigint, s text)")

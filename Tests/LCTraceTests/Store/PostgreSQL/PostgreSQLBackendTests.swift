@@ -67,6 +67,23 @@ class PostgreSQLTestCase: TemporaryDirectoryTestCase {
     }
 }
 
+/// An ingest started on a thread of its own (the box hands its ingester and outcome over).
+final class IngestOnThread: @unchecked Sendable {
+    let ingester: Ingester
+    let inputs: [InputLocation]
+    var outcome: Result<IngestSummary, Error>?
+    let done = DispatchSemaphore(value: 0)
+
+    init(_ ingester: Ingester, _ inputs: [InputLocation]) {
+        self.ingester = ingester
+        self.inputs = inputs
+        Thread { [self] in
+            outcome = Result { try self.ingester.ingest(self.inputs) }
+            done.signal()
+        }.start()
+    }
+}
+
 final class PostgreSQLBackendTests: PostgreSQLTestCase {
 
     // The same corpus into SQLite and into PostgreSQL giving the same content is a case of
@@ -176,36 +193,31 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
             INSERT INTO events(session, seq, t, ev) SELECT s.id, 3, 1, n.id FROM sessions s, strings n WHERE s.sid = 'S-held' AND n.text = 'init';
             UPDATE sessions SET changes = changes + 1, dirty = 1 WHERE sid = 'S-held'
             """)
-        // The ingest on a thread of its own (the box hands its sink and outcome over).
-        final class Load: @unchecked Sendable {
-            let sink: PGIngestSink
-            let inputs: [InputLocation]
-            var outcome: Result<IngestSummary, Error>?
-            let done = DispatchSemaphore(value: 0)
-            init(_ sink: PGIngestSink, _ inputs: [InputLocation]) { self.sink = sink; self.inputs = inputs }
-        }
-        let load = Load(try XCTUnwrap(try storage.backend.ingestSink() as? PGIngestSink), Ingester.expand([dir + "/held.jsonl"]).inputs)
-        Thread {
-            load.outcome = Result { try Ingester(store: load.sink).ingest(load.inputs) }
-            load.done.signal()
-        }.start()
+        let sink = try XCTUnwrap(try storage.backend.ingestSink() as? PGIngestSink)
+        let load = IngestOnThread(Ingester(store: sink), Ingester.expand([dir + "/held.jsonl"]).inputs)
         XCTAssertEqual(load.done.wait(timeout: .now() + 1.5), .timedOut, "the batch waits for the session's writer")
         try writer.execute("COMMIT")
         XCTAssertEqual(load.done.wait(timeout: .now() + 30), .success)
         let summary = try XCTUnwrap(load.outcome).get()
         XCTAssertEqual(summary.files.map(\.newEvents), [b.lines.count - 1])
         XCTAssertEqual(summary.files.map { $0.duplicates + $0.conflicts }, [1])
-        XCTAssertEqual([load.sink.directBatches, load.sink.mergedBatches], [0, 1])
+        XCTAssertEqual([sink.directBatches, sink.mergedBatches], [0, 1])
+    }
+
+    /// A fresh database, and a session of 20 inits in two files: first.jsonl holds its lines
+    /// up to `firstEnd`, second.jsonl those from `secondStart`.
+    func splitSession(_ sid: String, firstEnd: Int, secondStart: Int, name: String = #function) throws -> String {
+        var b = TraceBuilder(sid: sid)
+        for i in 0..<20 { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+        TestSupport.writeLines(Array(b.lines[0..<firstEnd]), to: dir + "/first.jsonl")
+        TestSupport.writeLines(Array(b.lines[secondStart...]), to: dir + "/second.jsonl")
+        return try freshDatabase(name)
     }
 
     /// A row stored behind lctrace's back (its batch not counted in `sessions.changes`) makes
     /// the straight copy fail: it is undone and the batch merged, the row counted a duplicate.
     func testAStraightCopyMeetingAStoredRowIsUndoneAndMerged() throws {
-        var b = TraceBuilder(sid: "S-behind")
-        for i in 0..<20 { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
-        TestSupport.writeLines(Array(b.lines[0..<10]), to: dir + "/first.jsonl")
-        TestSupport.writeLines(Array(b.lines[5...]), to: dir + "/second.jsonl")
-        let url = try freshDatabase()
+        let url = try splitSession("S-behind", firstEnd: 10, secondStart: 5)
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, dir + "/first.jsonl"]).status, 0)
         let pg = try PGConnection(url: url)
         try pg.execute("UPDATE sessions SET changes = 0")
@@ -216,6 +228,61 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual(run.files.map(\.duplicates), [5])
         XCTAssertEqual([sink.directBatches, sink.mergedBatches], [0, 1])
         XCTAssertEqual(try pg.query("SELECT count(*) FROM events").int(0, 0), 22)
+    }
+
+    /// (Issue 26) The analysis while loading on PostgreSQL: the sessions this run writes alone
+    /// are built from the rows the ingest kept and stored by a thread of their own, and the
+    /// others are left to the analysis after loading; the stored models, findings and dirty
+    /// flags are those of loading first and analysing after.
+    func testModelsFromCapturedRowsWhileLoadingEqualModelsReadBack() throws {
+        let input = try corpus("c", seed: 23, sessions: 8)
+        let together = try freshDatabase("together"), apart = try freshDatabase("apart")
+        let storage = try Storage.openForWriting(together)
+        let sink = try XCTUnwrap(try storage.backend.ingestSink() as? PGIngestSink)
+        let ingester = Ingester(store: sink)
+        XCTAssertTrue(try ingester.analyzeWhileLoading(settings: RuleSettings()), "PostgreSQL analyses while loading")
+        _ = try ingester.ingest(Ingester.expand([input]).inputs)
+        let background = try XCTUnwrap(ingester.analysis)
+        XCTAssertGreaterThan(background.storedFromCapturedRows, 0)
+        XCTAssertEqual(background.sessions, background.storedFromCapturedRows, "nothing is read back while loading")
+        // The cut file and the overlapping one meet stored rows: their sessions are left dirty.
+        let pg = try PGConnection(url: together)
+        XCTAssertGreaterThan(try pg.query("SELECT count(*) FROM sessions WHERE dirty = 1").int(0, 0) ?? 0, 0)
+        _ = try Analyzer(db: storage, settings: RuleSettings()).analyze(all: false)
+        let load = TestSupport.run(["ingest", "-q", "--no-analyze", "--db", apart, input])
+        XCTAssertEqual(load.status, 65, load.err)
+        let analysis = TestSupport.run(["analyze", "--db", apart])
+        XCTAssertEqual(analysis.status, 0, analysis.err)
+        XCTAssertEqual(try TestSupport.logicalDump(location: together), try TestSupport.logicalDump(location: apart))
+    }
+
+    /// (Issue 26) A session whose rows were captured and that another ingest adds rows to
+    /// before its model is stored keeps its model dirty: the server compares its `changes`
+    /// with those of the captured rows, not with what it holds when the model is written.
+    func testACapturedSessionChangedBeforeItsModelIsStoredStaysDirty() throws {
+        let url = try splitSession("S-late", firstEnd: 10, secondStart: 10)
+        let storage = try Storage.openForWriting(url)
+        let holder = try PGConnection(url: url)
+        let id = try XCTUnwrap(try holder.query("INSERT INTO sessions(sid) VALUES ('S-late') RETURNING id").int(0, 0))
+        // The model's writer waits for this lock (its session's analysis lock) while another ingest adds rows.
+        let key = (Int64(PGSchema.lockClass) << 32) | (id & 0xffff_ffff)
+        try holder.execute("SELECT pg_advisory_lock(\(key))")
+        let ingester = Ingester(store: try storage.backend.ingestSink())
+        XCTAssertTrue(try ingester.analyzeWhileLoading(settings: RuleSettings()))
+        let load = IngestOnThread(ingester, Ingester.expand([dir + "/first.jsonl"]).inputs)
+        var waiting = false
+        for _ in 0..<300 where !waiting {
+            waiting = try holder.query("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted").int(0, 0) == 1
+            if !waiting { usleep(20_000) }
+        }
+        XCTAssertTrue(waiting, "the model's writer waits for the session's lock")
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, dir + "/second.jsonl"]).status, 0)
+        try holder.execute("SELECT pg_advisory_unlock(\(key))")
+        XCTAssertEqual(load.done.wait(timeout: .now() + 30), .success)
+        _ = try XCTUnwrap(load.outcome).get()
+        XCTAssertEqual(try XCTUnwrap(load.ingester.analysis).storedFromCapturedRows, 1, "built from the first file's rows")
+        XCTAssertEqual(try holder.query("SELECT dirty FROM sessions WHERE id = $1", [String(id)]).int(0, 0), 1,
+                       "rows came in after the captured ones")
     }
 
     /// (Issue 26) The analysis's reader, which resolves texts on the client, gives every

@@ -5,7 +5,7 @@ import LCTraceModel
 /// Open addressing over a power-of-two table; keys are copied into one arena. A cache, not a
 /// copy of the table: it empties itself at `limit` entries, so memory stays flat however many
 /// distinct ids a run meets (they are mostly local to one session).
-final class ByteInterner {
+package final class ByteInterner {
     private struct Entry {
         package var hash: UInt64 = 0
         package var start: Int32 = 0
@@ -15,10 +15,10 @@ final class ByteInterner {
 
     private var table = [Entry](repeating: Entry(), count: 1024)
     private var keys: [UInt8] = []
-    private(set) var count = 0
+    package private(set) var count = 0
     package let limit: Int
 
-    package init(limit: Int = StringPool.defaultMaxCached) { self.limit = limit }
+    package init(limit: Int = 50_000) { self.limit = limit }
 
     /// FNV-1a, 64 bits: short keys, no need for more.
     @inline(__always) package static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
