@@ -48,6 +48,11 @@ final class ModelBuilder {
     private var appearingCycles = Set<Int>()
     /// willMoveToParent(P) logged before its addChild (recorders that log inside addChild).
     private var pendingWillMove: [InstanceKey: (parent: String, seq: Int64)] = [:]
+    /// `directory.latest` by interned id (`StoredIDs.vc`), while every instance registered
+    /// came with one (`latestByIDComplete`): the lookup of every event, by an integer instead
+    /// of hashing and comparing the controller id's text.
+    private var latestByID: [Int64: Instance] = [:]
+    private var latestByIDComplete = true
 
     /// `retired`: where instances retired in earlier batches are read back (the rows already
     /// stored); without it every retired id keeps a small tombstone in memory.
@@ -66,6 +71,12 @@ final class ModelBuilder {
     private func register(_ x: Instance) {
         model.register(x)
         directory.latest[x.key.vc] = x
+        if x.vcID != 0 {
+            if latestByIDComplete { latestByID[x.vcID] = x }
+        } else if latestByIDComplete {
+            latestByIDComplete = false
+            latestByID = [:]
+        }
         if let gone = directory.removeTombstone(vc: x.key.vc), gone.afterEndCount > 0 {
             // Its LC205 anomaly, still in the model, names it until the next batch.
             directory.replaced[gone.key] = gone
@@ -292,6 +303,7 @@ final class ModelBuilder {
             if x.wasContainer, let cls = x.cls { directory.retireContainer(x.key, cls: cls) }
             if directory.latest[x.key.vc] === x {
                 directory.latest[x.key.vc] = nil
+                if x.vcID != 0 { latestByID[x.vcID] = nil }
                 directory.setTombstone(InstanceDirectory.Tombstone(x))
             }
         }
@@ -322,8 +334,9 @@ final class ModelBuilder {
     /// the same id as reused); an id never initialised starts an instance at its first
     /// event (LC902); events after a deinit are anomalies and change nothing.
     private func instance(for vc: String, _ e: TraceEvent) -> Instance? {
+        let latest = e.ids.vc != 0 && latestByIDComplete ? latestByID[e.ids.vc] : directory.latest[vc]
         if e.kind == .`init` {
-            if let old = directory.latest[vc], old.isAlive {
+            if let old = latest, old.isAlive {
                 old.end = .reused
                 old.endSeq = e.seq
                 old.endT = e.t
@@ -340,7 +353,7 @@ final class ModelBuilder {
             register(x)
             return x
         }
-        if let x = directory.latest[vc] {
+        if let x = latest {
             if x.isAlive {
                 if x.cls == nil, let cls = e.cls { x.cls = cls; x.clsID = e.ids.cls }
                 if x.initSeq == nil && x.unknownEventSeqs.count < 5 { x.unknownEventSeqs.append(e.seq) }
@@ -665,8 +678,9 @@ final class ModelBuilder {
         return false
     }
 
-    /// The UIKit classes whose instances UIKit keeps after their dismissal.
-    static let keptClasses: Set<String> = ["UISearchController"]
+    /// The UIKit classes whose instances UIKit keeps after their dismissal (an array: one or
+    /// two names are compared faster than a String is hashed, at every dismissal's ancestors).
+    static let keptClasses: [String] = ["UISearchController"]
 
     /// Showing an instance again cancels its release, and the releases its release caused.
     private func cancelRelease(_ x: Instance) {

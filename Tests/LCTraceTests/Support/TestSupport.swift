@@ -239,6 +239,26 @@ struct TraceBuilder {
         }
         XCTAssertEqual(ModelFacts.of([batched] + batches), ModelFacts.of([model]), "facts differ when built in batches")
         XCTAssertEqual(batched.findings, model.findings, "findings differ when built in batches")
+        // And with interned ids, as the SQLite store's events carry them (`StoredIDs`: the model
+        // builder then finds instances by id), in batches too: the same facts, ids aside.
+        var idOf: [String: Int64] = [:]
+        func id(_ text: String?) -> Int64 {
+            guard let text else { return 0 }
+            if let known = idOf[text] { return known }
+            idOf[text] = Int64(idOf.count + 1)
+            return Int64(idOf.count)
+        }
+        var withIDs: [SessionModel] = []
+        let byID = try! everyEvent.build(sid: sid, metadata: meta, batches: { withIDs.append($0) }) { consume in
+            for var e in ordered {
+                e.ids.vc = id(e.vc)
+                e.ids.cls = id(e.cls)
+                e.ids.other = id(e.other)
+                try consume(e)
+            }
+        }
+        XCTAssertEqual(ModelFacts.of([byID] + withIDs, idsCleared: true), ModelFacts.of([model]), "facts differ when built from ids")
+        XCTAssertEqual(byID.findings, model.findings, "findings differ when built from ids")
         return model
     }
 
@@ -258,9 +278,14 @@ struct TraceBuilder {
 /// Every fact of a model, or of a model and its batches, as sorted lines to compare. Not an
 /// instance's `afterEndCount`: once retired its tombstone counts (LC205's message compares it).
 enum ModelFacts {
-    static func of(_ models: [SessionModel]) -> [String] {
+    /// `idsCleared`: the interned ids of the models' cycles and edges are set to 0 first.
+    static func of(_ models: [SessionModel], idsCleared: Bool = false) -> [String] {
         var lines: [String] = []
         for m in models {
+            if idsCleared {
+                for i in m.cycles.indices { m.cycles[i].vcID = 0 }
+                for i in m.edges.indices { (m.edges[i].childID, m.edges[i].parentID) = (0, 0) }
+            }
             for x in m.instances {
                 lines.append("instance \(x.key) \(x.cls ?? "-") init \(String(describing: x.initSeq)) \(String(describing: x.initT)) first \(x.firstT) \(x.unknownEventSeqs) \(x.firstEventName ?? "-") end \(String(describing: x.end)) \(String(describing: x.endSeq)) \(String(describing: x.endT)) \(x.state) loads \(x.viewDidLoadCount) parent \(x.lastParent ?? "-") presenter \(x.presenter ?? "-") \(String(describing: x.release)) cycles \(x.cycleCount) missing \(x.missingIsAppearingCount)")
             }
