@@ -364,25 +364,15 @@ final class PGConnection {
     /// the number of rows the server stored.
     @discardableResult
     func copyIn(_ sql: String, _ body: (PGCopyWriter) throws -> Void) throws -> Int {
-        try copy(sql, PGCopyWriter(connection: self, sql: sql), body)
-    }
-
-    /// `copyIn` for a `COPY … FROM STDIN (FORMAT binary)`: the rows as `PGBinaryCopyWriter` writes them.
-    @discardableResult
-    func copyInBinary(_ sql: String, _ body: (PGBinaryCopyWriter) throws -> Void) throws -> Int {
-        try copy(sql, PGBinaryCopyWriter(connection: self, sql: sql), body)
-    }
-
-    private func copy<W: PGCopyStream>(_ sql: String, _ makeWriter: @autoclosure () -> W, _ body: (W) throws -> Void) throws -> Int {
         guard PQsendQuery(handle, sql) == 1, let start = try lastResult() else { throw error(nil, sql: sql) }
         let started = PGResult(start)
         guard PQresultStatus(start) == PGRES_COPY_IN else { throw error(start, sql: sql) }
         _ = started
-        let writer = makeWriter()
+        let writer = PGCopyWriter(connection: self, sql: sql)
         var failure: Error?
         do {
             try body(writer)
-            try writer.finish()
+            try writer.flush()
         } catch {
             failure = error
         }
@@ -469,12 +459,7 @@ private struct UncheckedCancel: @unchecked Sendable {
 /// Rows for `COPY … FROM STDIN` in text format: tab between fields, newline after a row,
 /// `\N` for NULL, and backslash escapes for the characters the format gives a meaning to
 /// (https://www.postgresql.org/docs/current/sql-copy.html, "Text Format").
-/// A COPY's writer: `finish` sends what is left of the rows (and the format's trailer).
-protocol PGCopyStream: AnyObject {
-    func finish() throws
-}
-
-final class PGCopyWriter: PGCopyStream {
+final class PGCopyWriter {
     private unowned let connection: PGConnection
     private let sql: String
     private var bytes: [UInt8] = []
@@ -547,84 +532,9 @@ final class PGCopyWriter: PGCopyStream {
         bytes.removeAll(keepingCapacity: true)
     }
 
-    func finish() throws { try flush() }
-
     private func separate() {
         if fieldsInRow > 0 { bytes.append(0x09) }
         fieldsInRow += 1
-    }
-}
-
-/// Rows for `COPY … FROM STDIN (FORMAT binary)` (https://www.postgresql.org/docs/current/sql-copy.html,
-/// "Binary Format"): each field its length and its value in network order, so the server
-/// parses no digits and no escapes (the events' COPY is an ingest's largest statement). Binary
-/// COPY converts nothing: each adder writes one column type's exact width, and a value the
-/// column cannot hold is refused with the error the server gives the text format (22003)
-/// rather than written wrong.
-final class PGBinaryCopyWriter: PGCopyStream {
-    private unowned let connection: PGConnection
-    private let sql: String
-    private var bytes: [UInt8] = []
-
-    fileprivate init(connection: PGConnection, sql: String) {
-        self.connection = connection
-        self.sql = sql
-        bytes.reserveCapacity(PGCopyWriter.chunk + 4096)
-        // Signature, flags (no OIDs), header extension length.
-        bytes += [0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00, 0, 0, 0, 0, 0, 0, 0, 0]
-    }
-
-    @inline(__always)
-    private func put<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    /// Starts a row of `fields` fields.
-    func beginRow(fields: Int16) { put(fields) }
-
-    /// A `bigint` (nil: NULL).
-    func add(int8 value: Int64?) {
-        guard let value else { put(Int32(-1)); return }
-        put(Int32(8)); put(value)
-    }
-
-    /// An `integer` (nil: NULL).
-    func add(int4 value: Int64?) throws {
-        guard let value else { put(Int32(-1)); return }
-        guard let narrow = Int32(exactly: value) else { throw outOfRange(value, "integer") }
-        put(Int32(4)); put(narrow)
-    }
-
-    /// A `smallint` (nil: NULL).
-    func add(int2 value: Int64?) throws {
-        guard let value else { put(Int32(-1)); return }
-        guard let narrow = Int16(exactly: value) else { throw outOfRange(value, "smallint") }
-        put(Int32(2)); put(narrow)
-    }
-
-    /// A `jsonb` given as the UTF-8 bytes of its JSON text (nil: NULL): jsonb's binary form is
-    /// a version byte (1) and the text.
-    func add(jsonb value: UnsafeRawBufferPointer?) {
-        guard let value else { put(Int32(-1)); return }
-        put(Int32(1 + value.count)); bytes.append(1); bytes.append(contentsOf: value)
-    }
-
-    func endRow() throws {
-        if bytes.count >= PGCopyWriter.chunk { try flush() }
-    }
-
-    func finish() throws {
-        put(Int16(-1))
-        try flush()
-    }
-
-    private func flush() throws {
-        try connection.send(bytes, sql: sql)
-        bytes.removeAll(keepingCapacity: true)
-    }
-
-    private func outOfRange(_ value: Int64, _ type: String) -> PGError {
-        PGError(sqlState: "22003", message: "value \"\(value)\" is out of range for type \(type)", sql: sql)
     }
 }
 

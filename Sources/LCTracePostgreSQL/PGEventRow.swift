@@ -16,9 +16,8 @@ enum PGEventRow {
     /// The largest event-name id `events.ev` holds; a larger one goes to `rest` ("ev") and `ev` is 0.
     static let maxEv = Int64(Int16.max)
 
-    /// The COPY of packed rows, in the order `add` writes their fields: binary, which spares
-    /// the server parsing the numbers' text (see `PGBinaryCopyWriter`).
-    static let copy = "COPY events (t, seq, session, vc, other, ev, flags, rest) FROM STDIN (FORMAT binary)"
+    /// The COPY of packed rows, in the order `add` writes their fields.
+    static let copy = "COPY events (t, seq, session, vc, other, ev, flags, rest) FROM STDIN"
 
     static func packedFlags(_ flags: Int64, classInOther: Bool) -> Int64 {
         (flags & booleanBits) | (flags & EventFlags.otherPresent.rawValue != 0 ? otherPresentBit : 0)
@@ -32,19 +31,18 @@ enum PGEventRow {
 
     /// Adds an event's packed row to a COPY (`copy`): texts as their `strings` ids, the wall
     /// time and attrs as the UTF-8 bytes of the line (nil: absent).
-    static func add(_ w: PGBinaryCopyWriter, session: Int64, seq: Int64, t: Int64, ev: Int64?, vc: Int64?, cls: Int64?, other: Int64?,
+    static func add(_ w: PGCopyWriter, session: Int64, seq: Int64, t: Int64, ev: Int64?, vc: Int64?, cls: Int64?, other: Int64?,
                     flags: Int64, detail: Int64?, thread: Int64?, wall: UnsafeRawBufferPointer?, attrs: UnsafeRawBufferPointer?,
-                    scratch: inout [UInt8]) throws {
+                    scratch: inout [UInt8]) {
         let classInOther = other == nil && cls != nil
         let evFits = (ev ?? 0) <= maxEv
-        w.beginRow(fields: 8)
-        w.add(int8: t); w.add(int8: seq); try w.add(int4: session); try w.add(int4: vc); try w.add(int4: classInOther ? cls : other)
-        try w.add(int2: evFits ? ev : 0); try w.add(int2: packedFlags(flags, classInOther: classInOther))
+        w.add(t); w.add(seq); w.add(session); w.add(vc); w.add(classInOther ? cls : other)
+        w.add(evFits ? ev : 0); w.add(packedFlags(flags, classInOther: classInOther))
         if appendRest(to: &scratch, ev: evFits ? nil : ev, cls: classInOther ? nil : cls, detail: detail, thread: thread,
                       wall: wall, attrs: attrs) {
-            scratch.withUnsafeBytes { w.add(jsonb: $0) }
+            scratch.withUnsafeBytes { w.add(bytes: $0) }
         } else {
-            w.add(jsonb: nil)
+            w.add(bytes: nil)
         }
     }
 

@@ -169,7 +169,7 @@ final class PGIngestSink: IngestSink {
                 // below: a round trip each fewer.)
                 do {
                     var scratch: [UInt8] = []
-                    try pg.copyInBinary("SAVEPOINT lctrace_direct; " + PGEventRow.copy) { w in
+                    try pg.copyIn("SAVEPOINT lctrace_direct; " + PGEventRow.copy) { w in
                         for l in lines { try Self.addEventRow(w, l, arena, scratch: &scratch) }
                     }
                 } catch let error as PGError where error.sqlState == "23505" {
@@ -288,9 +288,9 @@ final class PGIngestSink: IngestSink {
     }
 
     /// One packed row of `PGEventRow.copy`: a line, its texts in the batch's `arena`.
-    static func addEventRow(_ w: PGBinaryCopyWriter, _ l: Line, _ arena: UnsafeRawBufferPointer, scratch: inout [UInt8]) throws {
+    static func addEventRow(_ w: PGCopyWriter, _ l: Line, _ arena: UnsafeRawBufferPointer, scratch: inout [UInt8]) throws {
         let e = l.event, t = l.ids
-        try PGEventRow.add(w, session: l.session, seq: e.seq, t: e.t, ev: t.ev, vc: t.vc, cls: t.cls, other: t.other,
+        PGEventRow.add(w, session: l.session, seq: e.seq, t: e.t, ev: t.ev, vc: t.vc, cls: t.cls, other: t.other,
                        flags: e.flags, detail: t.detail, thread: t.thread, wall: bytes(e.wall, arena), attrs: bytes(e.attrs, arena),
                        scratch: &scratch)
         try w.endRow()
