@@ -50,6 +50,21 @@ final class PGBackend: StorageBackend {
         try PGUserQuery(pg: try PGConnection(url: url, connectTimeout: try deadline?.secondsLeft(), stop: main.stop), sql: sql, deadline: deadline)
     }
 
+    /// The tables an ingest writes, whose statistics `refreshPlannerStatistics` renews.
+    static let ingestedTables = "sessions, strings, files, file_sessions, events, instances, appearances, containment, findings"
+
+    /// `ANALYZE` of the ingested tables when this run's new events are a tenth of `events` or
+    /// more (autovacuum's own default threshold), or when `events` never had statistics
+    /// (`reltuples` is -1): a bulk load is planned for at once, not after autovacuum's next turn.
+    /// About 1 s on 10 M events. A table this role does not own is skipped by the server with a
+    /// warning, not an error.
+    package func refreshPlannerStatistics(afterAdding events: Int) throws {
+        guard writing, events > 0 else { return }
+        let estimated = try main.query("SELECT reltuples FROM pg_class WHERE oid = to_regclass('events')").text(0, 0).flatMap(Double.init) ?? -1
+        guard estimated < 0 || Double(events) >= estimated / 10 else { return }
+        try main.execute("ANALYZE " + Self.ingestedTables)
+    }
+
     package func tidyAfterInterruption() {}
 
     package func close() {}

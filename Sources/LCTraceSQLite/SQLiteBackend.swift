@@ -49,6 +49,10 @@ final class SQLiteBackend: StorageBackend {
     }
 
     /// Copies the write-ahead log back (https://sqlite.org/pragma.html#pragma_wal_checkpoint).
+    /// Nothing to do: lctrace's SQLite queries are planned from the indexes alone (no
+    /// `sqlite_stat1`), so they are planned the same before and after a load.
+    package func refreshPlannerStatistics(afterAdding events: Int) throws {}
+
     package func tidyAfterInterruption() {
         if writing { try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     }

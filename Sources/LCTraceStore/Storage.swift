@@ -91,6 +91,14 @@ package final class Storage {
     /// The schema of this backend, commented table by table (`lctrace schema`).
     package var ddl: String { backend.ddl }
 
+    /// Tells the query planner what an ingest of `events` new events changed (PostgreSQL:
+    /// `ANALYZE` when they are a tenth of the table or more, or it never had statistics). Without
+    /// it the first report after a bulk load plans for empty tables: 80 s instead of 1.4 s on
+    /// 10 M events, until autovacuum gets there.
+    package func refreshPlannerStatistics(afterAdding events: Int) throws {
+        try backend.refreshPlannerStatistics(afterAdding: events)
+    }
+
     /// Leaves the database tidy after an interrupted run (SQLite: the write-ahead log copied
     /// back into the database file). Never throws: it is the last thing a stopped command does.
     package func tidyAfterInterruption() { backend.tidyAfterInterruption() }

@@ -21,6 +21,8 @@ package protocol StorageBackend: AnyObject {
     /// Runs one read-only statement of a user's (`lctrace query`), within the timeout the
     /// storage was opened with.
     func readOnlyQuery(_ sql: String) throws -> any QueryRows
+    /// See `Storage.refreshPlannerStatistics`.
+    func refreshPlannerStatistics(afterAdding events: Int) throws
     /// See `Storage.tidyAfterInterruption`.
     func tidyAfterInterruption()
     func close()

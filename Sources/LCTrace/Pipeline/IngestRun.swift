@@ -77,6 +77,7 @@ package final class IngestRun {
                 throw IngestInterrupted(summary: summary)
             }
         }
+        try db.refreshPlannerStatistics(afterAdding: summary.newEvents)
         let empty = Self.emptyDirectories(paths, inputs).filter { path in !missing.contains { $0.path == path } }
         return Outcome(ingest: summary, analysis: analysis, emptyDirectories: empty,
                        filesWithoutEvents: Self.filesWithoutEvents(summary))
