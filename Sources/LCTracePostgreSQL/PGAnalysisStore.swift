@@ -116,23 +116,12 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
         try rows.forEachEvent(sid: sid, texts: texts, body)
     }
 
-    /// Texts by id, for captured rows (bounded: controller ids are many and mostly of one session).
-    private var textsByID: [Int64: String] = [:]
+    /// Texts by id, for captured rows.
+    private var textsByID = PGTextCache(maxCached: PGStrings.maxCached)
 
     /// The texts of `ids`, those not cached read in one query.
     private func texts(of ids: Set<Int64>) throws -> [Int64: String] {
-        var missing = ids.filter { textsByID[$0] == nil }
-        if textsByID.count + missing.count > PGStrings.maxCached {
-            textsByID.removeAll(keepingCapacity: true)
-            missing = ids
-        }
-        if !missing.isEmpty {
-            let rows = try pg.query("SELECT id, text FROM strings WHERE id = ANY($1::bigint[])",
-                                    ["{" + missing.map(String.init).joined(separator: ",") + "}"])
-            for r in 0..<rows.rowCount {
-                if let id = rows.int(r, 0), let text = rows.text(r, 1) { textsByID[id] = text }
-            }
-        }
+        try textsByID.load(ids, on: pg)
         var out: [Int64: String] = [:]
         for id in ids { out[id] = textsByID[id] }
         return out

@@ -9,14 +9,12 @@ import LCTraceModel
 /// Streams through a cursor of the caller's transaction, a page at a time.
 final class PGEventReader {
     private let pg: PGConnection
-    /// Texts by id (bounded: controller ids are many and mostly of one session).
-    private var texts: [Int64: String] = [:]
-    let maxCached: Int
+    private var texts: PGTextCache
     let pageRows: Int
 
     init(pg: PGConnection, maxCached: Int = 200_000, pageRows: Int = 4096) {
         self.pg = pg
-        self.maxCached = maxCached
+        texts = PGTextCache(maxCached: maxCached)
         self.pageRows = pageRows
     }
 
@@ -60,18 +58,33 @@ final class PGEventReader {
 
     /// Reads the texts of the page's ids that the cache lacks, in one query.
     private func resolve(_ page: PGResult) throws {
-        func unknownIDs() -> Set<Int64> {
-            var ids = Set<Int64>()
-            for r in 0..<page.rowCount {
-                for c in [2, 3, 4, 6, 7, 8] { if let id = page.int(r, c), id != 0, texts[id] == nil { ids.insert(id) } }
-            }
-            return ids
+        var ids = Set<Int64>()
+        for r in 0..<page.rowCount {
+            for c in [2, 3, 4, 6, 7, 8] { if let id = page.int(r, c), id != 0 { ids.insert(id) } }
         }
-        var missing = unknownIDs()
+        try texts.load(ids, on: pg)
+    }
+}
+
+/// Texts of `strings` ids read from the server, cached within a bound (controller ids are many
+/// and mostly of one session: flat memory). The analysis's readers share it: the events read
+/// back (`PGEventReader`) and the rows captured while loading (`PGAnalysisStore`).
+struct PGTextCache {
+    private var texts: [Int64: String] = [:]
+    let maxCached: Int
+
+    init(maxCached: Int) { self.maxCached = maxCached }
+
+    subscript(id: Int64) -> String? { texts[id] }
+
+    /// Reads the texts of `ids` the cache lacks, in one query; when they would not fit, the
+    /// cache is emptied first and every one of `ids` is read.
+    mutating func load(_ ids: Set<Int64>, on pg: PGConnection) throws {
+        var missing = ids.filter { texts[$0] == nil }
         guard !missing.isEmpty else { return }
         if texts.count + missing.count > maxCached {
             texts.removeAll(keepingCapacity: true)
-            missing = unknownIDs()
+            missing = ids
         }
         let rows = try pg.query("SELECT id, text FROM strings WHERE id = ANY($1::bigint[])",
                                 ["{" + missing.map(String.init).joined(separator: ",") + "}"])

@@ -32,48 +32,30 @@ enum PGEventRow {
     /// Adds an event's packed row to a COPY (`copy`): texts as their `strings` ids, the wall
     /// time and attrs as the UTF-8 bytes of the line (nil: absent).
     static func add(_ w: PGCopyWriter, session: Int64, seq: Int64, t: Int64, ev: Int64?, vc: Int64?, cls: Int64?, other: Int64?,
-                    flags: Int64, detail: Int64?, thread: Int64?, wall: UnsafeRawBufferPointer?, attrs: UnsafeRawBufferPointer?,
-                    scratch: inout [UInt8]) {
+                    flags: Int64, detail: Int64?, thread: Int64?, wall: UnsafeRawBufferPointer?, attrs: UnsafeRawBufferPointer?) {
         let classInOther = other == nil && cls != nil
         let evFits = (ev ?? 0) <= maxEv
         w.add(t); w.add(seq); w.add(session); w.add(vc); w.add(classInOther ? cls : other)
         w.add(evFits ? ev : 0); w.add(packedFlags(flags, classInOther: classInOther))
-        if appendRest(to: &scratch, ev: evFits ? nil : ev, cls: classInOther ? nil : cls, detail: detail, thread: thread,
-                      wall: wall, attrs: attrs) {
-            scratch.withUnsafeBytes { w.add(bytes: $0) }
-        } else {
-            w.add(bytes: nil)
-        }
+        let rest = rest(ev: evFits ? nil : ev, cls: classInOther ? nil : cls, detail: detail, thread: thread, wall: wall, attrs: attrs)
+        if let rest { rest.withUnsafeBytes { w.add(bytes: $0) } } else { w.add(bytes: nil) }
     }
 
-    /// `events.rest`: replaces `out` with the JSON object of the values present; false (and
-    /// `out` empty) when there are none.
-    static func appendRest(to out: inout [UInt8], ev: Int64?, cls: Int64?, detail: Int64?, thread: Int64?,
-                           wall: UnsafeRawBufferPointer?, attrs: UnsafeRawBufferPointer?) -> Bool {
-        out.removeAll(keepingCapacity: true)
-        guard ev != nil || cls != nil || detail != nil || thread != nil || wall != nil || attrs != nil else { return false }
-        out.append(0x7b)
-        func key(_ name: StaticString) {
-            if out.count > 1 { out.append(0x2c) }
-            out.append(0x22)
-            name.withUTF8Buffer { out.append(contentsOf: $0) }
-            out.append(0x22)
-            out.append(0x3a)
-        }
-        func number(_ value: Int64) { out += Array(String(value).utf8) }
-        func string(_ text: UnsafeRawBufferPointer) {
-            out.append(0x22)
-            JSONText.appendEscaped(text, to: &out)
-            out.append(0x22)
-        }
-        if let ev { key("ev"); number(ev) }
-        if let cls { key("class"); number(cls) }
-        if let detail { key("detail"); number(detail) }
-        if let thread { key("thread"); number(thread) }
-        if let wall { key("wall"); string(wall) }
-        if let attrs { key("attrs"); string(attrs) }
-        out.append(0x7d)
-        return true
+    /// `events.rest`: the JSON object of the values present, keys in this order; nil when
+    /// there are none (the column is then NULL).
+    static func rest(ev: Int64?, cls: Int64?, detail: Int64?, thread: Int64?,
+                     wall: UnsafeRawBufferPointer?, attrs: UnsafeRawBufferPointer?) -> [UInt8]? {
+        guard ev != nil || cls != nil || detail != nil || thread != nil || wall != nil || attrs != nil else { return nil }
+        var json = JSONWriter(capacity: 64)
+        json.beginObject()
+        if let ev { json.key("ev"); json.int(ev) }
+        if let cls { json.key("class"); json.int(cls) }
+        if let detail { json.key("detail"); json.int(detail) }
+        if let thread { json.key("thread"); json.int(thread) }
+        if let wall { json.key("wall"); json.string(bytes: wall) }
+        if let attrs { json.key("attrs"); json.string(bytes: attrs) }
+        json.endObject()
+        return json.bytes
     }
 
     /// SQL of the packed columns, in `copy`'s order, of the plain rows of relation `b` (columns

@@ -168,9 +168,8 @@ final class PGIngestSink: IngestSink {
                 // (The savepoint goes with the copy, and its release with the sessions' update
                 // below: a round trip each fewer.)
                 do {
-                    var scratch: [UInt8] = []
                     try pg.copyIn("SAVEPOINT lctrace_direct; " + PGEventRow.copy) { w in
-                        for l in lines { try Self.addEventRow(w, l, arena, scratch: &scratch) }
+                        for l in lines { try Self.addEventRow(w, l, arena) }
                     }
                 } catch let error as PGError where error.sqlState == "23505" {
                     try pg.execute("ROLLBACK TO SAVEPOINT lctrace_direct")
@@ -288,11 +287,10 @@ final class PGIngestSink: IngestSink {
     }
 
     /// One packed row of `PGEventRow.copy`: a line, its texts in the batch's `arena`.
-    static func addEventRow(_ w: PGCopyWriter, _ l: Line, _ arena: UnsafeRawBufferPointer, scratch: inout [UInt8]) throws {
+    static func addEventRow(_ w: PGCopyWriter, _ l: Line, _ arena: UnsafeRawBufferPointer) throws {
         let e = l.event, t = l.ids
         PGEventRow.add(w, session: l.session, seq: e.seq, t: e.t, ev: t.ev, vc: t.vc, cls: t.cls, other: t.other,
-                       flags: e.flags, detail: t.detail, thread: t.thread, wall: bytes(e.wall, arena), attrs: bytes(e.attrs, arena),
-                       scratch: &scratch)
+                       flags: e.flags, detail: t.detail, thread: t.thread, wall: bytes(e.wall, arena), attrs: bytes(e.attrs, arena))
         try w.endRow()
     }
 
