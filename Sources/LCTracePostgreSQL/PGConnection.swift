@@ -56,7 +56,36 @@ final class PGResult {
         }
     }
 
-    package func int(_ row: Int, _ column: Int) -> Int64? { text(row, column).flatMap { Int64($0) } }
+    /// An integer column's value read from its digits in place (no String made: a report
+    /// reads millions of them); `nil` for NULL or a value that is not a plain integer.
+    package func int(_ row: Int, _ column: Int) -> Int64? {
+        guard !isNull(row, column), let value = PQgetvalue(handle, Int32(row), Int32(column)) else { return nil }
+        let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
+        return value.withMemoryRebound(to: UInt8.self, capacity: length) {
+            Self.integer(UnsafeBufferPointer(start: $0, count: length))
+        }
+    }
+
+    /// `-?[0-9]+` within Int64, else `nil`.
+    static func integer(_ digits: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var i = 0
+        let negative = digits.first == UInt8(ascii: "-")
+        if negative { i = 1 }
+        guard i < digits.count else { return nil }
+        var value: Int64 = 0
+        while i < digits.count {
+            let d = digits[i] &- 0x30
+            guard d < 10 else { return nil }
+            // Accumulated negatively so Int64.min parses too.
+            let (times, o1) = value.multipliedReportingOverflow(by: 10)
+            let (next, o2) = times.subtractingReportingOverflow(Int64(d))
+            if o1 || o2 { return nil }
+            value = next
+            i += 1
+        }
+        if negative { return value }
+        return value == .min ? nil : -value
+    }
 
     /// A value typed as SQLite would give it, by the column's type OID (the text format's
     /// values parsed).
@@ -301,17 +330,141 @@ final class PGConnection {
         }
     }
 
+    /// A statement sent ahead whose result is not read yet (`sendAhead`): the next page of a
+    /// cursor, computed by the server while the client works through the page it has.
+    private var ahead: PGAhead?
+
+    /// Sends `sql` (no parameters) without waiting for its result: `collect` reads it later.
+    /// Any other statement on the connection reads it first and keeps it for `collect`, so a
+    /// caller that runs statements between two pages (the builder reading retired instances
+    /// while it steps through events) still sees every result in order.
+    func sendAhead(_ sql: String) throws -> PGAhead {
+        try settleAhead()
+        guard PQsendQuery(handle, sql) == 1 else { throw error(nil, sql: sql) }
+        let sent = PGAhead(sql: sql)
+        ahead = sent
+        return sent
+    }
+
+    /// The result of a statement sent ahead, waiting for it if it has not come yet.
+    func collect(_ sent: PGAhead) throws -> PGResult {
+        if ahead === sent { try settleAhead() }
+        switch sent.outcome {
+        case .success(let result)?: return result
+        case .failure(let failure)?: throw failure
+        case nil: throw PGError(sqlState: "", message: "a statement's result was read twice", sql: sent.sql)
+        }
+    }
+
+    /// Reads the result of the statement sent ahead, if any, into its `PGAhead`. Its failure
+    /// is thrown at once too: it is the cause of whatever would fail next (an aborted
+    /// transaction, a statement timeout).
+    private func settleAhead() throws {
+        guard let sent = ahead else { return }
+        ahead = nil
+        do {
+            sent.outcome = .success(try check(try lastResult(), sql: sent.sql))
+        } catch let failure as PGError {
+            sent.outcome = .failure(failure)
+            throw failure
+        }
+    }
+
+    /// Cursors done with but not closed yet: closed in the next `pipeline` (no round trip of
+    /// their own), and forgotten when the transaction ends (which closes them).
+    private var cursorsToClose: [String] = []
+
+    /// Closes `cursor` with the next statements sent, or at the end of its transaction.
+    func closeLater(_ cursor: String) {
+        cursorsToClose.append(cursor)
+        if cursorsToClose.count >= 64 { try? execute("") }
+    }
+
+    /// Cursors live inside their transaction only: outside one there is nothing to close.
+    private func noteTransactionState() {
+        if !cursorsToClose.isEmpty && PQtransactionStatus(handle) != PQTRANS_INTRANS { cursorsToClose.removeAll() }
+    }
+
+    /// The cursors waiting to be closed, as statements to run first; none when the
+    /// transaction has ended or failed (a CLOSE would fail the ROLLBACK sent with it).
+    private func takeCloses() -> String {
+        noteTransactionState()
+        guard !cursorsToClose.isEmpty else { return "" }
+        defer { cursorsToClose.removeAll() }
+        return cursorsToClose.map { "CLOSE \($0); " }.joined()
+    }
+
     /// Runs one or more statements without parameters (the simple-query protocol).
     package func execute(_ sql: String) throws {
-        guard PQsendQuery(handle, sql) == 1 else { throw error(nil, sql: sql) }
+        try settleAhead()
+        let sent = takeCloses() + sql
+        guard PQsendQuery(handle, sent) == 1 else { throw error(nil, sql: sql) }
+        defer { noteTransactionState() }
         _ = try check(try lastResult(), sql: sql)
+    }
+
+    /// One statement of a `pipeline`.
+    struct Piped {
+        var sql: String
+        var parameters: [String?] = []
+        var types: [UInt32]? = nil
+    }
+
+    /// Sends `statements` (and the cursors waiting to be closed) in one round trip through
+    /// libpq's pipeline mode and returns their results in order; the first failure is thrown
+    /// once the pipeline has been read to its end.
+    func pipeline(_ statements: [Piped]) throws -> [PGResult] {
+        try settleAhead()
+        guard PQenterPipelineMode(handle) == 1 else { throw error(nil, sql: statements.first?.sql) }
+        defer { noteTransactionState() }
+        var sent = 0
+        var sendFailure: PGError?
+        noteTransactionState()
+        let all = cursorsToClose.map { Piped(sql: "CLOSE \($0)") } + statements
+        cursorsToClose.removeAll()
+        for statement in all {
+            let ok = withParameters(statement.parameters) { values, lengths in
+                (statement.types ?? []).withUnsafeBufferPointer { oids in
+                    PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count),
+                                      statement.types == nil ? nil : oids.baseAddress, values, lengths, nil, 0)
+                }
+            }
+            guard ok == 1 else { sendFailure = error(nil, sql: statement.sql); break }
+            sent += 1
+        }
+        if PQpipelineSync(handle) != 1 && sendFailure == nil { sendFailure = error(nil, sql: statements.first?.sql) }
+        var results: [PGResult] = []
+        var failure: PGError? = sendFailure
+        // Each statement's results end with a NULL; the sync's result ends the pipeline.
+        for statement in all.prefix(sent) {
+            var kept: PGResult?
+            while let raw = try nextResult() {
+                let result = PGResult(raw)
+                switch PQresultStatus(raw) {
+                case PGRES_COMMAND_OK, PGRES_TUPLES_OK: kept = result
+                case PGRES_PIPELINE_ABORTED: break
+                default: if failure == nil { failure = error(raw, sql: statement.sql) }
+                }
+            }
+            if let kept { results.append(kept) }
+        }
+        while let raw = try nextResult() {
+            let status = PQresultStatus(raw)
+            PQclear(raw)
+            if status == PGRES_PIPELINE_SYNC { break }
+        }
+        if PQexitPipelineMode(handle) != 1 && failure == nil { failure = error(nil, sql: statements.first?.sql) }
+        if let failure { throw failure }
+        return Array(results.suffix(statements.count))
     }
 
     /// Runs one statement with text parameters and returns its whole result. `types`: the
     /// parameters' type OIDs, where the server cannot infer them (a cursor's query).
     @discardableResult
     package func query(_ sql: String, _ parameters: [String?] = [], types: [UInt32]? = nil) throws -> PGResult {
-        try withParameters(parameters) { values, lengths in
+        try settleAhead()
+        defer { noteTransactionState() }
+        return try withParameters(parameters) { values, lengths in
             if let types, !types.isEmpty {
                 let sent = types.withUnsafeBufferPointer { oids in
                     PQsendQueryParams(handle, sql, Int32(parameters.count), oids.baseAddress, values, lengths, nil, 0)
@@ -324,9 +477,34 @@ final class PGConnection {
         }
     }
 
+    /// Statements prepared on this connection, by their text: a look-up run thousands of
+    /// times (a report's examples) is parsed and planned once.
+    private var prepared: [String: String] = [:]
+
+    /// Runs `sql` as a named prepared statement (prepared at its first run) and returns its
+    /// whole result.
+    func queryPrepared(_ sql: String, _ parameters: [String?]) throws -> PGResult {
+        try settleAhead()
+        defer { noteTransactionState() }
+        let name: String
+        if let known = prepared[sql] {
+            name = known
+        } else {
+            name = "lctrace_p\(prepared.count + 1)"
+            guard PQsendPrepare(handle, name, sql, 0, nil) == 1 else { throw error(nil, sql: sql) }
+            _ = try check(try lastResult(), sql: sql)
+            prepared[sql] = name
+        }
+        return try withParameters(parameters) { values, lengths in
+            guard PQsendQueryPrepared(handle, name, Int32(parameters.count), values, lengths, nil, 0) == 1 else { throw error(nil, sql: sql) }
+            return try check(try lastResult(), sql: sql)
+        }
+    }
+
     /// The types the server infers for the parameters of `sql` (prepared unnamed, described).
     /// `DECLARE … CURSOR FOR` plans its query without inferring them, so it is told.
     func parameterTypes(_ sql: String) throws -> [UInt32] {
+        try settleAhead()
         guard PQsendPrepare(handle, "", sql, 0, nil) == 1 else { throw error(nil, sql: sql) }
         _ = try check(try lastResult(), sql: sql)
         guard PQsendDescribePrepared(handle, "") == 1 else { throw error(nil, sql: sql) }
@@ -337,6 +515,7 @@ final class PGConnection {
     /// Runs one statement and hands its rows to `body` one at a time (libpq's single-row
     /// mode), so a result of any size streams in constant memory.
     package func forEachRow(_ sql: String, _ parameters: [String?] = [], _ body: (PGResult) throws -> Void) throws {
+        try settleAhead()
         let sent = withParameters(parameters) { values, lengths in
             PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, lengths, nil, 0)
         }
@@ -364,6 +543,7 @@ final class PGConnection {
     /// the number of rows the server stored.
     @discardableResult
     func copyIn(_ sql: String, _ body: (PGCopyWriter) throws -> Void) throws -> Int {
+        try settleAhead()
         guard PQsendQuery(handle, sql) == 1, let start = try lastResult() else { throw error(nil, sql: sql) }
         let started = PGResult(start)
         guard PQresultStatus(start) == PGRES_COPY_IN else { throw error(start, sql: sql) }
@@ -449,6 +629,13 @@ final class PGConnection {
             return try collect(0)
         }
     }
+}
+
+/// A statement sent ahead on a `PGConnection` and its outcome once read.
+final class PGAhead {
+    let sql: String
+    fileprivate var outcome: Result<PGResult, PGError>?
+    init(sql: String) { self.sql = sql }
 }
 
 /// libpq's cancel object, handed to the thread that sends the request (it is used there only).

@@ -187,21 +187,28 @@ final class PGQuery: SQLQuery {
     private var row = -1
     private var cursor: String?
     private var exhausted = false
+    /// The cursor's next page, asked for as soon as the last one came.
+    private var nextPage: PGAhead?
     /// The parameters' types, learnt once (see `PGConnection.parameterTypes`).
     private var types: [UInt32]?
     /// Rows fetched from a cursor at a time.
     package static let page = 4096
 
-    package init(connection: PGReadConnection, sql: String) {
+    /// A look-up (`SQLReadConnection.lookup`): run whole as a prepared statement, no cursor.
+    private let isLookup: Bool
+
+    package init(connection: PGReadConnection, sql: String, lookup: Bool = false) {
         self.connection = connection
         self.sql = PGDialect.rewrite(sql)
+        isLookup = lookup
     }
 
     deinit { closeCursor() }
 
     private func closeCursor() {
+        nextPage = nil
         if let cursor {
-            try? connection.pg.execute("CLOSE \(cursor)")
+            connection.pg.closeLater(cursor)
             self.cursor = nil
         }
     }
@@ -244,12 +251,19 @@ final class PGQuery: SQLQuery {
 
     package func step() throws -> Bool {
         if result == nil && !exhausted {
-            if connection.inTransaction {
+            if isLookup {
+                result = try connection.pg.queryPrepared(sql, parameters)
+            } else if connection.inTransaction {
                 let name = connection.newCursorName()
-                if types == nil { types = parameters.isEmpty ? [] : try connection.pg.parameterTypes(sql) }
-                try connection.pg.query("DECLARE \(name) NO SCROLL CURSOR FOR " + sql, parameters, types: types)
+                if types == nil { types = parameters.isEmpty ? [] : try connection.parameterTypes(sql) }
+                // Declared and first fetched in one round trip.
+                let results = try connection.pg.pipeline([
+                    .init(sql: "DECLARE \(name) NO SCROLL CURSOR FOR " + sql, parameters: parameters, types: types),
+                    .init(sql: "FETCH \(Self.page) FROM \(name)"),
+                ])
                 cursor = name
-                result = try connection.pg.query("FETCH \(Self.page) FROM \(name)")
+                result = results.last
+                try askForNextPage()
             } else {
                 result = try connection.pg.query(sql, parameters)
             }
@@ -259,16 +273,26 @@ final class PGQuery: SQLQuery {
         row += 1
         if row < current.rowCount { return true }
         // The page is done: the next one, while the cursor gives rows.
-        if let cursor, current.rowCount == Self.page {
-            let next = try connection.pg.query("FETCH \(Self.page) FROM \(cursor)")
+        if let nextPage {
+            self.nextPage = nil
+            let next = try connection.pg.collect(nextPage)
             result = next
             row = 0
+            try askForNextPage()
             if next.rowCount > 0 { return true }
         }
         closeCursor()
         result = nil
         exhausted = true
         return false
+    }
+
+    /// After a full page, the next one is asked for at once: the server computes it while the
+    /// caller works through this one (a report's reads are then as long as the slower side,
+    /// not the two sides one after the other).
+    private func askForNextPage() throws {
+        guard let cursor, let result, result.rowCount == Self.page else { return }
+        nextPage = try connection.pg.sendAhead("FETCH \(Self.page) FROM \(cursor)")
     }
 
     package var columnCount: Int {
@@ -284,7 +308,9 @@ final class PGQuery: SQLQuery {
 
     package func isNull(_ i: Int) -> Bool { result?.isNull(row, i) ?? true }
     package func int(_ i: Int) -> Int64 {
-        guard let text = result?.text(row, i) else { return 0 }
+        guard let result else { return 0 }
+        if let value = result.int(row, i) { return value }
+        guard let text = result.text(row, i) else { return 0 }
         if let v = Int64(text) { return v }
         if text == "t" { return 1 }
         if text == "f" { return 0 }
@@ -342,7 +368,23 @@ final class PGReadConnection: SQLReadConnection {
         return PGQuery(connection: self, sql: sql)
     }
 
+    package func lookup(_ sql: String) throws -> any SQLQuery {
+        _ = try query(sql)  // begins the snapshot, as any statement does
+        return PGQuery(connection: self, sql: sql, lookup: true)
+    }
+
     func newCursorName() -> String { pg.newCursorName() }
+
+    private var parameterTypesOf: [String: [UInt32]] = [:]
+
+    /// The types of a statement's parameters, asked of the server once per statement text
+    /// (a report runs the same few statements thousands of times).
+    func parameterTypes(_ sql: String) throws -> [UInt32] {
+        if let known = parameterTypesOf[sql] { return known }
+        let types = try pg.parameterTypes(sql)
+        parameterTypesOf[sql] = types
+        return types
+    }
 
     package func jsonText(_ column: String, key: String) -> String { "(\(column)::jsonb ->> '\(key)')" }
 

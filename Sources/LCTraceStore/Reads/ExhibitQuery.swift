@@ -11,7 +11,7 @@ package final class ExhibitQuery {
 
     /// The t of event `seq` of `session`, nil when there is none.
     package func eventTime(session: Int64, seq: Int64) throws -> Int64? {
-        if timeStatement == nil { timeStatement = try db.query("SELECT t FROM \(db.relation(.events)) WHERE session = ? AND seq = ?") }
+        if timeStatement == nil { timeStatement = try db.lookup("SELECT t FROM \(db.relation(.events)) WHERE session = ? AND seq = ?") }
         let q = timeStatement!
         q.reset()
         q.bind(session, at: 1)

@@ -48,6 +48,9 @@ package enum SharedTable: String {
 /// A connection the shared read queries run on.
 package protocol SQLReadConnection: AnyObject {
     func query(_ sql: String) throws -> any SQLQuery
+    /// A statement whose result is a row or a few (a look-up by key, `LIMIT 1`), run many times:
+    /// a server backend runs it whole, prepared once, without a cursor's round trips.
+    func lookup(_ sql: String) throws -> any SQLQuery
     /// SQL for the text of key `key` of the JSON object in `column` (NULL when absent): the
     /// one function the shared queries need that the backends spell differently.
     func jsonText(_ column: String, key: String) -> String
@@ -66,6 +69,8 @@ package extension SQLReadConnection {
     /// The table itself: the backend stores the shared layout.
     func relation(_ table: SharedTable) -> String { table.rawValue }
 
+    func lookup(_ sql: String) throws -> any SQLQuery { try query(sql) }
+
     func countedGapsSQL(sessions: String) -> String {
         """
         SELECT session, vc, since, animated, did_t - is_t FROM \(relation(.appearances))
@@ -77,14 +82,14 @@ package extension SQLReadConnection {
 
     /// The first column of the first row, or nil.
     func scalarInt(_ sql: String, _ bindings: [SQLValue] = []) throws -> Int64? {
-        let q = try query(sql)
+        let q = try lookup(sql)
         try q.bind(bindings)
         defer { q.reset() }
         return try q.step() ? q.optionalInt(0) : nil
     }
 
     func scalarText(_ sql: String, _ bindings: [SQLValue] = []) throws -> String? {
-        let q = try query(sql)
+        let q = try lookup(sql)
         try q.bind(bindings)
         defer { q.reset() }
         return try q.step() ? q.text(0) : nil

@@ -262,7 +262,7 @@ package final class TimelineQuery {
     /// The seq and t of the first event at or after seq `seq`.
     private func event(atOrAfter seq: Int64) throws -> (seq: Int64, t: Int64)? {
         if firstAtOrAfter == nil {
-            firstAtOrAfter = try db.query("SELECT seq, t FROM \(db.relation(.events)) WHERE session = ?1 AND seq >= ?2 ORDER BY seq LIMIT 1")
+            firstAtOrAfter = try db.lookup("SELECT seq, t FROM \(db.relation(.events)) WHERE session = ?1 AND seq >= ?2 ORDER BY seq LIMIT 1")
         }
         let q = firstAtOrAfter!
         defer { q.reset() }

@@ -1,0 +1,142 @@
+import XCTest
+@testable import LCTraceStore
+@testable import LCTracePostgreSQL
+
+/// The read path of the shared queries on PostgreSQL (issue 26: the reading commands within 2×
+/// SQLite): a cursor's next page asked for while the caller works through the current one,
+/// statements run between two pages, cursors closed in the next round trip, look-ups prepared
+/// once, integers read from their digits in place.
+final class PGReadPathTests: XCTestCase {
+    func connect() throws -> PGConnection {
+        guard let url = PGConnectionTests.url else { throw XCTSkip("no PostgreSQL server: set LCTRACE_TEST_POSTGRES_URL (.ci/run starts one)") }
+        return try PGConnection(url: url)
+    }
+
+    /// Every integer the text format can send comes back as it is, and nothing else passes
+    /// for one (no server needed).
+    func testIntegersAreReadFromTheirDigitsAsTheySay() {
+        func parse(_ text: String) -> Int64? {
+            Array(text.utf8).withUnsafeBufferPointer { PGResult.integer($0) }
+        }
+        var values: [Int64] = [0, 1, -1, 9, -9, Int64.max, Int64.min, Int64.max - 1, Int64.min + 1]
+        var p: Int64 = 1
+        for _ in 0..<18 { p *= 10; values += [p - 1, p, p + 1, -p, -(p - 1)] }
+        for v in values { XCTAssertEqual(parse(String(v)), v, String(v)) }
+        for bad in ["", "-", "9223372036854775808", "-9223372036854775809", "99999999999999999999", "1.5", "12a", " 1", "t", "+1", "--1"] {
+            XCTAssertNil(parse(bad), bad)
+        }
+    }
+
+    /// A query longer than several pages steps through every row in order while other
+    /// statements (look-ups, whole short queries, a second cursor) run between its rows and
+    /// right at its page boundaries, where the next page is already on its way.
+    func testAPageAskedForAheadComesInOrderWhileOtherStatementsRunBetween() throws {
+        let pg = try connect()
+        let db = PGReadConnection(pg: pg, snapshot: true)
+        let total = PGQuery.page * 3 + 17
+        let q = try db.query("SELECT n FROM generate_series(1, CAST(?1 AS INTEGER)) n")
+        try q.bind(.int(Int64(total)), at: 1)
+        var seen: [Int64] = []
+        while try q.step() {
+            let n = q.int(0)
+            seen.append(n)
+            if n % Int64(PGQuery.page) == 0 || n % Int64(PGQuery.page) == 1 || n % 997 == 0 {
+                XCTAssertEqual(try db.scalarInt("SELECT CAST(?1 AS BIGINT) * 2", [.int(n)]), n * 2)
+                let inner = try db.query("SELECT m FROM generate_series(1, 5) m")
+                var sum: Int64 = 0
+                while try inner.step() { sum += inner.int(0) }
+                XCTAssertEqual(sum, 15)
+            }
+        }
+        XCTAssertEqual(seen, (1...Int64(total)).map { $0 })
+        // The same statement again, from the start.
+        q.resetKeepingBindings()
+        var count = 0
+        while try q.step() { count += 1 }
+        XCTAssertEqual(count, total)
+    }
+
+    /// A page that fails on the server (here a division by zero in the second page, asked for
+    /// ahead) is reported with its own cause, whether the cursor or another statement reads
+    /// the connection next, not as "the transaction is aborted".
+    func testAPageThatFailsAheadReportsItsOwnCause() throws {
+        let sql = "SELECT CASE WHEN n = CAST(?1 AS INTEGER) THEN 1 / (n - n) ELSE n END FROM generate_series(1, CAST(?2 AS INTEGER)) n"
+        let failAt = Int64(PGQuery.page + 10)
+        for nextStatementIsTheCursor in [true, false] {
+            let db = PGReadConnection(pg: try connect(), snapshot: true)
+            let q = try db.query(sql)
+            try q.bind([.int(failAt), .int(Int64(PGQuery.page * 3))])
+            var rows = 0
+            while rows < PGQuery.page, try q.step() { rows += 1 }
+            XCTAssertEqual(rows, PGQuery.page)
+            XCTAssertThrowsError(try nextStatementIsTheCursor ? q.step() : db.scalarInt("SELECT 1") != nil) { error in
+                XCTAssertEqual((error as? PGError)?.sqlState, "22012", "\(error)")
+            }
+        }
+    }
+
+    /// Finished cursors are closed with the next statements sent, never more than a bounded
+    /// number left open, and forgotten at the end of their transaction (closing one that the
+    /// commit already closed would fail the next transaction).
+    func testFinishedCursorsAreClosedWithTheNextStatementsAndForgottenAtCommit() throws {
+        let pg = try connect()
+        let db = PGReadConnection(pg: pg, snapshot: false)
+        for round in 0..<2 {
+            try db.transaction {
+                for i in 0..<200 {
+                    let q = try db.query("SELECT CAST(?1 AS INTEGER) + m FROM generate_series(1, 3) m")
+                    try q.bind(.int(Int64(i)), at: 1)
+                    var sum: Int64 = 0
+                    while try q.step() { sum += q.int(0) }
+                    XCTAssertEqual(sum, Int64(3 * i + 6))
+                }
+                let open = try db.scalarInt("SELECT count(*) FROM pg_cursors WHERE name LIKE 'lctrace_c%'") ?? -1
+                XCTAssertLessThanOrEqual(open, 64, "round \(round)")
+                XCTAssertGreaterThanOrEqual(open, 1, "round \(round): closes wait for the next statement")
+            }
+        }
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM pg_cursors WHERE name LIKE 'lctrace_c%'"), 0)
+    }
+
+    /// A transaction that fails while cursors wait to be closed still rolls back: the closes
+    /// are not sent with the ROLLBACK (they would fail first in the aborted transaction, and
+    /// the connection would stay in it).
+    func testAFailedTransactionWithCursorsWaitingToCloseRollsBack() throws {
+        let pg = try connect()
+        let db = PGReadConnection(pg: pg, snapshot: false)
+        struct Expected: Error {}
+        for failure in ["SELECT 1 / 0", "COPY no_such_table FROM STDIN"] {
+            XCTAssertThrowsError(try db.transaction {
+                for _ in 0..<3 {
+                    let q = try db.query("SELECT m FROM generate_series(1, 2) m")
+                    while try q.step() {}
+                }
+                if failure.hasPrefix("COPY") { _ = try pg.copyIn(failure) { _ in } } else { try pg.forEachRow(failure) { _ in } }
+            })
+            // Rolled back: a new transaction begins and reads.
+            try db.transaction {
+                let q = try db.query("SELECT 5")
+                XCTAssertTrue(try q.step())
+                XCTAssertEqual(q.int(0), 5)
+            }
+        }
+    }
+
+    /// A look-up run many times is prepared once on the connection and gives each binding's
+    /// row; inside the read snapshot it sees what the snapshot sees.
+    func testALookUpIsPreparedOnceAndSeesTheSnapshot() throws {
+        let pg = try connect()
+        try pg.execute("DROP TABLE IF EXISTS lookup_check; CREATE TABLE lookup_check (k bigint PRIMARY KEY, v text)")
+        defer { try? pg.execute("DROP TABLE IF EXISTS lookup_check") }
+        try pg.execute("INSERT INTO lookup_check SELECT k, 'v' || k FROM generate_series(1, 50) k")
+        let db = PGReadConnection(pg: pg, snapshot: true)
+        let sql = "SELECT v FROM lookup_check WHERE k = ?"
+        for k in 1...50 { XCTAssertEqual(try db.scalarText(sql, [.int(Int64(k))]), "v\(k)") }
+        XCTAssertNil(try db.scalarText(sql, [.int(51)]))
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM pg_prepared_statements WHERE statement = 'SELECT v FROM lookup_check WHERE k = $1'"), 1)
+        // Written by another connection after the snapshot began: not seen.
+        let other = try connect()
+        try other.execute("INSERT INTO lookup_check VALUES (51, 'late')")
+        XCTAssertNil(try db.scalarText(sql, [.int(51)]))
+    }
+}
