@@ -56,14 +56,20 @@ final class PGBackend: StorageBackend {
     /// `ANALYZE` of the ingested tables when this run's new events are a tenth of `events` or
     /// more (autovacuum's own default threshold), or when `events` never had statistics
     /// (`reltuples` is -1): a bulk load is planned for at once, not after autovacuum's next turn.
-    /// About 1 s on 10 M events. A table this role does not own is skipped by the server with a
-    /// warning, not an error.
+    /// With a statistics target of 10 (a sample of 3,000 rows a table, not 30,000): the reading
+    /// commands' plans and times on 10 M events are the same as with the default 100, and the
+    /// `ANALYZE` takes 0.26 s instead of 1.15 (0.04 s instead of 0.25 on 0.7 M events);
+    /// autovacuum's own turns later use the server's target. A table this role does not own is
+    /// skipped by the server with a warning, not an error.
     package func refreshPlannerStatistics(afterAdding events: Int) throws {
         guard writing, events > 0 else { return }
         let estimated = try main.query("SELECT reltuples FROM pg_class WHERE oid = to_regclass('events')").text(0, 0).flatMap(Double.init) ?? -1
         guard estimated < 0 || Double(events) >= estimated / 10 else { return }
-        try main.execute("ANALYZE " + Self.ingestedTables)
+        try main.execute("SET default_statistics_target = \(Self.ingestStatisticsTarget); ANALYZE \(Self.ingestedTables); RESET default_statistics_target")
     }
+
+    /// The statistics target of the ingest's `ANALYZE` (see `refreshPlannerStatistics`).
+    static let ingestStatisticsTarget = 10
 
     package func tidyAfterInterruption() {}
 

@@ -167,6 +167,14 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
             XCTAssertGreaterThan(try XCTUnwrap(try pg.query("SELECT count(*) FROM pg_stats WHERE schemaname = current_schema() AND tablename = '\(table)'").int(0, 0)), 0,
                                  "\(table) has column statistics")
         }
+        // Sampled at the ingest's small target (a histogram of at most target + 1 bounds), which
+        // costs a fifth of the server's default and plans the reading commands the same.
+        let bounds = try XCTUnwrap(try pg.query("""
+            SELECT max(array_length(histogram_bounds::text::text[], 1)) FROM pg_stats
+            WHERE schemaname = current_schema() AND tablename = 'events'
+            """).int(0, 0))
+        XCTAssertGreaterThan(bounds, 1)
+        XCTAssertLessThanOrEqual(bounds, Int64(PGBackend.ingestStatisticsTarget + 1))
     }
 
     func testNewSessionsAreCopiedStraightInAndOverlapsAreMerged() throws {
