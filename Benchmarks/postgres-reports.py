@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The reading commands on PostgreSQL beside SQLite, on one two-build database, in one run.
 
-    Benchmarks/postgres-reports.py [--events-millions N] [--runs N] [--keep DIR] [--binary PATH]
+    Benchmarks/postgres-reports.py [--events-millions N] [--runs N] [--keep DIR] [--binary PATH] [--also LABEL=PATH]
 
 Issue 26's last target: `report`, `report --format html`, `baseline` and `compare` on a
 10 M-event PostgreSQL database, each within 2x its SQLite time. Generates two builds of one
@@ -49,6 +49,8 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--keep", help="work folder to keep (corpus and databases are reused)")
     ap.add_argument("--binary", help="the lctrace to measure (default: this checkout's release build)")
+    ap.add_argument("--also", action="append", default=[], metavar="LABEL=PATH",
+                    help="another lctrace (e.g. main's) timed on the same PostgreSQL database beside it (repeatable)")
     a = ap.parse_args()
     work = a.keep or tempfile.mkdtemp(prefix="lctrace-pgreports-")
     os.makedirs(work, exist_ok=True)
@@ -96,16 +98,20 @@ def main():
             "compare": lambda db, out: ["compare", "--db", db, "--base-build", "100", "--head-build", "101",
                                         "--fail-on", "never", "-o", out],
         }
-        dbs = {"SQLite": sqlite_db, "PostgreSQL": url}
+        # What is timed: this lctrace on each database, and every --also on PostgreSQL.
+        dbs = {"SQLite": (lctrace, sqlite_db), "PostgreSQL": (lctrace, url)}
+        for extra in a.also:
+            label, _, path = extra.partition("=")
+            dbs[f"PostgreSQL {label}"] = (path, url)
         times = {(c, d): [] for c in commands for d in dbs}
         peaks = {(c, d): 0.0 for c in commands for d in dbs}
         outputs = {}
         for r in range(a.runs):
             for c, make in commands.items():
                 order = list(dbs.items()) if r % 2 == 0 else list(reversed(dbs.items()))
-                for d, db in order:
-                    out = os.path.join(work, f"out-{d}-{c.replace(' ', '_')}")
-                    wall, peak = timed([lctrace] + make(db, out))
+                for d, (binary, db) in order:
+                    out = os.path.join(work, f"out-{d.replace(' ', '_')}-{c.replace(' ', '_')}")
+                    wall, peak = timed([binary] + make(db, out))
                     times[(c, d)].append(wall)
                     peaks[(c, d)] = max(peaks[(c, d)], peak)
                     outputs[(c, d)] = out
@@ -122,6 +128,19 @@ def main():
             same = normalised(outputs[(c, "SQLite")], names) == normalised(outputs[(c, "PostgreSQL")], names)
             runs = " ".join(f"{x:.2f}" for x in times[(c, "SQLite")]) + " / " + " ".join(f"{x:.2f}" for x in times[(c, "PostgreSQL")])
             print(f"| `{c}` | {s:.2f} | {p:.2f} | {p / s:.2f}x | {runs} | {peaks[(c, 'SQLite')]:.0f} / {peaks[(c, 'PostgreSQL')]:.0f} | {'yes' if same else 'NO'} |")
+        others = [d for d in dbs if d not in ("SQLite", "PostgreSQL")]
+        if others:
+            print()
+            print("| command | " + " | ".join(f"{d} s | ratio to SQLite | same output" for d in others) + " |")
+            print("|---|" + "---|---|---|" * len(others))
+            for c in commands:
+                s = statistics.median(times[(c, "SQLite")])
+                cells = []
+                for d in others:
+                    o = statistics.median(times[(c, d)])
+                    same = normalised(outputs[(c, "SQLite")], names) == normalised(outputs[(c, d)], names)
+                    cells.append(f"{o:.2f} ({' '.join(f'{x:.2f}' for x in times[(c, d)])}) | {o / s:.2f}x | {'yes' if same else 'NO'}")
+                print(f"| `{c}` | " + " | ".join(cells) + " |")
     finally:
         subprocess.run([os.path.join(ROOT, "scripts/postgres-test-server"), "stop", cluster])
         shutil.rmtree(cluster, ignore_errors=True)
