@@ -1,8 +1,10 @@
--- lctrace database schema for PostgreSQL, version 4 (meta row 'schema_version' = 4).
+-- lctrace database schema for PostgreSQL, version 5 (meta row 'schema_version' = 5).
 -- Version 3 added `file_sessions`; version 4 packs the rows of `events`, `instances`,
 -- `appearances` and `containment` (below), as SQLite's version 3 does: a database of
 -- version 2 or 3 is migrated in place by `lctrace ingest` or `lctrace analyze` (its events
--- kept, its model and findings rebuilt).
+-- kept, its model and findings rebuilt). Version 5 indexes `findings_v.session_id`
+-- (`findings_by_session_id`); a database of version 4 is read as it is and gains the index
+-- at the next `ingest` or `analyze`.
 --
 -- The same views as the SQLite schema (Schemas/lctrace-schema.sql), the documented query
 -- surface, and the same files, sessions, rejects and strings tables, so every query of
@@ -271,6 +273,9 @@ CREATE TABLE findings (
     PRIMARY KEY (session, id)
 );
 CREATE INDEX findings_by_identity ON findings (identity);
+-- findings_v.session_id is NULLIF(session, 0): reports read the findings of a few hundred
+-- sessions at a time by it, which the primary key cannot serve through the expression.
+CREATE INDEX findings_by_session_id ON findings ((NULLIF(session, 0)));
 COMMENT ON TABLE findings IS 'Rule results. evidence lists the seqs of the events that prove a finding.';
 COMMENT ON COLUMN findings.session IS '→ sessions.id; 0 for file-level findings (LC904), which findings_v shows as NULL.';
 COMMENT ON COLUMN findings.id IS 'Finding id.';

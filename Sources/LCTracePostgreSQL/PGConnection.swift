@@ -480,21 +480,31 @@ final class PGConnection {
     /// Statements prepared on this connection, by their text: a look-up run thousands of
     /// times (a report's examples) is parsed and planned once.
     private var prepared: [String: String] = [:]
+    /// Statement texts run once: prepared at their second run, so a text made for one use
+    /// (a list of values written into it) never is. Bounded, as `prepared` is.
+    private var seenOnce: Set<String> = []
+    static let maxPrepared = 256
 
-    /// Runs `sql` as a named prepared statement (prepared at its first run) and returns its
-    /// whole result.
+    /// Runs `sql` and returns its whole result: as a named prepared statement from its second
+    /// run on (the first runs it unnamed), up to `maxPrepared` statements.
     func queryPrepared(_ sql: String, _ parameters: [String?]) throws -> PGResult {
-        try settleAhead()
-        defer { noteTransactionState() }
         let name: String
         if let known = prepared[sql] {
             name = known
-        } else {
+        } else if seenOnce.contains(sql) && prepared.count < Self.maxPrepared {
+            try settleAhead()
             name = "lctrace_p\(prepared.count + 1)"
             guard PQsendPrepare(handle, name, sql, 0, nil) == 1 else { throw error(nil, sql: sql) }
             _ = try check(try lastResult(), sql: sql)
             prepared[sql] = name
+            seenOnce.remove(sql)
+        } else {
+            if seenOnce.count >= 4 * Self.maxPrepared { seenOnce.removeAll() }
+            seenOnce.insert(sql)
+            return try query(sql, parameters)
         }
+        try settleAhead()
+        defer { noteTransactionState() }
         return try withParameters(parameters) { values, lengths in
             guard PQsendQueryPrepared(handle, name, Int32(parameters.count), values, lengths, nil, 0) == 1 else { throw error(nil, sql: sql) }
             return try check(try lastResult(), sql: sql)

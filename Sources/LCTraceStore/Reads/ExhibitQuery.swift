@@ -29,7 +29,7 @@ package final class ExhibitQuery {
         // Both ends bound the primary key's range (an end that may be NULL bounds nothing: an
         // instance that ended early was read to the session's end, three times).
         let range = "e.session = ?1 AND e.seq >= ?2 AND e.seq <= ?3 AND (e.vc = ?4 OR e.other = ?4)"
-        let count = try db.query("SELECT count(*) FROM \(db.relation(.events)) e WHERE \(range)")
+        let count = try db.lookup("SELECT count(*) FROM \(db.relation(.events)) e WHERE \(range)")
         bind(count, session, since, end, id)
         let total = try count.step() ? Int(count.int(0)) : 0
         let before = max(limit - limit / 2, 0), after = limit / 2
@@ -61,8 +61,10 @@ package final class ExhibitQuery {
         q.bind(vc, at: 4)
     }
 
+    /// The events `clause` selects: always a bounded few (a `LIMIT`, a list of seqs), so a
+    /// look-up.
     private func select(_ clause: String, sid: String, bind: (any SQLQuery) -> Void) throws -> [TraceEvent] {
-        let q = try db.query("""
+        let q = try db.lookup("""
             SELECT e.seq, e.t, n.text, v.text, c.text, o.text, e.flags, d.text, th.text, e.wall, e.attrs
             FROM \(db.relation(.events)) e JOIN strings n ON n.id = e.ev
             LEFT JOIN strings v ON v.id = e.vc LEFT JOIN strings c ON c.id = e.cls LEFT JOIN strings o ON o.id = e.other

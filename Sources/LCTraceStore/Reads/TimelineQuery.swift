@@ -296,7 +296,7 @@ package final class TimelineQuery {
             ORDER BY seq DESC LIMIT 1
             """, [.int(session), .int(bound.seq)])
         // After `left` (a foreground event: at Int64.max, no event after it enters the background).
-        let q = try db.query("""
+        let q = try db.lookup("""
             SELECT e.seq, e.t, n.text, v.text, o.text, e.flags, d.text
             FROM \(db.relation(.events)) e JOIN strings n ON n.id = e.ev
             LEFT JOIN strings v ON v.id = e.vc LEFT JOIN strings o ON o.id = e.other LEFT JOIN strings d ON d.id = e.detail

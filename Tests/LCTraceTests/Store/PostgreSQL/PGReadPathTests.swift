@@ -122,8 +122,8 @@ final class PGReadPathTests: XCTestCase {
         }
     }
 
-    /// A look-up run many times is prepared once on the connection and gives each binding's
-    /// row; inside the read snapshot it sees what the snapshot sees.
+    /// A look-up run many times is prepared once on the connection (at its second run) and
+    /// gives each binding's row; inside the read snapshot it sees what the snapshot sees.
     func testALookUpIsPreparedOnceAndSeesTheSnapshot() throws {
         let pg = try connect()
         try pg.execute("DROP TABLE IF EXISTS lookup_check; CREATE TABLE lookup_check (k bigint PRIMARY KEY, v text)")
@@ -134,6 +134,10 @@ final class PGReadPathTests: XCTestCase {
         for k in 1...50 { XCTAssertEqual(try db.scalarText(sql, [.int(Int64(k))]), "v\(k)") }
         XCTAssertNil(try db.scalarText(sql, [.int(51)]))
         XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM pg_prepared_statements WHERE statement = 'SELECT v FROM lookup_check WHERE k = $1'"), 1)
+        // A text run once (values written into it) is not prepared: the server keeps no
+        // statement per list of seqs.
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM lookup_check WHERE k IN (3, 4, 5)"), 3)
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%k IN (3, 4, 5)%'"), 0)
         // Written by another connection after the snapshot began: not seen.
         let other = try connect()
         try other.execute("INSERT INTO lookup_check VALUES (51, 'late')")

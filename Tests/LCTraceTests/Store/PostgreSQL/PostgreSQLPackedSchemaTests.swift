@@ -60,7 +60,9 @@ final class PostgreSQLPackedSchemaTests: PostgreSQLTestCase {
                              ("SELECT * FROM events_v WHERE sid = '\(sid)' ORDER BY seq", "events_pkey"),
                              ("SELECT * FROM instances_v WHERE session_id = \(session)", "instances_pkey"),
                              ("SELECT * FROM appearances_v WHERE sid = '\(sid)'", "appearances_pkey"),
-                             ("SELECT * FROM containment_v WHERE session_id = \(session)", "containment_pkey")] {
+                             ("SELECT * FROM containment_v WHERE session_id = \(session)", "containment_pkey"),
+                             // Schema 5: a report reads findings a few hundred sessions at a time.
+                             ("SELECT * FROM findings_v WHERE session_id IN (\(session), \(session + 1))", "findings_by_session_id")] {
             let plan = try pg.query("EXPLAIN " + sql)
             let text = (0..<plan.rowCount).compactMap { plan.text($0, 0) }.joined(separator: "\n")
             XCTAssertTrue(text.contains(index), "\(sql) does not use \(index):\n\(text)")
@@ -112,6 +114,42 @@ final class PostgreSQLPackedSchemaTests: PostgreSQLTestCase {
         try migrates(from: 2)
     }
 
+    /// Version 5 only adds `findings_by_session_id`: a version 4 database is read as it is
+    /// (the same report), and the next writing command adds the index under the schema lock,
+    /// leaving the objects of a new database.
+    func testAVersion4DatabaseIsReadAsItIsAndGainsTheIndexAtTheNextWrite() throws {
+        let reference = try freshDatabase("reference")
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", reference, samples]).status, 0)
+        let old = try freshDatabase("version4")
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", old, samples]).status, 0)
+        let pg = try PGConnection(url: old)
+        try pg.execute("DROP INDEX findings_by_session_id")
+        try pg.query("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+        try pg.query("UPDATE meta SET value = $1 WHERE key = 'schema_objects'", [try PGSchema.objects(pg).joined(separator: "\n")])
+        let version = { try pg.query("SELECT value FROM meta WHERE key = 'schema_version'").text(0, 0) }
+        let hasIndex = { try pg.query("SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'findings_by_session_id'").int(0, 0) == 1 }
+
+        let read = TestSupport.run(["report", "--db", old, "--format", "json", "--fail-on", "never"])
+        XCTAssertEqual(read.status, 0, read.err)
+        XCTAssertEqual(read.out, TestSupport.run(["report", "--db", reference, "--format", "json", "--fail-on", "never"]).out)
+        XCTAssertEqual(try version(), "4", "a reading command changes nothing")
+        XCTAssertFalse(try hasIndex())
+
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", old, samples]).status, 0)
+        XCTAssertEqual(try version(), String(PGSchema.version))
+        XCTAssertTrue(try hasIndex())
+        XCTAssertEqual(try objects(old), try objects(reference))
+        XCTAssertEqual(TestSupport.run(["report", "--db", old, "--fail-on", "never"]).status, 0, "the migrated schema is accepted")
+    }
+
+    /// The schema's objects as `PGSchema.objects` lists them, without the schema's own name
+    /// (each test database is a schema of its own).
+    private func objects(_ url: String) throws -> [String] {
+        let pg = try PGConnection(url: url)
+        let schema = try PGSchema.currentSchema(pg)
+        return try PGSchema.objects(pg).map { $0.replacingOccurrences(of: schema + ".", with: "") }.sorted()
+    }
+
     private func migrates(from version: Int) throws {
         let reference = try freshDatabase("reference")
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", reference, samples]).status, 0)
@@ -146,8 +184,9 @@ final class PostgreSQLPackedSchemaTests: PostgreSQLTestCase {
 
         let migrated = TestSupport.run(["analyze", "--db", old])
         XCTAssertEqual(migrated.status, 0, migrated.err)
-        XCTAssertEqual(try pg.query("SELECT value FROM meta WHERE key = 'schema_version'").text(0, 0), "4")
+        XCTAssertEqual(try pg.query("SELECT value FROM meta WHERE key = 'schema_version'").text(0, 0), String(PGSchema.version))
         XCTAssertEqual(try pg.query("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'events'::regclass AND attname = 'rest'").text(0, 0), "jsonb")
+        XCTAssertEqual(try objects(old), try objects(reference), "the objects of a new database")
         XCTAssertEqual(try TestSupport.logicalDump(location: old), try TestSupport.logicalDump(location: reference))
         if version == 3 {
             for format in ["json", "csv"] {
