@@ -27,15 +27,25 @@ final class PGStrings {
         guard !missing.isEmpty else { return out }
         missing.sort()
         if inserter == nil { inserter = try PGConnection(url: url, stop: stop) }
-        let array = PGSchema.arrayLiteral(missing)
-        try inserter!.query("INSERT INTO strings(text) SELECT t FROM unnest($1::text[]) AS u(t) ORDER BY t ON CONFLICT (text) DO NOTHING",
-                            [array])
-        let rows = try inserter!.query("SELECT id, text FROM strings WHERE text = ANY($1::text[])", [array])
-        if ids.count + rows.rowCount > Self.maxCached { ids.removeAll(keepingCapacity: true) }
-        for r in 0..<rows.rowCount {
-            guard let id = rows.int(r, 0), let text = rows.text(r, 1) else { continue }
-            ids[text] = id
-            out[text] = id
+        // Most texts a batch does not know yet are new to the table too (controller ids): the
+        // insert returns their ids; only those it skipped (stored before, or by another
+        // ingester meanwhile) are looked up, in a second statement that then sees them.
+        let inserted = try inserter!.query("""
+            INSERT INTO strings(text) SELECT t FROM unnest($1::text[]) AS u(t) ORDER BY t
+            ON CONFLICT (text) DO NOTHING RETURNING id, text
+            """, [PGSchema.arrayLiteral(missing)])
+        if ids.count + missing.count > Self.maxCached { ids.removeAll(keepingCapacity: true) }
+        func keep(_ rows: PGResult) {
+            for r in 0..<rows.rowCount {
+                guard let id = rows.int(r, 0), let text = rows.text(r, 1) else { continue }
+                ids[text] = id
+                out[text] = id
+            }
+        }
+        keep(inserted)
+        let skipped = missing.filter { out[$0] == nil }
+        if !skipped.isEmpty {
+            keep(try inserter!.query("SELECT id, text FROM strings WHERE text = ANY($1::text[])", [PGSchema.arrayLiteral(skipped)]))
         }
         return out
     }

@@ -149,6 +149,33 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
     /// A bulk load leaves the planner statistics of what it loaded: without them, the first
     /// report after loading 10 M events took 80 s instead of 1.4 s (issue 26), until autovacuum
     /// came by. Autovacuum is off on the tables here, so only the ingest can have made them.
+    /// New texts get their ids from the insert itself; texts the table already has (stored
+    /// by an earlier ingest, or by another ingester meanwhile) are looked up: either way each
+    /// text's id is the table's, whatever the client had cached.
+    func testEveryTextGetsTheTablesIdWhetherNewOrStoredBefore() throws {
+        let url = try freshDatabase()
+        _ = try Storage.openForWriting(url)
+        let pg = try PGConnection(url: url)
+        func stored() throws -> [String: Int64] {
+            let rows = try pg.query("SELECT id, text FROM strings")
+            return Dictionary(uniqueKeysWithValues: (0..<rows.rowCount).map { (rows.text($0, 1)!, rows.int($0, 0)!) })
+        }
+        let first = PGStrings(url: url, stop: nil)
+        let a = try first.ids(["UIViewController", "0x1", "tab\there", "é😀"])
+        XCTAssertEqual(a.count, 4)
+        // Another ingester: nothing cached, two of its texts stored already, two new.
+        let second = PGStrings(url: url, stop: nil)
+        let b = try second.ids(["0x1", "UIViewController", "0x2", "SettingsVC"])
+        let table = try stored()
+        XCTAssertEqual(b.count, 4)
+        for (text, id) in a.merging(b, uniquingKeysWith: { x, y in XCTAssertEqual(x, y, "one id per text"); return x }) {
+            XCTAssertEqual(table[text], id, text)
+        }
+        XCTAssertEqual(table.count, 6)
+        // The first one again, cached and not: the same ids.
+        XCTAssertEqual(try first.ids(["SettingsVC", "0x1"]), ["SettingsVC": table["SettingsVC"]!, "0x1": table["0x1"]!])
+    }
+
     func testAnIngestLeavesThePlannerTheStatisticsOfWhatItLoaded() throws {
         let path = try corpus("stats", seed: 26, sessions: 6)
         let url = try freshDatabase()
