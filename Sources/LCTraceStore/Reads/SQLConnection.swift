@@ -28,6 +28,10 @@ package protocol SQLQuery: AnyObject {
     func value(_ i: Int) -> SQLValue
 }
 
+/// The most rows a statement run as a look-up (`SQLReadConnection.lookup`) may give: its
+/// result is held whole.
+package let lookUpRows: Int64 = 4096
+
 /// The stored tables the shared queries read, in the plain layout of schema version 2
 /// (Schemas/lctrace-schema.sql: ids unresolved, absolute seqs and times, texts for the codes).
 package enum SharedTable: String {
@@ -48,8 +52,9 @@ package enum SharedTable: String {
 /// A connection the shared read queries run on.
 package protocol SQLReadConnection: AnyObject {
     func query(_ sql: String) throws -> any SQLQuery
-    /// A statement whose result is a row or a few (a look-up by key, `LIMIT 1`), run many times:
-    /// a server backend runs it whole, prepared once, without a cursor's round trips.
+    /// A statement whose result is a row or a few (a look-up by key, `LIMIT 1`, a range of at
+    /// most `lookUpRows` seqs), run many times: a server backend runs it whole, prepared once,
+    /// without a cursor's round trips.
     func lookup(_ sql: String) throws -> any SQLQuery
     /// SQL for the text of key `key` of the JSON object in `column` (NULL when absent): the
     /// one function the shared queries need that the backends spell differently.

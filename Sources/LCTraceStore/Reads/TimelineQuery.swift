@@ -200,7 +200,15 @@ package final class TimelineQuery {
             WHERE e.session = ?1 AND e.seq >= ?4 AND e.seq <= ?5 AND e.ev IN (SELECT id FROM strings WHERE text IN (\(names)))
               AND (CAST(?2 AS BIGINT) IS NULL OR e.t <= ?3) AND (CAST(?2 AS BIGINT) IS NULL OR e.t >= ?2 OR n.text IN (\(background)))
             ORDER BY e.seq
-            """, window: window, [.int(seqs.from), .int(seqs.through)], markedEvent, body)
+            """, window: window, [.int(seqs.from), .int(seqs.through)],
+            few: Self.isFew(seqs), markedEvent, body)
+    }
+
+    /// A seq range of at most `lookUpRows` seqs (none of the whole session's `Int64.min` …
+    /// `Int64.max`).
+    static func isFew(_ seqs: (from: Int64, through: Int64)) -> Bool {
+        let (span, overflow) = seqs.through.subtractingReportingOverflow(seqs.from)
+        return !overflow && span >= 0 && span < lookUpRows
     }
 
     private func markedEvent(_ q: any SQLQuery) -> TraceEvent {
@@ -316,9 +324,10 @@ package final class TimelineQuery {
     /// Runs `sql` with the session as ?1, the window as ?2 (start) and ?3 (end), both NULL
     /// without one, and `more` from ?4 on, handing a value of each row to `body` as it is read
     /// (a cursor on PostgreSQL).
-    private func forEach<T>(_ sql: String, window: TimeWindow?, _ more: [SQLValue] = [], _ row: (any SQLQuery) -> T,
-                            _ body: (T) throws -> Void) throws {
-        let q = try db.query(sql)
+    /// `few`: the rows are known to be few (`lookUpRows` at most): read as a look-up.
+    private func forEach<T>(_ sql: String, window: TimeWindow?, _ more: [SQLValue] = [], few: Bool = false,
+                            _ row: (any SQLQuery) -> T, _ body: (T) throws -> Void) throws {
+        let q = try few ? db.lookup(sql) : db.query(sql)
         defer { q.reset() }
         q.bind(session, at: 1)
         q.bind(window?.start, at: 2)

@@ -60,6 +60,19 @@ final class ExhibitReadsTests: TemporaryDirectoryTestCase {
         return (counter.calls * Int(every), events, exhibits.drawn.values.filter { $0.timeline != nil }.count)
     }
 
+    /// A window's marked events are read as a look-up (whole, prepared on a server) only when
+    /// its seq range is at most `lookUpRows` seqs; the whole session's range (`Int64.min` …
+    /// `Int64.max`) and reversed or overflowing ranges never are (the first cut trapped on the
+    /// whole session's range).
+    func testOnlyAFewSeqsAreReadAsALookUp() {
+        XCTAssertTrue(TimelineQuery.isFew((0, 0)))
+        XCTAssertTrue(TimelineQuery.isFew((10, 10 + lookUpRows - 1)))
+        XCTAssertFalse(TimelineQuery.isFew((10, 10 + lookUpRows)))
+        XCTAssertFalse(TimelineQuery.isFew((.min, .max)))
+        XCTAssertFalse(TimelineQuery.isFew((-5, .max)))
+        XCTAssertFalse(TimelineQuery.isFew((5, 4)))
+    }
+
     func testTheExamplesReadTheirWindowsNotTheSession() throws {
         let short = try exhibitWork(try database(ticks: 1_000, name: "short"))
         let long = try exhibitWork(try database(ticks: 40_000, name: "long"))
