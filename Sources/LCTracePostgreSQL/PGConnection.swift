@@ -357,16 +357,45 @@ final class PGConnection {
     }
 
     /// Reads the result of the statement sent ahead, if any, into its `PGAhead`. Its failure
-    /// is thrown at once too: it is the cause of whatever would fail next (an aborted
-    /// transaction, a statement timeout).
-    private func settleAhead() throws {
-        guard let sent = ahead else { return }
+    /// is thrown at once too (unless `rethrowing` is false: a ROLLBACK must still be sent): it
+    /// is the cause of whatever would fail next (an aborted transaction, a statement timeout).
+    /// Results an interrupted wait left unread (a page asked for ahead, a pipeline) are
+    /// drained first, so the connection takes the next statement.
+    private func settleAhead(rethrowing: Bool = true) throws {
+        guard let sent = ahead else { drainLeftovers(); return }
         ahead = nil
         do {
             sent.outcome = .success(try check(try lastResult(), sql: sent.sql))
         } catch let failure as PGError {
             sent.outcome = .failure(failure)
-            throw failure
+            if rethrowing { throw failure }
+        } catch {
+            // Interrupted while waiting: the server was asked to cancel; what it still sends
+            // is drained by the next statement.
+            sent.outcome = .failure(PGError(sqlState: "57014", message: "interrupted", sql: sent.sql))
+            throw error
+        }
+    }
+
+    /// Reads and drops whatever results are still on their way (a wait that a stop request
+    /// ended, which asked the server to cancel) and leaves pipeline mode, within a few
+    /// seconds and whatever the stop request says: after it the connection takes statements
+    /// again (the ROLLBACK of a stopped batch), or says why not when it is sent.
+    private func drainLeftovers() {
+        guard PQtransactionStatus(handle) == PQTRANS_ACTIVE || PQpipelineStatus(handle) != PQ_PIPELINE_OFF else { return }
+        let end = DispatchTime.now() + .seconds(5)
+        while PQtransactionStatus(handle) == PQTRANS_ACTIVE || PQpipelineStatus(handle) != PQ_PIPELINE_OFF {
+            if PQpipelineStatus(handle) != PQ_PIPELINE_OFF && PQexitPipelineMode(handle) == 1 { continue }
+            if PQisBusy(handle) == 1 {
+                guard (try? Self.wait(PQsocket(handle), writing: false, until: end, stop: nil)) == true,
+                      PQconsumeInput(handle) == 1 else { return }
+                continue
+            }
+            if let raw = PQgetResult(handle) {
+                PQclear(raw)
+            } else if PQpipelineStatus(handle) == PQ_PIPELINE_OFF {
+                return
+            }
         }
     }
 
@@ -374,10 +403,15 @@ final class PGConnection {
     /// their own), and forgotten when the transaction ends (which closes them).
     private var cursorsToClose: [String] = []
 
-    /// Closes `cursor` with the next statements sent, or at the end of its transaction.
+    /// Closes `cursor` with the next statements sent, or at the end of its transaction; 64
+    /// waiting are closed at once (a failure shows in the next statement).
     func closeLater(_ cursor: String) {
         cursorsToClose.append(cursor)
-        if cursorsToClose.count >= 64 { try? execute("") }
+        if cursorsToClose.count >= 64 {
+            try? settleAhead()
+            let closes = takeCloses()
+            if !closes.isEmpty { try? execute(closes) }
+        }
     }
 
     /// Cursors live inside their transaction only: outside one there is nothing to close.
@@ -392,6 +426,13 @@ final class PGConnection {
         guard !cursorsToClose.isEmpty else { return "" }
         defer { cursorsToClose.removeAll() }
         return cursorsToClose.map { "CLOSE \($0); " }.joined()
+    }
+
+    /// Ends the transaction: sent even when a page asked for ahead failed, or a wait was
+    /// interrupted, before it.
+    func rollback() throws {
+        try settleAhead(rethrowing: false)
+        try execute("ROLLBACK")
     }
 
     /// Runs one or more statements without parameters (the simple-query protocol).
@@ -483,6 +524,7 @@ final class PGConnection {
     /// Statement texts run once: prepared at their second run, so a text made for one use
     /// (a list of values written into it) never is. Bounded, as `prepared` is.
     private var seenOnce: Set<String> = []
+    private var preparedNames = 0
     static let maxPrepared = 256
 
     /// Runs `sql` and returns its whole result: as a named prepared statement from its second
@@ -493,7 +535,9 @@ final class PGConnection {
             name = known
         } else if seenOnce.contains(sql) && prepared.count < Self.maxPrepared {
             try settleAhead()
-            name = "lctrace_p\(prepared.count + 1)"
+            // A name never used before, even when a prepare was interrupted after it was sent.
+            preparedNames += 1
+            name = "lctrace_p\(preparedNames)"
             guard PQsendPrepare(handle, name, sql, 0, nil) == 1 else { throw error(nil, sql: sql) }
             _ = try check(try lastResult(), sql: sql)
             prepared[sql] = name
@@ -599,7 +643,7 @@ final class PGConnection {
             try execute("COMMIT")
             return value
         } catch {
-            try? execute("ROLLBACK")
+            try? rollback()
             throw error
         }
     }

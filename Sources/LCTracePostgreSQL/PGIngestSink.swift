@@ -120,7 +120,7 @@ final class PGIngestSink: IngestSink {
     }
 
     package func rollback() {
-        if inBatch { try? pg.execute("ROLLBACK") }
+        if inBatch { try? pg.rollback() }
         inBatch = false
         part = 0
         sessionsOfFile.removeAll()

@@ -179,7 +179,7 @@ final class PGModelWorker: PGAnalysisStore, ModelStoringReader {
             try connection.pg.execute("COMMIT")
             return value
         } catch {
-            try? connection.pg.execute("ROLLBACK")
+            try? connection.pg.rollback()
             return nil
         }
     }

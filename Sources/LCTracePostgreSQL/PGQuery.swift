@@ -413,7 +413,7 @@ final class PGReadConnection: SQLReadConnection {
             try pg.execute("COMMIT")
             return value
         } catch {
-            try? pg.execute("ROLLBACK")
+            try? pg.rollback()
             throw error
         }
     }

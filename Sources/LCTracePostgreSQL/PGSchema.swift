@@ -53,25 +53,41 @@ enum PGSchema {
                              [String(version), try objects(pg).joined(separator: "\n")])
             }
         }
-        let stored = try pg.query("SELECT value FROM meta WHERE key = 'schema_version'")
-        let current = stored.rowCount > 0 ? Int64(stored.text(0, 0) ?? "") ?? 0 : 0
-        if current > version {
-            throw Refused(description: "\(name) has schema version \(current), newer than this lctrace (\(version)): upgrade lctrace")
-        }
-        if current == 2 || current == 3 {
-            guard writing else {
-                throw Refused(description: "\(name) has schema version \(current), older than this lctrace (\(version)): migrate it with `lctrace analyze --db …` (its findings are rebuilt), then run this again")
+        // The version and the objects, read in one snapshot by a reading command: an ingest
+        // that migrates meanwhile (version 4 to 5) is seen whole or not at all.
+        func check() throws {
+            let stored = try pg.query("SELECT value FROM meta WHERE key = 'schema_version'")
+            let current = stored.rowCount > 0 ? Int64(stored.text(0, 0) ?? "") ?? 0 : 0
+            if current > version {
+                throw Refused(description: "\(name) has schema version \(current), newer than this lctrace (\(version)): upgrade lctrace")
             }
-            if current == 2 { try migrateFrom2(pg, name: name) }
-            try migrateFrom3(pg, name: name)
-            try migrateFrom4(pg, name: name)
-        } else if current == 4 {
-            // Version 5 only adds an index: read as it is, migrated by a writing command.
-            if writing { try migrateFrom4(pg, name: name) }
-        } else if current < version {
-            throw Refused(description: "\(name) has schema version \(current), which this lctrace cannot read (it writes version \(version))")
+            if current == 2 || current == 3 {
+                guard writing else {
+                    throw Refused(description: "\(name) has schema version \(current), older than this lctrace (\(version)): migrate it with `lctrace analyze --db …` (its findings are rebuilt), then run this again")
+                }
+                if current == 2 { try migrateFrom2(pg, name: name) }
+                try migrateFrom3(pg, name: name)
+                try migrateFrom4(pg, name: name)
+            } else if current == 4 {
+                // Version 5 only adds an index: read as it is, migrated by a writing command.
+                if writing { try migrateFrom4(pg, name: name) }
+            } else if current < version {
+                throw Refused(description: "\(name) has schema version \(current), which this lctrace cannot read (it writes version \(version))")
+            }
+            try verify(pg, name: name)
         }
-        try verify(pg, name: name)
+        if writing {
+            try check()
+        } else {
+            try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            do {
+                try check()
+                try pg.execute("COMMIT")
+            } catch {
+                try? pg.rollback()
+                throw error
+            }
+        }
         if writing { try grantReader(pg) }
     }
 

@@ -1,4 +1,5 @@
 import XCTest
+@testable import LCTraceModel
 @testable import LCTraceStore
 @testable import LCTracePostgreSQL
 
@@ -119,6 +120,63 @@ final class PGReadPathTests: XCTestCase {
                 XCTAssertTrue(try q.step())
                 XCTAssertEqual(q.int(0), 5)
             }
+        }
+    }
+
+    /// A stop request while a page asked for ahead is still being computed (here a second
+    /// page that sleeps) ends the wait; the transaction still rolls back and the connection
+    /// takes the next one: the results the cancel left on their way are drained first.
+    func testAStopWhileAPageIsOnItsWayLeavesTheConnectionUsable() throws {
+        guard let url = PGConnectionTests.url else { throw XCTSkip("no PostgreSQL server: set LCTRACE_TEST_POSTGRES_URL (.ci/run starts one)") }
+        let page = Int64(PGQuery.page)
+        // The sleep in the page asked for ahead, then in the first page (the pipeline's
+        // DECLARE and FETCH: the stop leaves the connection in pipeline mode).
+        for sleepsAt in [page + 1, 1] {
+            let stop = StopRequest()
+            let pg = try PGConnection(url: url, stop: stop)
+            let db = PGReadConnection(pg: pg, snapshot: false)
+            let started = Date()
+            XCTAssertThrowsError(try db.transaction {
+                let q = try db.query("SELECT n, CASE WHEN n = CAST(?1 AS INTEGER) THEN pg_sleep(20) END FROM generate_series(1, CAST(?2 AS INTEGER)) n")
+                try q.bind([.int(sleepsAt), .int(page * 2)])
+                if sleepsAt > 1 {
+                    var rows: Int64 = 0
+                    while rows < page, try q.step() { rows += 1 }
+                    XCTAssertEqual(rows, page)
+                }
+                stop.request()
+                _ = try q.step()
+            }) { XCTAssertTrue($0 is Interrupted, "sleeping at row \(sleepsAt): \($0)") }
+            XCTAssertLessThan(Date().timeIntervalSince(started), 10, "the stop ended the wait; the server's sleep was cancelled")
+            try db.transaction {
+                let q = try db.query("SELECT 11")
+                XCTAssertTrue(try q.step())
+                XCTAssertEqual(q.int(0), 11)
+            }
+        }
+    }
+
+    /// A body that fails for its own reason while the page asked for ahead failed on the
+    /// server (a statement timeout) still rolls back: the page's failure does not keep the
+    /// ROLLBACK from being sent, and the next transaction begins.
+    func testAFailedPageAheadDoesNotKeepTheRollbackFromBeingSent() throws {
+        let pg = try connect()
+        let db = PGReadConnection(pg: pg, snapshot: false)
+        struct Own: Error {}
+        let page = Int64(PGQuery.page)
+        XCTAssertThrowsError(try db.transaction {
+            try pg.execute("SET LOCAL statement_timeout = '300ms'")
+            let q = try db.query("SELECT n, CASE WHEN n = CAST(?1 AS INTEGER) THEN pg_sleep(5) END FROM generate_series(1, CAST(?2 AS INTEGER)) n")
+            try q.bind([.int(page + 1), .int(page * 2)])
+            var rows: Int64 = 0
+            while rows < page, try q.step() { rows += 1 }
+            Thread.sleep(forTimeInterval: 0.6)  // the page ahead times out meanwhile
+            throw Own()
+        }) { XCTAssertTrue($0 is Own, "\($0)") }
+        try db.transaction {
+            let q = try db.query("SELECT 12")
+            XCTAssertTrue(try q.step())
+            XCTAssertEqual(q.int(0), 12)
         }
     }
 

@@ -142,13 +142,6 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual(try pg.query("SELECT dirty, events FROM sessions WHERE id = $1", [String(id)]).int(0, 0), 0)
     }
 
-    /// (Issue 26) A file whose sessions hold nothing stored goes straight into `events` (no
-    /// temporary table, no `ON CONFLICT`), and so does the next part of a session this run
-    /// wrote; a file that overlaps what is stored, or a session another run wrote, is merged,
-    /// its duplicates and conflicts counted as before.
-    /// A bulk load leaves the planner statistics of what it loaded: without them, the first
-    /// report after loading 10 M events took 80 s instead of 1.4 s (issue 26), until autovacuum
-    /// came by. Autovacuum is off on the tables here, so only the ingest can have made them.
     /// New texts get their ids from the insert itself; texts the table already has (stored
     /// by an earlier ingest, or by another ingester meanwhile) are looked up: either way each
     /// text's id is the table's, whatever the client had cached.
@@ -176,6 +169,9 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual(try first.ids(["SettingsVC", "0x1"]), ["SettingsVC": table["SettingsVC"]!, "0x1": table["0x1"]!])
     }
 
+    /// A bulk load leaves the planner statistics of what it loaded: without them, the first
+    /// report after loading 10 M events took 80 s instead of 1.4 s (issue 26), until autovacuum
+    /// came by. Autovacuum is off on the tables here, so only the ingest can have made them.
     func testAnIngestLeavesThePlannerTheStatisticsOfWhatItLoaded() throws {
         let path = try corpus("stats", seed: 26, sessions: 6)
         let url = try freshDatabase()
@@ -204,6 +200,10 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertLessThanOrEqual(bounds, Int64(PGBackend.ingestStatisticsTarget + 1))
     }
 
+    /// (Issue 26) A file whose sessions hold nothing stored goes straight into `events` (no
+    /// temporary table, no `ON CONFLICT`), and so does the next part of a session this run
+    /// wrote; a file that overlaps what is stored, or a session another run wrote, is merged,
+    /// its duplicates and conflicts counted as before.
     func testNewSessionsAreCopiedStraightInAndOverlapsAreMerged() throws {
         var b = TraceBuilder(sid: "S-direct")
         for i in 0..<40 { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
