@@ -123,6 +123,20 @@ final class PGReadPathTests: XCTestCase {
         }
     }
 
+    /// Two pages of rows; the server sleeps `seconds` on row `sleepingAt`.
+    private func slowQuery(_ db: PGReadConnection, sleepingAt row: Int64, seconds: Int) throws -> any SQLQuery {
+        let q = try db.query("SELECT n, CASE WHEN n = CAST(?1 AS INTEGER) THEN pg_sleep(\(seconds)) END FROM generate_series(1, CAST(?2 AS INTEGER)) n")
+        try q.bind([.int(row), .int(Int64(PGQuery.page) * 2)])
+        return q
+    }
+
+    /// Steps through the first page (the second is then asked for ahead).
+    private func readFirstPage(_ q: any SQLQuery) throws {
+        var rows = 0
+        while rows < PGQuery.page, try q.step() { rows += 1 }
+        XCTAssertEqual(rows, PGQuery.page)
+    }
+
     /// A stop request while a page asked for ahead is still being computed (here a second
     /// page that sleeps) ends the wait; the transaction still rolls back and the connection
     /// takes the next one: the results the cancel left on their way are drained first.
@@ -137,13 +151,8 @@ final class PGReadPathTests: XCTestCase {
             let db = PGReadConnection(pg: pg, snapshot: false)
             let started = Date()
             XCTAssertThrowsError(try db.transaction {
-                let q = try db.query("SELECT n, CASE WHEN n = CAST(?1 AS INTEGER) THEN pg_sleep(20) END FROM generate_series(1, CAST(?2 AS INTEGER)) n")
-                try q.bind([.int(sleepsAt), .int(page * 2)])
-                if sleepsAt > 1 {
-                    var rows: Int64 = 0
-                    while rows < page, try q.step() { rows += 1 }
-                    XCTAssertEqual(rows, page)
-                }
+                let q = try slowQuery(db, sleepingAt: sleepsAt, seconds: 20)
+                if sleepsAt > 1 { try readFirstPage(q) }
                 stop.request()
                 _ = try q.step()
             }) { XCTAssertTrue($0 is Interrupted, "sleeping at row \(sleepsAt): \($0)") }
@@ -166,10 +175,7 @@ final class PGReadPathTests: XCTestCase {
         let page = Int64(PGQuery.page)
         XCTAssertThrowsError(try db.transaction {
             try pg.execute("SET LOCAL statement_timeout = '300ms'")
-            let q = try db.query("SELECT n, CASE WHEN n = CAST(?1 AS INTEGER) THEN pg_sleep(5) END FROM generate_series(1, CAST(?2 AS INTEGER)) n")
-            try q.bind([.int(page + 1), .int(page * 2)])
-            var rows: Int64 = 0
-            while rows < page, try q.step() { rows += 1 }
+            try readFirstPage(try slowQuery(db, sleepingAt: page + 1, seconds: 5))
             Thread.sleep(forTimeInterval: 0.6)  // the page ahead times out meanwhile
             throw Own()
         }) { XCTAssertTrue($0 is Own, "\($0)") }
