@@ -68,15 +68,16 @@ package struct ReportExhibits: Sendable {
         let query = ExhibitQuery(db: db.backend.reader)
         let listed = view.options.examples
         var rounds: [[Int]] = []
+        // The listed examples' evidence, by session: their times are read a session at a time
+        // (one statement each, not one per event: a server's round trips add up).
+        var evidence: [Int64: [Int]] = [:]
         for family in view.sections {
             for section in family.rules {
                 for group in section.groups {
                     let shown = group.examples.prefix(listed)
-                    for i in shown {
+                    for i in shown where view.findings[i].t != nil {
                         guard let s = view.session(view.findings[i].session) else { continue }
-                        if let seq = try TimelineReport.decisiveSeq(view.findings[i], time: { try query.eventTime(session: s.id, seq: $0) }) {
-                            out.decisiveSeq[i] = seq
-                        }
+                        evidence[s.id, default: []].append(i)
                     }
                     guard families.contains(family.family) else { continue }
                     let drawable = shown.filter { view.findings[$0].session != nil && view.findings[$0].t != nil }
@@ -85,6 +86,12 @@ package struct ReportExhibits: Sendable {
                         rounds[k].append(i)
                     }
                 }
+            }
+        }
+        for (session, examples) in evidence.sorted(by: { $0.key < $1.key }) {
+            let times = try query.eventTimes(session: session, seqs: examples.flatMap { view.findings[$0].evidence })
+            for i in examples {
+                if let seq = try TimelineReport.decisiveSeq(view.findings[i], time: { times[$0] }) { out.decisiveSeq[i] = seq }
             }
         }
         let candidates = rounds.flatMap { $0 }

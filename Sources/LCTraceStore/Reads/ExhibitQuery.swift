@@ -5,18 +5,21 @@ import LCTraceModel
 /// the times of single events.
 package final class ExhibitQuery {
     private let db: any SQLReadConnection
-    private var timeStatement: (any SQLQuery)?
 
     package init(db: any SQLReadConnection) { self.db = db }
 
-    /// The t of event `seq` of `session`, nil when there is none.
-    package func eventTime(session: Int64, seq: Int64) throws -> Int64? {
-        if timeStatement == nil { timeStatement = try db.lookup("SELECT t FROM \(db.relation(.events)) WHERE session = ? AND seq = ?") }
-        let q = timeStatement!
-        q.reset()
-        q.bind(session, at: 1)
-        q.bind(seq, at: 2)
-        return try q.step() ? q.int(0) : nil
+    /// The times of the events of `session` with these seqs (those it has), a statement for
+    /// each `lookUpRows` of them.
+    package func eventTimes(session: Int64, seqs: [Int64]) throws -> [Int64: Int64] {
+        var out: [Int64: Int64] = [:]
+        let sorted = Set(seqs).sorted()
+        for start in stride(from: 0, to: sorted.count, by: Int(lookUpRows)) {
+            let list = sorted[start..<min(start + Int(lookUpRows), sorted.count)].map(String.init).joined(separator: ",")
+            let q = try db.lookup("SELECT seq, t FROM \(db.relation(.events)) WHERE session = ?1 AND seq IN (\(list))")
+            q.bind(session, at: 1)
+            while try q.step() { out[q.int(0)] = q.int(1) }
+        }
+        return out
     }
 
     /// The events an instance sent or that name it (its container's addChild, a push, pop or

@@ -67,6 +67,34 @@ final class HTMLReportTests: SampleDatabaseTestCase {
         }
     }
 
+    /// Each listed example's decisive event (where its timeline is centred and its raw events
+    /// gather) is the last of its evidence whose time is the finding's, as the events say: the
+    /// times are read a session at a time, and none may be lost on the way.
+    func testEveryListedExampleGetsItsDecisiveEvent() throws {
+        let view = try view(examples: 3)
+        let database = try SQLiteDatabase(path: db, mode: .readOnly)
+        let time = try database.prepare("SELECT t FROM events_v WHERE session_id = ?1 AND seq = ?2")
+        var expected: [Int: Int64] = [:]
+        for family in view.sections {
+            for section in family.rules {
+                for group in section.groups {
+                    for i in group.examples.prefix(3) {
+                        let f = view.findings[i]
+                        guard let t = f.t, let s = view.session(f.session) else { continue }
+                        for seq in f.evidence.reversed() {
+                            time.reset()
+                            time.bind(s.id, at: 1)
+                            time.bind(seq, at: 2)
+                            if try time.step(), time.int(0) == t { expected[i] = seq; break }
+                        }
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(expected.count, 20, "the samples' examples have decisive events")
+        XCTAssertEqual(view.exhibits?.decisiveSeq, expected)
+    }
+
     func testThePageIsOneFileThatFetchesNothingAndRunsOnlyItsOwnScript() throws {
         let html = page()
         XCTAssertTrue(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))
