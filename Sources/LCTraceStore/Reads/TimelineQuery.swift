@@ -240,10 +240,21 @@ package final class TimelineQuery {
         func firstLater(than t: Int64, orAt: Bool) throws -> (seq: Int64, t: Int64)? {
             func later(_ e: (seq: Int64, t: Int64)?) -> Bool { e.map { orAt ? $0.t >= t : $0.t > t } ?? false }
             guard later(try event(atOrAfter: last)) else { return nil }
+            // The lowest seq in lo…hi whose next event is later: `probes` of them looked at
+            // in one statement a step (a server's round trips: 5 steps for 6,000 seqs, not 13).
             var lo = first, hi = last
             while lo < hi {
-                let mid = lo + (hi - lo) / 2
-                if later(try event(atOrAfter: mid)) { hi = mid } else { lo = mid + 1 }
+                let span = hi - lo
+                let step = span / Int64(Self.probes + 1)
+                let points = step == 0 ? Array(lo..<hi).prefix(Self.probes).map { $0 }
+                                       : (1...Self.probes).map { lo + step * Int64($0) }
+                let found = try events(atOrAfter: points)
+                if let j = points.indices.first(where: { later(found[$0]) }) {
+                    hi = points[j]
+                    if j > 0 { lo = points[j - 1] + 1 }
+                } else {
+                    lo = points.last! + 1
+                }
             }
             return try event(atOrAfter: lo)
         }
@@ -265,6 +276,31 @@ package final class TimelineQuery {
         }
         seqRanges[window] = range
         return range
+    }
+
+    /// Seqs a step of `seqRange`'s search looks at.
+    static let probes = 7
+    private var firstAtOrAfterMany: (any SQLQuery)?
+
+    /// The first event at or after each of `seqs` (at most `probes`; fewer are padded with the
+    /// last), in one statement.
+    private func events(atOrAfter seqs: [Int64]) throws -> [(seq: Int64, t: Int64)?] {
+        if firstAtOrAfterMany == nil {
+            let one = { (k: Int) in
+                "SELECT \(k) AS k, seq, t FROM (SELECT seq, t FROM \(self.db.relation(.events)) WHERE session = ?1 AND seq >= ?\(k + 2) ORDER BY seq LIMIT 1) AS p\(k)"
+            }
+            firstAtOrAfterMany = try db.lookup((0..<Self.probes).map(one).joined(separator: " UNION ALL "))
+        }
+        let q = firstAtOrAfterMany!
+        defer { q.reset() }
+        q.bind(session, at: 1)
+        for k in 0..<Self.probes { q.bind(seqs[min(k, seqs.count - 1)], at: Int32(k + 2)) }
+        var out = [(seq: Int64, t: Int64)?](repeating: nil, count: seqs.count)
+        while try q.step() {
+            let k = Int(q.int(0))
+            if k < seqs.count { out[k] = (q.int(1), q.int(2)) }
+        }
+        return out
     }
 
     /// The seq and t of the first event at or after seq `seq`.
