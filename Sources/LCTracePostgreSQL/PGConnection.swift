@@ -410,7 +410,7 @@ final class PGConnection {
         if cursorsToClose.count >= 64 {
             try? settleAhead()
             let closes = takeCloses()
-            if !closes.isEmpty { try? execute(closes) }
+            if !closes.isEmpty { try? execute(closes.joined(separator: "; ")) }
         }
     }
 
@@ -419,13 +419,12 @@ final class PGConnection {
         if !cursorsToClose.isEmpty && PQtransactionStatus(handle) != PQTRANS_INTRANS { cursorsToClose.removeAll() }
     }
 
-    /// The cursors waiting to be closed, as statements to run first; none when the
+    /// The CLOSEs of the cursors waiting to be closed, to run first; none when the
     /// transaction has ended or failed (a CLOSE would fail the ROLLBACK sent with it).
-    private func takeCloses() -> String {
+    private func takeCloses() -> [String] {
         noteTransactionState()
-        guard !cursorsToClose.isEmpty else { return "" }
         defer { cursorsToClose.removeAll() }
-        return cursorsToClose.map { "CLOSE \($0); " }.joined()
+        return cursorsToClose.map { "CLOSE \($0)" }
     }
 
     /// Ends the transaction: sent even when a page asked for ahead failed, or a wait was
@@ -438,7 +437,7 @@ final class PGConnection {
     /// Runs one or more statements without parameters (the simple-query protocol).
     package func execute(_ sql: String) throws {
         try settleAhead()
-        let sent = takeCloses() + sql
+        let sent = (takeCloses() + [sql]).joined(separator: "; ")
         guard PQsendQuery(handle, sent) == 1 else { throw error(nil, sql: sql) }
         defer { noteTransactionState() }
         _ = try check(try lastResult(), sql: sql)
@@ -460,17 +459,12 @@ final class PGConnection {
         defer { noteTransactionState() }
         var sent = 0
         var sendFailure: PGError?
-        noteTransactionState()
-        let all = cursorsToClose.map { Piped(sql: "CLOSE \($0)") } + statements
-        cursorsToClose.removeAll()
+        let all = takeCloses().map { Piped(sql: $0) } + statements
         for statement in all {
-            let ok = withParameters(statement.parameters) { values, lengths in
-                (statement.types ?? []).withUnsafeBufferPointer { oids in
-                    PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count),
-                                      statement.types == nil ? nil : oids.baseAddress, values, lengths, nil, 0)
-                }
+            guard send(statement.sql, statement.parameters, types: statement.types) else {
+                sendFailure = error(nil, sql: statement.sql)
+                break
             }
-            guard ok == 1 else { sendFailure = error(nil, sql: statement.sql); break }
             sent += 1
         }
         if PQpipelineSync(handle) != 1 && sendFailure == nil { sendFailure = error(nil, sql: statements.first?.sql) }
@@ -505,16 +499,18 @@ final class PGConnection {
     package func query(_ sql: String, _ parameters: [String?] = [], types: [UInt32]? = nil) throws -> PGResult {
         try settleAhead()
         defer { noteTransactionState() }
-        return try withParameters(parameters) { values, lengths in
-            if let types, !types.isEmpty {
-                let sent = types.withUnsafeBufferPointer { oids in
-                    PQsendQueryParams(handle, sql, Int32(parameters.count), oids.baseAddress, values, lengths, nil, 0)
-                }
-                guard sent == 1 else { throw error(nil, sql: sql) }
-                return try check(try lastResult(), sql: sql)
-            }
-            guard PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, lengths, nil, 0) == 1 else { throw error(nil, sql: sql) }
-            return try check(try lastResult(), sql: sql)
+        guard send(sql, parameters, types: types) else { throw error(nil, sql: sql) }
+        return try check(try lastResult(), sql: sql)
+    }
+
+    /// Sends one statement with text parameters (`PQsendQueryParams`), their type OIDs when
+    /// given (none: the server infers them); false when libpq could not send it.
+    private func send(_ sql: String, _ parameters: [String?], types: [UInt32]? = nil) -> Bool {
+        withParameters(parameters) { values, lengths in
+            let oids = types.flatMap { $0.isEmpty ? nil : $0 } ?? []
+            return oids.withUnsafeBufferPointer {
+                PQsendQueryParams(handle, sql, Int32(parameters.count), oids.isEmpty ? nil : $0.baseAddress, values, lengths, nil, 0)
+            } == 1
         }
     }
 
@@ -570,10 +566,7 @@ final class PGConnection {
     /// mode), so a result of any size streams in constant memory.
     package func forEachRow(_ sql: String, _ parameters: [String?] = [], _ body: (PGResult) throws -> Void) throws {
         try settleAhead()
-        let sent = withParameters(parameters) { values, lengths in
-            PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, lengths, nil, 0)
-        }
-        guard sent == 1 else { throw error(nil, sql: sql) }
+        guard send(sql, parameters) else { throw error(nil, sql: sql) }
         PQsetSingleRowMode(handle)
         var failure: Error?
         // Every result must be read, even after a failure, before the connection is usable again.
@@ -635,9 +628,10 @@ final class PGConnection {
         guard rc == 1 else { throw error(nil, sql: sql) }
     }
 
-    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    package func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN")
+    /// Runs `body` in a transaction (`begin` starts it: a snapshot's isolation, read only):
+    /// committed when it returns, rolled back when it throws.
+    package func transaction<T>(begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
+        try execute(begin)
         do {
             let value = try body()
             try execute("COMMIT")

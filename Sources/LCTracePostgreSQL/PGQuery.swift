@@ -361,16 +361,21 @@ final class PGReadConnection: SQLReadConnection {
     }
 
     package func query(_ sql: String) throws -> any SQLQuery {
-        if snapshot && !inTransaction {
-            try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            inTransaction = true
-        }
+        try beginSnapshot()
         return PGQuery(connection: self, sql: sql)
     }
 
     package func lookup(_ sql: String) throws -> any SQLQuery {
-        _ = try query(sql)  // begins the snapshot, as any statement does
+        try beginSnapshot()
         return PGQuery(connection: self, sql: sql, lookup: true)
+    }
+
+    /// A read-only connection's snapshot, begun at its first statement.
+    private func beginSnapshot() throws {
+        if snapshot && !inTransaction {
+            try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            inTransaction = true
+        }
     }
 
     func newCursorName() -> String { pg.newCursorName() }
@@ -405,16 +410,10 @@ final class PGReadConnection: SQLReadConnection {
     /// Runs `body` in a transaction of the caller's (the analysis's write transactions).
     package func transaction<T>(_ body: () throws -> T) throws -> T {
         precondition(!inTransaction, "nested transaction")
-        try pg.execute("BEGIN")
-        inTransaction = true
-        defer { inTransaction = false }
-        do {
-            let value = try body()
-            try pg.execute("COMMIT")
-            return value
-        } catch {
-            try? pg.rollback()
-            throw error
+        return try pg.transaction {
+            inTransaction = true
+            defer { inTransaction = false }
+            return try body()
         }
     }
 

@@ -79,14 +79,7 @@ enum PGSchema {
         if writing {
             try check()
         } else {
-            try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            do {
-                try check()
-                try pg.execute("COMMIT")
-            } catch {
-                try? pg.rollback()
-                throw error
-            }
+            try pg.transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", check)
         }
         if writing { try grantReader(pg) }
     }

@@ -115,7 +115,8 @@ package final class TimelineQuery {
     private var seqRanges: [TimeWindow: SeqRange] = [:]
     private var instanceTotal: Int?
     private var backgroundIDs: (enter: [Int64], leave: [Int64])?
-    private var firstAtOrAfter: (any SQLQuery)?
+    /// The first-at-or-after look-ups, by how many seqs they take (1, or `probes`).
+    private var firstAtOrAfter: [Int: any SQLQuery] = [:]
 
     /// Events that begin or end a background period.
     static let backgroundKinds: [EventKind] = [
@@ -246,7 +247,7 @@ package final class TimelineQuery {
             while lo < hi {
                 let span = hi - lo
                 let step = span / Int64(Self.probes + 1)
-                let points = step == 0 ? Array(lo..<hi).prefix(Self.probes).map { $0 }
+                let points = step == 0 ? Array((lo..<hi).prefix(Self.probes))
                                        : (1...Self.probes).map { lo + step * Int64($0) }
                 let found = try events(atOrAfter: points)
                 if let j = points.indices.first(where: { later(found[$0]) }) {
@@ -280,21 +281,21 @@ package final class TimelineQuery {
 
     /// Seqs a step of `seqRange`'s search looks at.
     static let probes = 7
-    private var firstAtOrAfterMany: (any SQLQuery)?
 
-    /// The first event at or after each of `seqs` (at most `probes`; fewer are padded with the
-    /// last), in one statement.
+    /// The first event at or after each of `seqs` (one, or at most `probes`: fewer are padded
+    /// with the last), in one statement.
     private func events(atOrAfter seqs: [Int64]) throws -> [(seq: Int64, t: Int64)?] {
-        if firstAtOrAfterMany == nil {
+        let count = seqs.count == 1 ? 1 : Self.probes
+        if firstAtOrAfter[count] == nil {
             let one = { (k: Int) in
                 "SELECT \(k) AS k, seq, t FROM (SELECT seq, t FROM \(self.db.relation(.events)) WHERE session = ?1 AND seq >= ?\(k + 2) ORDER BY seq LIMIT 1) AS p\(k)"
             }
-            firstAtOrAfterMany = try db.lookup((0..<Self.probes).map(one).joined(separator: " UNION ALL "))
+            firstAtOrAfter[count] = try db.lookup((0..<count).map(one).joined(separator: " UNION ALL "))
         }
-        let q = firstAtOrAfterMany!
+        let q = firstAtOrAfter[count]!
         defer { q.reset() }
         q.bind(session, at: 1)
-        for k in 0..<Self.probes { q.bind(seqs[min(k, seqs.count - 1)], at: Int32(k + 2)) }
+        for k in 0..<count { q.bind(seqs[min(k, seqs.count - 1)], at: Int32(k + 2)) }
         var out = [(seq: Int64, t: Int64)?](repeating: nil, count: seqs.count)
         while try q.step() {
             let k = Int(q.int(0))
@@ -305,14 +306,7 @@ package final class TimelineQuery {
 
     /// The seq and t of the first event at or after seq `seq`.
     private func event(atOrAfter seq: Int64) throws -> (seq: Int64, t: Int64)? {
-        if firstAtOrAfter == nil {
-            firstAtOrAfter = try db.lookup("SELECT seq, t FROM \(db.relation(.events)) WHERE session = ?1 AND seq >= ?2 ORDER BY seq LIMIT 1")
-        }
-        let q = firstAtOrAfter!
-        defer { q.reset() }
-        q.bind(session, at: 1)
-        q.bind(seq, at: 2)
-        return try q.step() ? (q.int(0), q.int(1)) : nil
+        try events(atOrAfter: [seq])[0]
     }
 
     /// The event before a window (every one is at an earlier t) that put the session in the
