@@ -28,7 +28,7 @@ final class PGBackend: StorageBackend {
         main = try PGConnection(url: url, connectTimeout: try deadline?.secondsLeft(), stop: stop)
         try deadline?.limit(main)
         try PGSchema.prepare(main, name: name, writing: writing, create: create)
-        read = PGReadConnection(pg: main, snapshot: !writing)
+        read = PGReadConnection(pg: main, snapshot: !writing, url: url)
     }
 
     package var ddl: String { PGSchema.ddl }

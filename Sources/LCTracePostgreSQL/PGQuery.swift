@@ -354,10 +354,46 @@ final class PGReadConnection: SQLReadConnection {
     private let snapshot: Bool
     private var described: [String: [String]] = [:]
 
-    /// `snapshot`: begin a read-only snapshot transaction at the first statement.
-    package init(pg: PGConnection, snapshot: Bool) {
+    /// Where `sibling` connects (the reading commands' connection only).
+    private let url: String?
+    /// The snapshot a sibling's transaction takes (`SET TRANSACTION SNAPSHOT`).
+    private let importedSnapshot: String?
+
+    /// `snapshot`: begin a read-only snapshot transaction at the first statement; `url`: the
+    /// database, for `sibling`.
+    package init(pg: PGConnection, snapshot: Bool, url: String? = nil) {
         self.pg = pg
         self.snapshot = snapshot
+        self.url = url
+        importedSnapshot = nil
+    }
+
+    private init(sibling pg: PGConnection, importing id: String) {
+        self.pg = pg
+        snapshot = true
+        url = nil
+        importedSnapshot = id
+    }
+
+    /// A connection of its own in this one's snapshot (`pg_export_snapshot`, which holds while
+    /// this transaction stays open: the whole command). Nil outside a reading command's
+    /// snapshot, and when the server takes no more connections. One more connection to the
+    /// server while a report runs.
+    package func sibling() throws -> (any SQLReadConnection)? {
+        guard snapshot, importedSnapshot == nil, let url else { return nil }
+        try beginSnapshot()
+        guard let id = try pg.query("SELECT pg_export_snapshot()").text(0, 0),
+              !id.isEmpty, id.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { return nil }
+        // A server out of connections (or a pooler refusing one more) leaves the read in line.
+        let other: PGConnection
+        do {
+            other = try PGConnection(url: url, stop: pg.stop)
+        } catch let stop as Interrupted {
+            throw stop
+        } catch {
+            return nil
+        }
+        return PGReadConnection(sibling: other, importing: id)
     }
 
     package func query(_ sql: String) throws -> any SQLQuery {
@@ -375,6 +411,8 @@ final class PGReadConnection: SQLReadConnection {
         if snapshot && !inTransaction {
             try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             inTransaction = true
+            // The id is the server's, checked to be hex digits and dashes (`sibling`).
+            if let id = importedSnapshot { try pg.execute("SET TRANSACTION SNAPSHOT '\(id)'") }
         }
     }
 

@@ -15,6 +15,10 @@ package struct ReportRequest: Sendable {
     /// Whether the gaps are also kept by their sessions' builds (`ReportData.gapTable`), for
     /// statistics per build (the HTML report).
     package var gapsBySession = false
+    /// Whether `collect` may return while the gap statistics are still read beside it (on a
+    /// backend with `SQLReadConnection.sibling`): the caller settles them with
+    /// `ReportView.settleGaps()` before rendering (the HTML report draws its examples meanwhile).
+    package var gapsSettledLater = false
     /// When findings are rebuilt: facts per batch, tombstones kept (tests make them tiny).
     package var factsPerBatch = SessionAnalysis.defaultFactsPerBatch
     package var tombstonesInMemory = SessionAnalysis.defaultTombstones
@@ -28,8 +32,18 @@ package struct ReportData: Sendable {
     package var findings: [Finding] = []
     package var events = 0
     /// Completed, non-interactive, foreground appearance gaps (viewIsAppearing → viewDidAppear),
-    /// ns, per class and animation, and by build when the request asked for it.
-    var gapTable = GapTable()
+    /// ns, per class and animation, and by build when the request asked for it. Read only
+    /// once settled (`pendingGaps` nil): a table still being read is never shown as empty.
+    var gapTable: GapTable {
+        get {
+            precondition(pendingGaps == nil, "the gap statistics are read while their read beside is pending: settleGaps() first")
+            return settledGaps
+        }
+        set { settledGaps = newValue }
+    }
+    private var settledGaps = GapTable()
+    /// The gap statistics' read still running beside (`ReportRequest.gapsSettledLater`).
+    var pendingGaps: BesideRead<GapTable>?
     /// The same per class and animation.
     var gapSeries: [GapSeries: [Int64]] {
         get { gapTable.bySeries }
@@ -49,6 +63,14 @@ package struct ReportData: Sendable {
     package var minSeverity: Severity = .info
     package var className: String?
 
+    /// Waits for the gap statistics read beside, if they are, and takes them (only the class
+    /// `className` names, as `collect` keeps them).
+    mutating func settleGaps() throws {
+        guard let pending = pendingGaps else { return }
+        pendingGaps = nil
+        settledGaps = try pending.join()
+        if let className { settledGaps.keep(className: className) }
+    }
 }
 
 /// Gathers a report: stored findings when they were built with the requested settings,
@@ -90,10 +112,25 @@ package enum ReportCollector {
         var analysis = SessionAnalysis(settings: request.settings)
         analysis.factsPerBatch = request.factsPerBatch
         analysis.tombstones = request.tombstonesInMemory
+        // Analysed sessions' gaps, one query for all of them: on a connection of its own
+        // beside the findings' reads where the backend has one, no dirty session adds gaps of
+        // its own below, and more than one session may be read (one session's gaps, as a
+        // timeline asks for, are not worth a connection); else here first.
         if useStored && wantGaps {
-            // Analysed sessions' gaps, one query for all of them.
-            try readGaps(request, db: db, into: &data)
+            if !data.recomputed, request.sessions.session == nil, let sibling = try db.backend.reader.sibling() {
+                let sessions = data.sessions
+                data.pendingGaps = BesideRead {
+                    var table = GapTable()
+                    try readGaps(request, reader: DatabaseReader(db: sibling), sessions: sessions, into: &table)
+                    return table
+                }
+            } else {
+                try readGaps(request, reader: reader, sessions: data.sessions, into: &data.gapTable)
+            }
         }
+        // Whatever ends the collection early, the read beside it ends first.
+        var handedOver = false
+        defer { if !handedOver { _ = try? data.pendingGaps?.join() } }
         func selected(_ f: Finding) -> Bool {
             guard let rule = RuleCatalog.info(f.rule), request.families.contains(rule.family),
                   f.severity >= request.minSeverity else { return false }
@@ -153,29 +190,35 @@ package enum ReportCollector {
             // last analysis, and `ingest --no-analyze` or a killed analyze leaves them behind.
             try emit(RejectedLinesRule.check(try reader.fileProblems()).map(\.finding), session: nil)
         }
-        if let cls = request.className { data.gapTable.keep(className: cls) }
+        if data.pendingGaps == nil {
+            if let cls = request.className { data.gapTable.keep(className: cls) }
+        } else if request.gapsSettledLater {
+            handedOver = true
+        } else {
+            try data.settleGaps()
+        }
         return data
     }
 
     /// The stored gaps of the selected analysed sessions (`DatabaseReader.forEachCountedGap`),
     /// with their sessions' builds when the request keeps them by build.
-    static func readGaps(_ request: ReportRequest, db: Storage, into data: inout ReportData) throws {
-        let reader = db.model
+    static func readGaps(_ request: ReportRequest, reader: DatabaseReader, sessions: ReportSessions,
+                         into table: inout GapTable) throws {
         let name = try reader.classNames()
         // Per class id and animation, the series (by build when kept by build).
         var seriesOf: [SeriesKey: Int] = [:]
-        let byID = request.gapsBySession ? data.sessions.byID() : []
+        let byID = request.gapsBySession ? sessions.byID() : []
         // Per profile, its build's number in the table (-2: not yet asked).
-        var buildOf = Array(repeating: Int32(-2), count: request.gapsBySession ? data.sessions.profiles.count : 0)
+        var buildOf = Array(repeating: Int32(-2), count: request.gapsBySession ? sessions.profiles.count : 0)
         var lastSession: Int64 = .min, build: Int32 = -1
         try reader.forEachCountedGap(request.sessions) { cls, animated, session, gap in
             if request.gapsBySession && session != lastSession {
                 // A session not listed counts among all the gaps but in no build.
                 lastSession = session
                 build = -1
-                if let i = data.sessions.index(ofID: session, in: byID) {
-                    let p = Int(data.sessions.profile[i])
-                    if buildOf[p] == -2 { buildOf[p] = data.gapTable.buildNumber(data.sessions.buildName(i)) }
+                if let i = sessions.index(ofID: session, in: byID) {
+                    let p = Int(sessions.profile[i])
+                    if buildOf[p] == -2 { buildOf[p] = table.buildNumber(sessions.buildName(i)) }
                     build = buildOf[p]
                 }
             }
@@ -184,10 +227,10 @@ package enum ReportCollector {
             if let known = seriesOf[key] {
                 series = known
             } else {
-                series = data.gapTable.series(cls: data.gapTable.classNumber(try name(cls)), animated: animated, build: build)
+                series = table.series(cls: table.classNumber(try name(cls)), animated: animated, build: build)
                 seriesOf[key] = series
             }
-            data.gapTable.append(series: series, gap: gap)
+            table.append(series: series, gap: gap)
         }
     }
 

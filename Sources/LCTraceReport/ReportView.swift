@@ -142,7 +142,7 @@ enum Percentile {
 /// on demand) exhibits and source placements. Reporters only format it; none re-derives it or special-cases a rule (what a
 /// rule's findings need is declared in its `RuleInfo.report`).
 package struct ReportView: Sendable {
-    package let data: ReportData
+    package private(set) var data: ReportData
     package let options: ReportOptions
     /// The findings in report order (sessions in listing order, time within each, files
     /// last): every one when the view was built from `data.findings`, else those it shows.
@@ -151,7 +151,12 @@ package struct ReportView: Sendable {
     let identities: [IdentityGroup]
     /// Baseline entries seen nowhere in the selection (only those the selection could show).
     let fixed: BaselineEntries
-    let gapStats: [GapStats]
+    /// Per class and animation (once settled: `settleGaps()`).
+    var gapStats: [GapStats] {
+        precondition(!gapsPending, "a report rendered while its gap statistics are pending: settleGaps() first")
+        return settledGapStats
+    }
+    private var settledGapStats: [GapStats] = []
     /// Where each identity sits in the app's sources under `options.sourceRoot`, when a
     /// reporter needs it and it was gathered (`SourcePlacements.gather`).
     package var placements = SourcePlacements()
@@ -164,7 +169,13 @@ package struct ReportView: Sendable {
     /// The findings by family and rule, each rule's grouped into the rows of its table.
     private(set) var sections: [FamilySection] = []
     /// Per class, the gaps build by build (when the report gathered `gapRows`).
-    let gapsByBuild: [ClassGapsByBuild]
+    var gapsByBuild: [ClassGapsByBuild] {
+        precondition(!gapsPending, "a report rendered while its gap statistics are pending: settleGaps() first")
+        return settledGapsByBuild
+    }
+    private var settledGapsByBuild: [ClassGapsByBuild] = []
+    /// The builds' ranks, for `gapsByBuild` (made when the gaps are settled).
+    private let buildRanks: BuildRanks
     /// The examples drawn (timelines, holders, raw events), when a reporter needs them and
     /// they were gathered (`ReportExhibits.gather`).
     package var exhibits: ReportExhibits?
@@ -235,12 +246,28 @@ package struct ReportView: Sendable {
         } else {
             fixed = .none
         }
-        gapStats = data.gapTable.statistics().sorted { ($1.count, $0.cls) < ($0.count, $1.cls) }
+        buildRanks = builds
         self.builds = Self.buildSummaries(data.sessions, builds: builds, findings: tally.perBuild)
         devices = tally.devices
-        gapsByBuild = Self.gapsByBuild(data.gapTable, gapStats: gapStats, builds: builds)
         sections = SectionBuilder.sections(tally, options: options, keep: keep)
         self.findings = findings ?? KeptFindings(kept: kept, count: tally.count)
+        if data.pendingGaps == nil { makeGapStatistics() }
+    }
+
+    /// True while the gap statistics are still read beside (`ReportRequest.gapsSettledLater`):
+    /// `settleGaps()` before rendering.
+    package var gapsPending: Bool { data.pendingGaps != nil }
+
+    /// Waits for the gap statistics read beside (when they are) and makes their tables.
+    package mutating func settleGaps() throws {
+        guard data.pendingGaps != nil else { return }
+        try data.settleGaps()
+        makeGapStatistics()
+    }
+
+    private mutating func makeGapStatistics() {
+        settledGapStats = data.gapTable.statistics().sorted { ($1.count, $0.cls) < ($0.count, $1.cls) }
+        settledGapsByBuild = Self.gapsByBuild(data.gapTable, gapStats: settledGapStats, builds: buildRanks)
     }
 
     /// The index in `data.sessions` of the session with id `sid` (the first of equals).

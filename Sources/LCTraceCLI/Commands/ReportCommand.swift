@@ -56,8 +56,12 @@ enum ReportCommand: Command {
         let shownOptions = escapes ? options.escapedForTerminal(noting: &escapedAny) : options
         let writer = (reporter as? any StreamingReporter.Type)?.writer(options) { try output.write(bytes: $0) }
         var tally: ReportTally?
+        // The HTML report draws its examples while the gap statistics are read beside (on a
+        // server backend), and settles them before rendering.
+        let drawsExamples = reporter.inputs.contains(.exhibits)
         var (data, filter, db) = try collect(args, context, path: path, families: options.families,
-                                             gapsBySession: reporter.inputs.contains(.gapsBySession), begin: { sessions in
+                                             gapsBySession: reporter.inputs.contains(.gapsBySession),
+                                             gapsSettledLater: drawsExamples && !escapes, begin: { sessions in
             tally = ReportTally(sessions: escapes ? sessions.escapedForTerminal(noting: &escapedAny) : sessions,
                                 options: shownOptions)
         }, each: { f, session in
@@ -71,7 +75,7 @@ enum ReportCommand: Command {
         options.followUp.timelineOptions = FindingOptions.shellWords(args)
         var view = ReportView(data: data, options: escapes ? options.escapedForTerminal(noting: &escapedAny) : options, tally: tally!)
         view.isEscapedForTerminal = escapes
-        if reporter.inputs.contains(.exhibits) {
+        if drawsExamples {
             let progress = ProgressLine(console: context.console)
             view.exhibits = try ReportExhibits.gather(view, db: db) { done, total in
                 progress.update { "draw examples: \(NumberFormat.thousands(done))/\(NumberFormat.thousands(total))" }
@@ -79,6 +83,7 @@ enum ReportCommand: Command {
             progress.clear()
         }
         if placesFindings { view.placements = try SourcePlacements.gather(view, db: db) }
+        try view.settleGaps()
         if let writer {
             try writer.finish(view)
         } else {
@@ -114,13 +119,14 @@ enum ReportCommand: Command {
     /// session's index (`ReportCollector.collect(_:db:begin:each:)`); `begin` hears the
     /// sessions once they passed the empty-selection check.
     static func collect(_ args: ParsedArguments, _ context: CommandContext, path: String, families: Set<RuleFamily>,
-                        gapStatistics: Bool = true, gapsBySession: Bool = false,
+                        gapStatistics: Bool = true, gapsBySession: Bool = false, gapsSettledLater: Bool = false,
                         begin: (ReportSessions) throws -> Void = { _ in },
                         each: (Finding, Int?) throws -> Void) throws -> (ReportData, SessionFilter, Storage) {
         var request = try FindingOptions.request(args)
         request.families = families
         request.gapStatistics = gapStatistics
         request.gapsBySession = gapsBySession
+        request.gapsSettledLater = gapsSettledLater
         let db = try context.openForReading(path)
         request.sessions = try Selection.filter(args, db)
         let data = try ReportCollector.collect(request, db: db, begin: { sessions in

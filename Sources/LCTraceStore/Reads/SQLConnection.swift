@@ -68,6 +68,11 @@ package protocol SQLReadConnection: AnyObject {
     /// animated (0, 1 or NULL), gap (ns). The hottest read of `report`: 800,000 rows on the
     /// 10 M benchmark database.
     func countedGapsSQL(sessions: String) -> String
+    /// A second connection that sees exactly what this one sees (the same snapshot), for a
+    /// read run on another thread beside this connection's (`BesideRead`): a server works on
+    /// both at once. Nil where the backend has none: SQLite's reads are this process's own
+    /// CPU, and two of its connections could see two states of the file.
+    func sibling() throws -> (any SQLReadConnection)?
 }
 
 package extension SQLReadConnection {
@@ -75,6 +80,8 @@ package extension SQLReadConnection {
     func relation(_ table: SharedTable) -> String { table.rawValue }
 
     func lookup(_ sql: String) throws -> any SQLQuery { try query(sql) }
+
+    func sibling() throws -> (any SQLReadConnection)? { nil }
 
     func countedGapsSQL(sessions: String) -> String {
         """

@@ -2,6 +2,8 @@ import XCTest
 @testable import LCTraceModel
 @testable import LCTraceStore
 @testable import LCTracePostgreSQL
+@testable import LCTraceReport
+@testable import LCTrace
 
 /// The read path of the shared queries on PostgreSQL (issue 26: the reading commands within 2×
 /// SQLite): a cursor's next page asked for while the caller works through the current one,
@@ -206,5 +208,82 @@ final class PGReadPathTests: XCTestCase {
         let other = try connect()
         try other.execute("INSERT INTO lookup_check VALUES (51, 'late')")
         XCTAssertNil(try db.scalarText(sql, [.int(51)]))
+    }
+}
+
+/// (Issue 26) A reading command's second connection (`SQLReadConnection.sibling`) for a read
+/// beside its others, and the report's gap statistics read on it.
+final class PGBesideReadTests: XCTestCase {
+    /// The sibling sees exactly the snapshot of the connection it came from: not a row
+    /// committed after that snapshot began, though it connects later.
+    func testASiblingSeesTheSnapshotOfItsConnection() throws {
+        guard let url = PGConnectionTests.url else { throw XCTSkip("no PostgreSQL server: set LCTRACE_TEST_POSTGRES_URL (.ci/run starts one)") }
+        let setup = try PGConnection(url: url)
+        try setup.execute("DROP TABLE IF EXISTS beside_check; CREATE TABLE beside_check (k bigint PRIMARY KEY)")
+        defer { try? setup.execute("DROP TABLE IF EXISTS beside_check") }
+        try setup.execute("INSERT INTO beside_check SELECT generate_series(1, 10)")
+        let db = PGReadConnection(pg: try PGConnection(url: url), snapshot: true, url: url)
+        XCTAssertEqual(try db.scalarInt("SELECT count(*) FROM beside_check"), 10)
+        try setup.execute("INSERT INTO beside_check SELECT generate_series(11, 15)")
+        let sibling = try XCTUnwrap(try db.sibling())
+        XCTAssertEqual(try sibling.scalarInt("SELECT count(*) FROM beside_check"), 10, "the sibling saw a later commit")
+        XCTAssertEqual(try sibling.scalarInt("SELECT count(*) FROM beside_check WHERE k > 10"), 0)
+        // Its own connection, in its own transaction.
+        XCTAssertNotEqual(try db.scalarInt("SELECT pg_backend_pid()"), try sibling.scalarInt("SELECT pg_backend_pid()"))
+        // A fresh reader sees the later rows: the snapshot, not the table, is what held them back.
+        let fresh = PGReadConnection(pg: try PGConnection(url: url), snapshot: true, url: url)
+        XCTAssertEqual(try fresh.scalarInt("SELECT count(*) FROM beside_check"), 15)
+        // A writing command's connection (no snapshot) and a sibling give none.
+        XCTAssertNil(try PGReadConnection(pg: try PGConnection(url: url), snapshot: false, url: url).sibling())
+        let siblingsSibling = try (sibling as! PGReadConnection).sibling()
+        XCTAssertNil(siblingsSibling)
+        // A server that takes no more connections (here: none where the URL points): no
+        // sibling, and the connection reads on as before.
+        let refused = PGReadConnection(pg: try PGConnection(url: url), snapshot: true, url: "postgresql://lctrace@127.0.0.1:1/none?connect_timeout=2")
+        XCTAssertNil(try refused.sibling())
+        XCTAssertEqual(try refused.scalarInt("SELECT count(*) FROM beside_check"), 15)
+    }
+
+    /// A report whose gap statistics are read beside its findings (`gapsSettledLater`) is
+    /// pending until settled, then gives the statistics a report read in line gives, and those
+    /// of the same traces in SQLite; a report that does not defer them settles them itself.
+    func testGapStatisticsReadBesideAreThoseReadInLine() throws {
+        guard let url = PGConnectionTests.url else { throw XCTSkip("no PostgreSQL server: set LCTRACE_TEST_POSTGRES_URL (.ci/run starts one)") }
+        let admin = try PGConnection(url: url)
+        let schema = "beside_\(UInt32.random(in: 0...UInt32.max))"
+        try admin.execute("CREATE SCHEMA \(schema)")
+        defer { try? admin.execute("DROP SCHEMA \(schema) CASCADE") }
+        let pg = url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
+        let dir = NSTemporaryDirectory() + "beside-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let samples = TestSupport.root.appendingPathComponent("SampleTraces").path
+        for db in [pg, dir + "/s.db"] {
+            let r = TestSupport.run(["ingest", "-q", "--db", db, samples])
+            XCTAssertEqual(r.status, 0, r.err)
+        }
+        func statistics(_ location: String, later: Bool) throws -> (pending: Bool, stats: [String], byBuild: Int) {
+            var request = ReportRequest()
+            request.gapsBySession = true
+            request.gapsSettledLater = later
+            let db = try Storage.openForReading(location)
+            var findings: [Finding] = []
+            var data = try ReportCollector.collect(request, db: db) { f, _ in findings.append(f) }
+            data.findings = findings
+            var view = ReportView(data: data, options: ReportOptions())
+            let pending = view.gapsPending
+            try view.settleGaps()
+            XCTAssertFalse(view.gapsPending)
+            return (pending, view.gapStats.map { String(describing: $0) }, view.gapsByBuild.count)
+        }
+        let later = try statistics(pg, later: true), inLine = try statistics(pg, later: false)
+        let sqlite = try statistics(dir + "/s.db", later: true)
+        XCTAssertTrue(later.pending, "PostgreSQL's gaps were not read beside")
+        XCTAssertFalse(inLine.pending)
+        XCTAssertFalse(sqlite.pending, "SQLite has no sibling: its gaps are read in line")
+        XCTAssertFalse(later.stats.isEmpty, "SampleTraces hold counted gaps")
+        XCTAssertEqual(later.stats, inLine.stats)
+        XCTAssertEqual(later.stats, sqlite.stats)
+        XCTAssertEqual(later.byBuild, sqlite.byBuild)
     }
 }
