@@ -131,21 +131,8 @@ package enum ReportCollector {
         // Whatever ends the collection early, the read beside it ends first.
         var handedOver = false
         defer { if !handedOver { _ = try? data.pendingGaps?.join() } }
-        func selected(_ f: Finding) -> Bool {
-            guard let rule = RuleCatalog.info(f.rule), request.families.contains(rule.family),
-                  f.severity >= request.minSeverity else { return false }
-            if let cls = request.className { return f.cls == cls }
-            return true
-        }
-        /// One session's findings in report order: by time, rule, controller and since, ties
-        /// as they came (stored ones by t, rule and row id).
         func emit(_ findings: [Finding], session: Int?) throws {
-            let kept = findings.filter(selected)
-            let order = kept.indices.sorted { i, j in
-                let a = kept[i], b = kept[j]
-                return (a.t ?? -1, a.rule, a.vc ?? "", a.since ?? -1, i) < (b.t ?? -1, b.rule, b.vc ?? "", b.since ?? -1, j)
-            }
-            for i in order { try each(kept[i], session) }
+            for f in inReportOrder(findings, request) { try each(f, session) }
         }
         // Stored findings are read for a few hundred sessions at a time, ahead of the loop.
         // `StoredModelPolicy.storedFindingsAreCurrent`, from the compact list.
@@ -198,6 +185,43 @@ package enum ReportCollector {
             try data.settleGaps()
         }
         return data
+    }
+
+    /// The findings of one session that `request` selects, in report order: by time, rule,
+    /// controller and since, ties as they came (stored ones by t, rule and row id).
+    static func inReportOrder(_ findings: [Finding], _ request: ReportRequest) -> [Finding] {
+        let kept = findings.filter { f in
+            guard let rule = RuleCatalog.info(f.rule), request.families.contains(rule.family),
+                  f.severity >= request.minSeverity else { return false }
+            if let cls = request.className { return f.cls == cls }
+            return true
+        }
+        let order = kept.indices.sorted { i, j in
+            let a = kept[i], b = kept[j]
+            return (a.t ?? -1, a.rule, a.vc ?? "", a.since ?? -1, i) < (b.t ?? -1, b.rule, b.vc ?? "", b.since ?? -1, j)
+        }
+        return order.map { kept[$0] }
+    }
+
+    /// What `collect` gives of each of `sessions` alone (its findings `request` selects, in
+    /// report order), by sid: the stored findings of every current session in one read per
+    /// `sessionsPerRead`, a collection of its own for the others (the HTML report's examples:
+    /// a query for all of them, not a collection per session).
+    package static func findings(_ request: ReportRequest, of sessions: [SessionInfo], db: Storage) throws -> [String: [Finding]] {
+        var out: [String: [Finding]] = [:]
+        let useStored = StoredModelPolicy.storedSettingsMatch(try db.model.storedSettingsText(), request.settings)
+        let current = useStored ? sessions.filter { !$0.dirty } : []
+        for start in stride(from: 0, to: current.count, by: sessionsPerRead) {
+            let chunk = current[start..<min(current.count, start + sessionsPerRead)]
+            let read = try db.model.findings(ofSessions: chunk.map(\.id))
+            for s in chunk { out[s.sid] = inReportOrder(read[s.id] ?? [], request) }
+        }
+        for s in sessions where out[s.sid] == nil {
+            var alone = request
+            alone.sessions = SessionFilter(session: s.sid)
+            out[s.sid] = try collect(alone, db: db).findings.filter { $0.session == s.sid }
+        }
+        return out
     }
 
     /// The stored gaps of the selected analysed sessions (`DatabaseReader.forEachCountedGap`),

@@ -102,10 +102,11 @@ package struct ReportExhibits: Sendable {
         var bySession: [String: [Int]] = [:]
         for i in chosen { bySession[view.findings[i].session!, default: []].append(i) }
         var done = 0
+        let findingsBySession = try findings(of: bySession.keys.sorted().compactMap(view.session), view, db: db)
         for sid in bySession.keys.sorted() {
             guard let session = view.session(sid) else { continue }
             let source = try TimelineSource(db: db, session: session, settings: view.data.settings)
-            let findingsOf = try findings(of: session, view, db: db)
+            let findingsOf = findingsBySession[sid] ?? []
             // The windows of the session's examples, whose rows are read once for all of them.
             let windows = bySession[sid]!.compactMap { i -> TimeWindow? in
                 var request = timelineRequest(i, view, around: out.decisiveSeq[i], limits: limits)
@@ -125,17 +126,24 @@ package struct ReportExhibits: Sendable {
         return out
     }
 
-    /// Every finding of `session` the report selects, in report order (a timeline marks them):
-    /// from the view when it holds them all, else collected again for that session alone.
-    static func findings(of session: SessionInfo, _ view: ReportView, db: Storage) throws -> [Finding] {
-        if let all = view.findings.all { return all.filter { $0.session == session.sid } }
+    /// Every finding of each of `sessions` the report selects, in report order (a timeline
+    /// marks them), by sid: from the view when it holds them all, else read again for those
+    /// sessions (`ReportCollector.findings(_:of:db:)`).
+    static func findings(of sessions: [SessionInfo], _ view: ReportView, db: Storage) throws -> [String: [Finding]] {
+        if let all = view.findings.all {
+            let wanted = Set(sessions.map(\.sid))
+            var out: [String: [Finding]] = [:]
+            for s in sessions { out[s.sid] = [] }
+            for f in all { if let sid = f.session, wanted.contains(sid) { out[sid]!.append(f) } }
+            return out
+        }
         var request = ReportRequest()
         request.families = view.options.families
         request.minSeverity = view.data.minSeverity
         request.className = view.data.className
         request.settings = view.data.settings
         request.gapStatistics = false
-        return try TimelineReport.findings(db: db, session: session, request)
+        return try ReportCollector.findings(request, of: sessions, db: db)
     }
 
     static func exhibit(_ i: Int, _ view: ReportView, source: TimelineSource, findings: [Finding], query: ExhibitQuery,
