@@ -55,6 +55,24 @@ final class PGIngestSink: IngestSink {
         var modelAttrs: String?
     }
 
+    /// A batch's lines as runs of one session (a file's lines mostly come a session at a
+    /// time): what is kept per session is looked up once a run, not once a line.
+    struct SessionRuns {
+        var runs: [(session: Int64, lines: Range<Int>)] = []
+        /// The batch's sessions, each once, in id order.
+        var sessions: [Int64]
+
+        init(_ lines: [Line]) {
+            var start = 0
+            for i in lines.indices where i > 0 && lines[i].session != lines[i - 1].session {
+                runs.append((lines[start].session, start..<i))
+                start = i
+            }
+            if !lines.isEmpty { runs.append((lines[start].session, start..<lines.count)) }
+            sessions = Set(runs.map(\.session)).sorted()
+        }
+    }
+
     /// The `strings` ids of a line's texts; nil: NULL.
     struct TextIDs { var ev, vc, cls, other, detail, thread: Int64? }
 
@@ -159,9 +177,9 @@ final class PGIngestSink: IngestSink {
             let lines = try resolve(batch, arena, refused: &refused)
             counts.events = lines.count
             guard !lines.isEmpty else { return }
-            let sessionOfLine = lines.map(\.session)
-            sessionsOfFile.formUnion(sessionOfLine)
-            var direct = try directRows(lines.map(\.event), sessionOfLine)
+            let runs = SessionRuns(lines)
+            sessionsOfFile.formUnion(runs.sessions)
+            var direct = try directRows(lines, runs)
             if direct {
                 // Under a savepoint: a row written behind lctrace's back (without counting its
                 // batch in `sessions.changes`) fails the copy, and the batch takes the general path.
@@ -180,16 +198,16 @@ final class PGIngestSink: IngestSink {
                 directBatches += 1
                 if capturesRows { capture(lines) }
                 counts.new = lines.count
-                let batchSessions = Set(sessionOfLine).sorted()
+                let batchSessions = runs.sessions
                 try pg.execute("RELEASE SAVEPOINT lctrace_direct; UPDATE sessions SET dirty = 1, changes = changes + 1 WHERE id = ANY('{"
                                + batchSessions.map(String.init).joined(separator: ",") + "}'::bigint[])")
                 touched.formUnion(batchSessions)
-                noteWritten(lines.map(\.event), sessionOfLine, added: batchSessions)
+                noteWritten(lines, runs, added: batchSessions)
                 let keys = Set(lines.filter { $0.event.record >= 0 }.map { [$0.session, $0.event.seq] })
-                try mergeRecords(batch, lines.map(\.event), sessions: sessionOfLine, inserted: keys)
+                try mergeRecords(batch, lines, inserted: keys)
             } else {
                 mergedBatches += 1
-                if capturesRows { dropCaptures(of: sessionOfLine) }
+                if capturesRows { dropCaptures(of: runs.sessions) }
                 part += 1
                 let part = String(self.part)
                 try pg.copyIn("COPY lctrace_batch FROM STDIN") { w in
@@ -257,10 +275,10 @@ final class PGIngestSink: IngestSink {
                         """, [part])
                     var added: [Int64] = []
                     for r in 0..<marked.rowCount { if let id = marked.int(r, 0) { touched.insert(id); added.append(id) } }
-                    noteWritten(lines.map(\.event), sessionOfLine, added: added)
-                    try mergeRecords(batch, lines.map(\.event), sessions: sessionOfLine, part: part)
+                    noteWritten(lines, runs, added: added)
+                    try mergeRecords(batch, lines, part: part)
                 } else {
-                    noteWritten(lines.map(\.event), sessionOfLine, added: [])
+                    noteWritten(lines, runs, added: [])
                 }
             }
         }
@@ -392,8 +410,8 @@ final class PGIngestSink: IngestSink {
     /// tells whether the lines can go straight into `events`: each session holds no rows but
     /// those this run wrote, and its lines' seqs rise strictly from above the highest seq this
     /// run wrote of it (no duplicate within the batch, none with a stored row).
-    private func directRows(_ events: [RawEvent], _ sessionOfLine: [Int64]) throws -> Bool {
-        let ids = Set(sessionOfLine).sorted()
+    private func directRows(_ lines: [Line], _ runs: SessionRuns) throws -> Bool {
+        let ids = runs.sessions
         let locked = try pg.query("SELECT id, changes FROM sessions WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE",
                                   ["{" + ids.map(String.init).joined(separator: ",") + "}"])
         guard locked.rowCount == ids.count else { return false }
@@ -404,21 +422,25 @@ final class PGIngestSink: IngestSink {
             guard changes == (mine?.changes ?? 0) else { return false }
             last[id] = mine?.maxSeq ?? Int64.min
         }
-        for (i, e) in events.enumerated() {
-            let session = sessionOfLine[i]
-            guard let before = last[session], e.seq > before else { return false }
-            last[session] = e.seq
+        for run in runs.runs {
+            guard var before = last[run.session] else { return false }
+            for i in run.lines {
+                guard lines[i].event.seq > before else { return false }
+                before = lines[i].event.seq
+            }
+            last[run.session] = before
         }
         return true
     }
 
     /// Notes what a batch wrote: its highest seq of each session, and a change of each session
     /// in `added` (the sessions whose `changes` it raised).
-    private func noteWritten(_ events: [RawEvent], _ sessionOfLine: [Int64], added: [Int64]) {
+    private func noteWritten(_ lines: [Line], _ runs: SessionRuns, added: [Int64]) {
         if written.count > Self.maxWrittenSessions { written.removeAll(keepingCapacity: true) }
-        for (i, e) in events.enumerated() {
-            let session = sessionOfLine[i]
-            written[session, default: (0, Int64.min)].maxSeq = max(written[session]?.maxSeq ?? Int64.min, e.seq)
+        for run in runs.runs {
+            var highest = Int64.min
+            for i in run.lines { highest = max(highest, lines[i].event.seq) }
+            written[run.session, default: (0, Int64.min)].maxSeq = max(written[run.session]?.maxSeq ?? Int64.min, highest)
         }
         for session in added { written[session, default: (0, Int64.min)].changes += 1 }
     }
@@ -426,9 +448,9 @@ final class PGIngestSink: IngestSink {
     /// Merges the session records among the lines that went in (`inserted`: their (session,
     /// seq) keys; nil: read from `lctrace_inserted`): the earliest record (lowest seq) of a
     /// session is kept; a copy that disagrees is counted in `record_conflicts`.
-    private func mergeRecords(_ batch: EventBatch, _ events: [RawEvent], sessions: [Int64], part: String? = nil,
+    private func mergeRecords(_ batch: EventBatch, _ lines: [Line], part: String? = nil,
                               inserted: Set<[Int64]>? = nil) throws {
-        guard events.contains(where: { $0.record >= 0 }) else { return }
+        guard lines.contains(where: { $0.event.record >= 0 }) else { return }
         var keys = inserted ?? []
         if inserted == nil, let part {
             let rows = try pg.query("""
@@ -438,8 +460,8 @@ final class PGIngestSink: IngestSink {
                 """, [part])
             for r in 0..<rows.rowCount { keys.insert([rows.int(r, 0) ?? 0, rows.int(r, 1) ?? 0]) }
         }
-        for (i, e) in events.enumerated() where e.record >= 0 && keys.remove([sessions[i], e.seq]) != nil {
-            try mergeRecord(batch.sessionRecords[Int(e.record)], seq: e.seq, session: sessions[i])
+        for l in lines where l.event.record >= 0 && keys.remove([l.session, l.event.seq]) != nil {
+            try mergeRecord(batch.sessionRecords[Int(l.event.record)], seq: l.event.seq, session: l.session)
         }
     }
 
