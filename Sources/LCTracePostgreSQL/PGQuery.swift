@@ -356,8 +356,6 @@ final class PGReadConnection: SQLReadConnection {
 
     /// Where `sibling` connects (the reading commands' connection only).
     private let url: String?
-    /// The snapshot a sibling's transaction takes (`SET TRANSACTION SNAPSHOT`).
-    private let importedSnapshot: String?
 
     /// `snapshot`: begin a read-only snapshot transaction at the first statement; `url`: the
     /// database, for `sibling`.
@@ -365,35 +363,47 @@ final class PGReadConnection: SQLReadConnection {
         self.pg = pg
         self.snapshot = snapshot
         self.url = url
-        importedSnapshot = nil
     }
 
-    private init(sibling pg: PGConnection, importing id: String) {
+    /// A sibling: its transaction already begun in the snapshot it imported.
+    private init(sibling pg: PGConnection) {
         self.pg = pg
-        snapshot = true
+        snapshot = false
         url = nil
-        importedSnapshot = id
+        inTransaction = true
     }
+
+    /// Seconds a sibling waits for a lock before its read fails (and is done on the first
+    /// connection instead: `BesideRead`). A reading command takes no lock a writer of lctrace
+    /// waits for, but DDL (`VACUUM FULL`, a migration) queued behind the first connection's
+    /// locks would hold the sibling's reads, and the first connection waits for the sibling:
+    /// a wait the server cannot see as a deadlock.
+    static let siblingLockTimeout = "2s"
 
     /// A connection of its own in this one's snapshot (`pg_export_snapshot`, which holds while
-    /// this transaction stays open: the whole command). Nil outside a reading command's
-    /// snapshot, and when the server takes no more connections. One more connection to the
-    /// server while a report runs.
+    /// this transaction stays open: the whole command), its transaction begun. Nil outside a
+    /// reading command's snapshot, and when the snapshot cannot be shared: the function not
+    /// granted, the server refusing one more connection, the import failing (a URL with
+    /// several hosts that led elsewhere). One more connection to the server while a report runs.
     package func sibling() throws -> (any SQLReadConnection)? {
-        guard snapshot, importedSnapshot == nil, let url else { return nil }
+        guard snapshot, let url else { return nil }
         try beginSnapshot()
-        guard let id = try pg.query("SELECT pg_export_snapshot()").text(0, 0),
+        // NULL rather than an error where the function is not granted: an error would abort
+        // this connection's transaction.
+        guard let id = try pg.query("""
+                SELECT CASE WHEN has_function_privilege('pg_export_snapshot()', 'EXECUTE') THEN pg_export_snapshot() END
+                """).text(0, 0),
               !id.isEmpty, id.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { return nil }
-        // A server out of connections (or a pooler refusing one more) leaves the read in line.
-        let other: PGConnection
         do {
-            other = try PGConnection(url: url, stop: pg.stop)
+            let other = try PGConnection(url: url, stop: pg.stop)
+            // The id is the server's, checked to be hex digits and dashes.
+            try other.execute("SET lock_timeout = '\(Self.siblingLockTimeout)'; BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT '\(id)'")
+            return PGReadConnection(sibling: other)
         } catch let stop as Interrupted {
             throw stop
         } catch {
             return nil
         }
-        return PGReadConnection(sibling: other, importing: id)
     }
 
     package func query(_ sql: String) throws -> any SQLQuery {
@@ -411,8 +421,6 @@ final class PGReadConnection: SQLReadConnection {
         if snapshot && !inTransaction {
             try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             inTransaction = true
-            // The id is the server's, checked to be hex digits and dashes (`sibling`).
-            if let id = importedSnapshot { try pg.execute("SET TRANSACTION SNAPSHOT '\(id)'") }
         }
     }
 

@@ -19,6 +19,9 @@ package struct ReportRequest: Sendable {
     /// backend with `SQLReadConnection.sibling`): the caller settles them with
     /// `ReportView.settleGaps()` before rendering (the HTML report draws its examples meanwhile).
     package var gapsSettledLater = false
+    /// Whether the gap statistics may be read beside at all (tests turn it off to compare
+    /// with a read in line).
+    package var gapsBeside = true
     /// When findings are rebuilt: facts per batch, tombstones kept (tests make them tiny).
     package var factsPerBatch = SessionAnalysis.defaultFactsPerBatch
     package var tombstonesInMemory = SessionAnalysis.defaultTombstones
@@ -62,6 +65,12 @@ package struct ReportData: Sendable {
     /// The selection's finding filters (`--min-severity`, `--class`).
     package var minSeverity: Severity = .info
     package var className: String?
+
+    /// Waits for the gap statistics' read beside, if one runs, dropping its result: no read
+    /// outlives a report that ends early.
+    package func awaitGapsRead() {
+        _ = try? pendingGaps?.join()
+    }
 
     /// Waits for the gap statistics read beside, if they are, and takes them (only the class
     /// `className` names, as `collect` keeps them).
@@ -117,13 +126,15 @@ package enum ReportCollector {
         // its own below, and more than one session may be read (one session's gaps, as a
         // timeline asks for, are not worth a connection); else here first.
         if useStored && wantGaps {
-            if !data.recomputed, request.sessions.session == nil, let sibling = try db.backend.reader.sibling() {
+            if request.gapsBeside, !data.recomputed, request.sessions.session == nil,
+               let sibling = try db.backend.reader.sibling() {
                 let sessions = data.sessions
-                data.pendingGaps = BesideRead {
+                func gaps(_ reader: DatabaseReader) throws -> GapTable {
                     var table = GapTable()
-                    try readGaps(request, reader: DatabaseReader(db: sibling), sessions: sessions, into: &table)
+                    try readGaps(request, reader: reader, sessions: sessions, into: &table)
                     return table
                 }
+                data.pendingGaps = BesideRead({ try gaps(DatabaseReader(db: sibling)) }, otherwise: { try gaps(reader) })
             } else {
                 try readGaps(request, reader: reader, sessions: data.sessions, into: &data.gapTable)
             }

@@ -73,6 +73,8 @@ enum ReportCommand: Command {
         tally!.finish()
         options.followUp = Selection.followUp(filter, className: data.className, minSeverity: data.minSeverity, db: db)
         options.followUp.timelineOptions = FindingOptions.shellWords(args)
+        // Whatever ends the report early, the gap statistics' read beside it ends first.
+        defer { data.awaitGapsRead() }
         var view = ReportView(data: data, options: escapes ? options.escapedForTerminal(noting: &escapedAny) : options, tally: tally!)
         view.isEscapedForTerminal = escapes
         if drawsExamples {

@@ -228,8 +228,9 @@ final class PGBesideReadTests: XCTestCase {
         let sibling = try XCTUnwrap(try db.sibling())
         XCTAssertEqual(try sibling.scalarInt("SELECT count(*) FROM beside_check"), 10, "the sibling saw a later commit")
         XCTAssertEqual(try sibling.scalarInt("SELECT count(*) FROM beside_check WHERE k > 10"), 0)
-        // Its own connection, in its own transaction.
+        // Its own connection, in its own transaction, and it waits for a lock 2 s at most.
         XCTAssertNotEqual(try db.scalarInt("SELECT pg_backend_pid()"), try sibling.scalarInt("SELECT pg_backend_pid()"))
+        XCTAssertEqual(try sibling.scalarText("SHOW lock_timeout"), "2s")
         // A fresh reader sees the later rows: the snapshot, not the table, is what held them back.
         let fresh = PGReadConnection(pg: try PGConnection(url: url), snapshot: true, url: url)
         XCTAssertEqual(try fresh.scalarInt("SELECT count(*) FROM beside_check"), 15)
@@ -242,6 +243,18 @@ final class PGBesideReadTests: XCTestCase {
         let refused = PGReadConnection(pg: try PGConnection(url: url), snapshot: true, url: "postgresql://lctrace@127.0.0.1:1/none?connect_timeout=2")
         XCTAssertNil(try refused.sibling())
         XCTAssertEqual(try refused.scalarInt("SELECT count(*) FROM beside_check"), 15)
+        // A URL that leads to another database (as a multi-host URL may lead to another
+        // server): the snapshot cannot be imported there, no sibling, the connection reads on.
+        let other = "lctrace_beside_\(UInt32.random(in: 0...UInt32.max))"
+        if (try? setup.execute("CREATE DATABASE \(other)")) != nil {
+            defer { try? setup.execute("DROP DATABASE IF EXISTS \(other)") }
+            guard var parts = URLComponents(string: url) else { return XCTFail("unparsable test URL") }
+            parts.path = "/" + other
+            let elsewhere = PGReadConnection(pg: try PGConnection(url: url), snapshot: true, url: parts.string!)
+            XCTAssertEqual(try elsewhere.scalarInt("SELECT count(*) FROM beside_check"), 15)
+            XCTAssertNil(try elsewhere.sibling())
+            XCTAssertEqual(try elsewhere.scalarInt("SELECT count(*) FROM beside_check"), 15)
+        }
     }
 
     /// A report whose gap statistics are read beside its findings (`gapsSettledLater`) is
@@ -262,10 +275,13 @@ final class PGBesideReadTests: XCTestCase {
             let r = TestSupport.run(["ingest", "-q", "--db", db, samples])
             XCTAssertEqual(r.status, 0, r.err)
         }
-        func statistics(_ location: String, later: Bool) throws -> (pending: Bool, stats: [String], byBuild: Int) {
+        func statistics(_ location: String, later: Bool, beside: Bool = true,
+                        className: String? = nil) throws -> (pending: Bool, stats: [String], byBuild: Int) {
             var request = ReportRequest()
             request.gapsBySession = true
             request.gapsSettledLater = later
+            request.gapsBeside = beside
+            request.className = className
             let db = try Storage.openForReading(location)
             var findings: [Finding] = []
             var data = try ReportCollector.collect(request, db: db) { f, _ in findings.append(f) }
@@ -276,14 +292,21 @@ final class PGBesideReadTests: XCTestCase {
             XCTAssertFalse(view.gapsPending)
             return (pending, view.gapStats.map { String(describing: $0) }, view.gapsByBuild.count)
         }
-        let later = try statistics(pg, later: true), inLine = try statistics(pg, later: false)
+        let later = try statistics(pg, later: true), inLine = try statistics(pg, later: true, beside: false)
         let sqlite = try statistics(dir + "/s.db", later: true)
         XCTAssertTrue(later.pending, "PostgreSQL's gaps were not read beside")
         XCTAssertFalse(inLine.pending)
+        XCTAssertFalse(try statistics(pg, later: false).pending, "collect settles what it was not asked to leave pending")
         XCTAssertFalse(sqlite.pending, "SQLite has no sibling: its gaps are read in line")
         XCTAssertFalse(later.stats.isEmpty, "SampleTraces hold counted gaps")
         XCTAssertEqual(later.stats, inLine.stats)
         XCTAssertEqual(later.stats, sqlite.stats)
         XCTAssertEqual(later.byBuild, sqlite.byBuild)
+        // One class (`--class`): kept when the read beside is settled, as in line.
+        let one = try statistics(pg, later: true, className: "CheckoutViewController")
+        XCTAssertTrue(one.pending)
+        XCTAssertEqual(one.stats.count, 1)
+        XCTAssertEqual(one.stats, try statistics(dir + "/s.db", later: true, className: "CheckoutViewController").stats)
+        XCTAssertEqual(one.stats, later.stats.filter { $0.contains("\"CheckoutViewController\"") })
     }
 }
