@@ -260,21 +260,28 @@ final class PGBesideReadTests: XCTestCase {
     /// A report whose gap statistics are read beside its findings (`gapsSettledLater`) is
     /// pending until settled, then gives the statistics a report read in line gives, and those
     /// of the same traces in SQLite; a report that does not defer them settles them itself.
-    func testGapStatisticsReadBesideAreThoseReadInLine() throws {
+    /// SampleTraces in a fresh PostgreSQL schema and in a SQLite file, both removed after the
+    /// test: the URL (with its search_path), the schema, the SQLite path.
+    func sampleDatabases() throws -> (pg: String, schema: String, sqlite: String) {
         guard let url = PGConnectionTests.url else { throw XCTSkip("no PostgreSQL server: set LCTRACE_TEST_POSTGRES_URL (.ci/run starts one)") }
         let admin = try PGConnection(url: url)
         let schema = "beside_\(UInt32.random(in: 0...UInt32.max))"
         try admin.execute("CREATE SCHEMA \(schema)")
-        defer { try? admin.execute("DROP SCHEMA \(schema) CASCADE") }
+        addTeardownBlock { try? admin.execute("DROP SCHEMA \(schema) CASCADE") }
         let pg = url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
         let dir = NSTemporaryDirectory() + "beside-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
         let samples = TestSupport.root.appendingPathComponent("SampleTraces").path
         for db in [pg, dir + "/s.db"] {
             let r = TestSupport.run(["ingest", "-q", "--db", db, samples])
             XCTAssertEqual(r.status, 0, r.err)
         }
+        return (pg, schema, dir + "/s.db")
+    }
+
+    func testGapStatisticsReadBesideAreThoseReadInLine() throws {
+        let (pg, _, sqliteFile) = try sampleDatabases()
         func statistics(_ location: String, later: Bool, beside: Bool = true,
                         className: String? = nil) throws -> (pending: Bool, stats: [String], byBuild: Int) {
             var request = ReportRequest()
@@ -293,7 +300,7 @@ final class PGBesideReadTests: XCTestCase {
             return (pending, view.gapStats.map { String(describing: $0) }, view.gapsByBuild.count)
         }
         let later = try statistics(pg, later: true), inLine = try statistics(pg, later: true, beside: false)
-        let sqlite = try statistics(dir + "/s.db", later: true)
+        let sqlite = try statistics(sqliteFile, later: true)
         XCTAssertTrue(later.pending, "PostgreSQL's gaps were not read beside")
         XCTAssertFalse(inLine.pending)
         XCTAssertFalse(try statistics(pg, later: false).pending, "collect settles what it was not asked to leave pending")
@@ -306,7 +313,61 @@ final class PGBesideReadTests: XCTestCase {
         let one = try statistics(pg, later: true, className: "CheckoutViewController")
         XCTAssertTrue(one.pending)
         XCTAssertEqual(one.stats.count, 1)
-        XCTAssertEqual(one.stats, try statistics(dir + "/s.db", later: true, className: "CheckoutViewController").stats)
+        XCTAssertEqual(one.stats, try statistics(sqliteFile, later: true, className: "CheckoutViewController").stats)
         XCTAssertEqual(one.stats, later.stats.filter { $0.contains("\"CheckoutViewController\"") })
+    }
+
+    /// DDL queued behind the report's own lock (`LOCK TABLE sessions`, as `VACUUM FULL` or a
+    /// migration would) holds the second connection's read, and the report's connection waits
+    /// for that read: the server sees no deadlock. The second connection gives up after its
+    /// `lock_timeout` and the report's connection, which already holds the lock and the
+    /// snapshot, reads the statistics itself: the report completes with the same statistics.
+    func testAReadBesideHeldBehindQueuedDDLIsDoneOnTheFirstConnection() throws {
+        let (pg, schema, sqlite) = try sampleDatabases()
+        func statistics(_ db: Storage) throws -> [String] {
+            var request = ReportRequest()
+            request.gapsBySession = true
+            let data = try ReportCollector.collect(request, db: db)
+            let view = ReportView(data: data, options: ReportOptions())
+            return view.gapStats.map { String(describing: $0) }
+        }
+        let expected = try statistics(try Storage.openForReading(sqlite))
+        XCTAssertFalse(expected.isEmpty)
+        let admin = try PGConnection(url: pg)
+        var report: Storage? = try Storage.openForReading(pg)
+        // The report's connection takes its snapshot and its lock on `sessions`.
+        XCTAssertGreaterThan(try report!.backend.reader.scalarInt("SELECT count(*) FROM sessions") ?? 0, 0)
+        // Then DDL asks for the table and queues behind that lock (20 s at most, so a broken
+        // fallback fails the test instead of hanging it).
+        let locker = try PGConnection(url: pg)
+        let lockerDone = DispatchSemaphore(value: 0)
+        final class Outcome: @unchecked Sendable { var error: (any Error)? }
+        let lockOutcome = Outcome()
+        nonisolated(unsafe) let lockerConnection = locker
+        Thread.detachNewThread {
+            do {
+                try lockerConnection.execute("SET lock_timeout = '20s'; BEGIN; LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE")
+                try lockerConnection.execute("ROLLBACK")
+            } catch {
+                lockOutcome.error = error
+            }
+            lockerDone.signal()
+        }
+        var queued = false
+        for _ in 0..<50 where !queued {
+            queued = (try admin.query("SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = '\(schema).sessions'::regclass").int(0, 0) ?? 0) > 0
+            if !queued { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        XCTAssertTrue(queued, "the LOCK TABLE never queued")
+        let start = Date()
+        let got = try statistics(report!)
+        let took = Date().timeIntervalSince(start)
+        XCTAssertEqual(got, expected)
+        XCTAssertLessThan(took, 15, "the report waited for the DDL instead of reading on")
+        XCTAssertGreaterThan(took, 1.5, "the read beside was not held: the scenario did not happen")
+        // The report ends: the DDL gets its lock.
+        report = nil
+        XCTAssertEqual(lockerDone.wait(timeout: .now() + 30), .success)
+        XCTAssertNil(lockOutcome.error)
     }
 }
