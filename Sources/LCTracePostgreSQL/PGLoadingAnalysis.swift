@@ -47,36 +47,50 @@ final class PGCapturedRows: CapturedSessionRows, @unchecked Sendable {
         if let a = line.modelAttrs { attrs[e.seq] = a }
     }
 
-    /// The ids of the texts the rows hold.
+    /// The ids of the texts the rows hold. (A row's controller, class and other controller
+    /// mostly repeat the row before's: those are not hashed again.)
     var textIDs: Set<Int64> {
         var ids = Set<Int64>()
+        var last = Row(seq: 0, t: 0, ev: 0, vc: 0, cls: 0, other: 0, detail: 0, flags: 0)
         for r in rows {
-            ids.insert(r.ev); ids.insert(r.vc); ids.insert(r.cls); ids.insert(r.other); ids.insert(r.detail)
+            if r.ev != last.ev { ids.insert(r.ev) }
+            if r.vc != last.vc { ids.insert(r.vc) }
+            if r.cls != last.cls { ids.insert(r.cls) }
+            if r.other != last.other { ids.insert(r.other) }
+            if r.detail != last.detail { ids.insert(r.detail) }
+            last = r
         }
         ids.remove(0)
         return ids
     }
 
     /// Calls `body` with the events of the rows, as `PGEventReader` reads them from the table
-    /// (`texts`: those of `textIDs`).
+    /// (`texts`: those of `textIDs`). Event names and kinds are looked up by id, once each; a
+    /// text that repeats the row before's is not looked up again.
     func forEachEvent(sid: String, texts: [Int64: String], _ body: (TraceEvent) throws -> Void) throws {
         func text(_ id: Int64) -> String? { id == 0 ? nil : texts[id] }
-        var kinds: [String: EventKind] = [:]
+        var names: [Int64: (name: String, kind: EventKind)] = [:]
         var event = TraceEvent(sid: sid, seq: 0, t: 0, name: "", kind: .unknown)
+        var last = Row(seq: 0, t: 0, ev: -1, vc: -1, cls: -1, other: -1, detail: -1, flags: 0)
         for r in rows {
             event.seq = r.seq
             event.t = r.t
-            event.name = text(r.ev) ?? ""
-            if let kind = kinds[event.name] { event.kind = kind } else {
-                event.kind = EventKind(name: event.name)
-                kinds[event.name] = event.kind
+            if r.ev != last.ev {
+                if let known = names[r.ev] {
+                    (event.name, event.kind) = known
+                } else {
+                    event.name = text(r.ev) ?? ""
+                    event.kind = EventKind(name: event.name)
+                    names[r.ev] = (event.name, event.kind)
+                }
             }
-            event.vc = text(r.vc)
-            event.cls = text(r.cls)
-            event.other = text(r.other)
+            if r.vc != last.vc { event.vc = text(r.vc) }
+            if r.cls != last.cls { event.cls = text(r.cls) }
+            if r.other != last.other { event.other = text(r.other) }
             event.flags = EventFlags(rawValue: r.flags)
-            event.detail = text(r.detail)
+            if r.detail != last.detail { event.detail = text(r.detail) }
             event.attrs = event.kind.modelReadsAttrs ? attrs[r.seq] : nil
+            last = r
             try body(event)
         }
     }
