@@ -23,7 +23,8 @@ final class PGConnectionTests: XCTestCase {
     func testCopyRoundTripsEveryCharacterTheTextFormatEscapes() throws {
         let db = try connect()
         try db.execute("CREATE TEMP TABLE copy_check (n bigint, s text)")
-        let values: [String?] = ["plain", "tab\there", "line\nbreak", "back\\slash", "cr\rlf", nil, "", "\\N", "é😀"]
+        let values: [String?] = ["plain", "tab\there", "line\nbreak", "back\\slash", "cr\rlf", nil, "", "\\N", "é😀",
+                                 "\tfirst", "last\n", "\\", "\r\n\t\\", String(repeating: "long text ", count: 50) + "\t"]
         let stored = try db.copyIn("COPY copy_check (n, s) FROM STDIN") { w in
             for (i, v) in values.enumerated() {
                 w.add(Int64(i))
