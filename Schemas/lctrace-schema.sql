@@ -1,8 +1,10 @@
--- lctrace database schema, version 3 (PRAGMA user_version = 3). Version 2 added the finding
+-- lctrace database schema, version 5 (PRAGMA user_version = 5). Version 2 added the finding
 -- identities (`findings.identity_key`, `findings.identity`, `identities_v`); version 3 packs
--- the rows of `events`, `instances`, `appearances` and `containment` (below). An older
--- database is migrated in place by `lctrace ingest` or `lctrace analyze` (its events kept,
--- its model and findings rebuilt).
+-- the rows of `events`, `instances`, `appearances` and `containment` (below); version 4
+-- added `file_sessions` (rules 1.2). An older database is migrated in place by `lctrace
+-- ingest` or `lctrace analyze` (its events kept, its model and findings rebuilt). Version 5
+-- indexes the file ledger (`files_by_path`, `files_by_size`); a database of version 4 is read
+-- as it is and gains the indexes at the next `ingest` or `analyze`.
 --
 -- The documented query surface is the views: `events_v`, `instances_v`, `live_instances_v`,
 -- `appearances_v`, `containment_v`, `findings_v`, `identities_v`, and the tables `sessions`,
@@ -44,6 +46,11 @@ CREATE TABLE files (
     loader_pid   INTEGER,                     -- process id of the ingest loading it (status 'loading'), for people: the loader holds byte `id` of the file <database>-loaders locked
     ingested_at  TEXT NOT NULL                -- UTC time the load started ('loading') or finished
 );
+-- Every new file is looked up by path and size before it loads (a resumed or a grown file)
+-- and by size (a copy under another name): without these a campaign's ledger is scanned
+-- once per file.
+CREATE INDEX files_by_path ON files (path, size);
+CREATE INDEX files_by_size ON files (size);
 
 -- One row per session (one app launch), merged from its repeated session records.
 CREATE TABLE sessions (

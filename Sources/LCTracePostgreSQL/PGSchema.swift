@@ -5,7 +5,7 @@ import LCTraceStore
 /// 'schema_version'; and checked, every time it is opened, to be exactly what lctrace made
 /// (tables, columns, views, indexes, no triggers), as the SQLite backend checks its own.
 enum PGSchema {
-    package static let version: Int64 = 5
+    package static let version: Int64 = 6
     /// Advisory lock keys (two int4): the schema's creation, the file ledger, a file row
     /// being loaded, a session being analysed. 0x6c637472 is "lctr".
     static let lockClass: Int32 = 0x6c63_7472
@@ -68,9 +68,13 @@ enum PGSchema {
                 if current == 2 { try migrateFrom2(pg, name: name) }
                 try migrateFrom3(pg, name: name)
                 try migrateFrom4(pg, name: name)
-            } else if current == 4 {
-                // Version 5 only adds an index: read as it is, migrated by a writing command.
-                if writing { try migrateFrom4(pg, name: name) }
+                try migrateFrom5(pg, name: name)
+            } else if current == 4 || current == 5 {
+                // Versions 5 and 6 only add indexes: read as it is, migrated by a writing command.
+                if writing {
+                    if current == 4 { try migrateFrom4(pg, name: name) }
+                    try migrateFrom5(pg, name: name)
+                }
             } else if current < version {
                 throw Refused(description: "\(name) has schema version \(current), which this lctrace cannot read (it writes version \(version))")
             }
@@ -201,6 +205,16 @@ enum PGSchema {
     private static func migrateFrom4(_ pg: PGConnection, name: String) throws {
         try migrationStep(pg, name: name, from: 4, to: 5) {
             try pg.execute(ddlPart("CREATE INDEX findings_by_session_id", "\n"))
+        }
+    }
+
+    /// Version 6 indexes the file ledger by path and size and by size, which every new file
+    /// is looked up by: with 200,000 files stored, 120 new ones took 10.5 s to load instead of
+    /// 3.6. Nothing else changes.
+    private static func migrateFrom5(_ pg: PGConnection, name: String) throws {
+        try migrationStep(pg, name: name, from: 5, to: 6) {
+            try pg.execute(ddlPart("CREATE INDEX files_by_path", "\n"))
+            try pg.execute(ddlPart("CREATE INDEX files_by_size", "\n"))
         }
     }
 

@@ -11,7 +11,7 @@ import LCTraceModel
 /// from another version is migrated when lctrace knows how, refused with a clear message
 /// otherwise, never silently misread.
 enum SQLiteSchema {
-    package static let version: Int64 = 4
+    package static let version: Int64 = 5
 
     /// Why a database cannot be used.
     struct VersionError: Error, CustomStringConvertible {
@@ -69,6 +69,12 @@ enum SQLiteSchema {
         if current == 0 {
             throw VersionError(description: "\(path) is not an lctrace database (schema version 0)")
         }
+        // Version 5 only adds the ledger's indexes: a version 4 database is read as it is,
+        // and migrated by the next writing command.
+        if current == 4 {
+            try verifyObjects(db, path: path, expected: expectedObjects.filter { !version5Indexes.contains($0.key) })
+            return db
+        }
         try check(current, path: path)
         try verifyObjects(db, path: path)
         return db
@@ -92,6 +98,9 @@ enum SQLiteSchema {
 
     /// lctrace's tables, views and indexes, by "type name", with their SQL normalised: what
     /// the DDL makes on an empty database.
+    /// What version 5 added to version 4 (`migrateFrom4`).
+    static let version5Indexes: Set<String> = ["index files_by_path", "index files_by_size"]
+
     static let expectedObjects: [String: String] = {
         guard let memory = try? SQLiteDatabase(path: ":memory:"), (try? memory.execute(ddl)) != nil,
               let objects = try? objects(memory) else { return [:] }
@@ -101,9 +110,8 @@ enum SQLiteSchema {
     /// Refuses a database whose schema is not exactly lctrace's: a table replaced by a view (a
     /// recursive one hangs a report), a trigger (one on `events` can drop every new event), an
     /// index or column that differs. SQLite's own tables (sqlite_stat1 after ANALYZE) are allowed.
-    static func verifyObjects(_ db: SQLiteDatabase, path: String) throws {
+    static func verifyObjects(_ db: SQLiteDatabase, path: String, expected: [String: String] = expectedObjects) throws {
         let found = try objects(db)
-        let expected = expectedObjects
         var differences: [String] = []
         for (key, sql) in expected.sorted(by: { $0.key < $1.key }) {
             if let other = found[key] {

@@ -7,12 +7,13 @@ import LCTraceModel
 extension SQLiteSchema {
     /// Brings a database of schema version `from` to `version` in place, one version at a time.
     static func migrate(_ db: SQLiteDatabase, from: Int64, path: String) throws {
-        guard (1...3).contains(from) else {
+        guard (1...4).contains(from) else {
             throw VersionError(description: "\(path) has schema version \(from) and no migration to \(version) exists: re-ingest into a new database")
         }
         if from == 1 { try migrateFrom1(db) }
         if from <= 2 { try migrateFrom2(db) }
-        try migrateFrom3(db)
+        if from <= 3 { try migrateFrom3(db) }
+        try migrateFrom4(db)
         try db.execute("PRAGMA user_version = \(version)")
     }
 
@@ -105,6 +106,13 @@ extension SQLiteSchema {
         for view in views.reversed() { try db.execute("DROP VIEW IF EXISTS \(view)") }
         for statement in statements(creating: Set(views)) { try db.execute(statement) }
         try db.execute("UPDATE sessions SET dirty = 1")
+    }
+
+    /// Version 5 indexes the file ledger by path and size and by size, which every new file
+    /// is looked up by: with 200,000 files stored, 120 new ones took 5.1 s to load instead of
+    /// 1.0. Nothing else changes (a version 4 database is read as it is).
+    private static func migrateFrom4(_ db: SQLiteDatabase) throws {
+        for statement in statements(creating: ["files_by_path", "files_by_size"]) { try db.execute(statement) }
     }
 
     /// The statements of `ddl` that create the named tables, indexes and views, in DDL order.

@@ -165,3 +165,57 @@ final class MigrationFromVersion2Tests: TemporaryDirectoryTestCase {
         XCTAssertEqual(TestSupport.run(["report", "--db", db, "--fail-on", "never"]).status, 0)
     }
 }
+
+/// Version 5 only indexes the file ledger (`files_by_path`, `files_by_size`): a version 4
+/// database is read as it is, and the next writing command adds the indexes, leaving the
+/// objects of a new database. Every new file's look-ups in the ledger use them.
+final class MigrationFromVersion4Tests: TemporaryDirectoryTestCase {
+    var samples: String { TestSupport.root.appendingPathComponent("SampleTraces").path }
+
+    func testAVersion4DatabaseIsReadAsItIsAndGainsTheLedgersIndexesAtTheNextWrite() throws {
+        let reference = dir + "/reference.db"
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", reference, samples]).status, 0)
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, samples]).status, 0)
+        do {
+            let old = try SQLiteDatabase(path: db, mode: .readWrite)
+            try old.execute("DROP INDEX files_by_path; DROP INDEX files_by_size; PRAGMA user_version = 4")
+        }
+        func version() throws -> Int64? { try SQLiteDatabase(path: db, mode: .readOnly).scalarInt("PRAGMA user_version") }
+        func indexes(_ path: String) throws -> Int64? {
+            try SQLiteDatabase(path: path, mode: .readOnly).scalarInt(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ('files_by_path', 'files_by_size')")
+        }
+        let read = TestSupport.run(["report", "--db", db, "--format", "json", "--fail-on", "never"])
+        XCTAssertEqual(read.status, 0, read.err)
+        XCTAssertEqual(read.out, TestSupport.run(["report", "--db", reference, "--format", "json", "--fail-on", "never"]).out)
+        XCTAssertEqual(try version(), 4, "a reading command changes nothing")
+        XCTAssertEqual(try indexes(db), 0)
+        // A version 4 database with something else changed is still refused.
+        let tampered = dir + "/tampered.db"
+        try FileManager.default.copyItem(atPath: db, toPath: tampered)
+        try SQLiteDatabase(path: tampered, mode: .readWrite).execute("CREATE INDEX mine ON files (status)")
+        let refused = TestSupport.run(["report", "--db", tampered])
+        XCTAssertEqual(refused.status, 74, refused.err)
+        XCTAssertTrue(refused.err.contains("index mine is not lctrace's"), refused.err)
+
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, samples]).status, 0)
+        XCTAssertEqual(try version(), SQLiteSchema.version)
+        XCTAssertEqual(try indexes(db), 2)
+        XCTAssertEqual(TestSupport.run(["report", "--db", db, "--fail-on", "never"]).status, 0, "the migrated schema is accepted")
+    }
+
+    /// The ledger's look-ups (`FileLedger`) are searches of an index, not scans of the table.
+    func testTheFileLedgerIsLookedUpByIndex() throws {
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, samples]).status, 0)
+        let sqlite = try SQLiteDatabase(path: db, mode: .readOnly)
+        for sql in ["SELECT count(*) FROM files WHERE size = 5",
+                    "SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = 'a' AND size = 5",
+                    "SELECT id, size, sha256 FROM files WHERE path = 'a' AND size < 5 AND sha256 IS NOT NULL AND status IN ('complete', 'damaged') ORDER BY id"] {
+            let q = try sqlite.prepare("EXPLAIN QUERY PLAN " + sql)
+            var plan: [String] = []
+            while try q.step() { plan.append(q.text(3) ?? "") }
+            XCTAssertFalse(plan.contains { $0.hasPrefix("SCAN files") }, "\(sql) scans the ledger: \(plan)")
+            XCTAssertTrue(plan.contains { $0.contains("USING") && $0.contains("INDEX") }, "\(sql): \(plan)")
+        }
+    }
+}

@@ -114,32 +114,70 @@ final class PostgreSQLPackedSchemaTests: PostgreSQLTestCase {
         try migrates(from: 2)
     }
 
-    /// Version 5 only adds `findings_by_session_id`: a version 4 database is read as it is
-    /// (the same report), and the next writing command adds the index under the schema lock,
+    /// Versions 5 and 6 only add indexes (`findings_by_session_id`; the file ledger's
+    /// `files_by_path` and `files_by_size`): a version 4 or 5 database is read as it is (the
+    /// same report), and the next writing command adds what it lacks under the schema lock,
     /// leaving the objects of a new database.
     func testAVersion4DatabaseIsReadAsItIsAndGainsTheIndexAtTheNextWrite() throws {
+        try readAsItIsThenMigrated(version: 4, lacking: ["findings_by_session_id", "files_by_path", "files_by_size"])
+    }
+
+    func testAVersion5DatabaseIsReadAsItIsAndGainsTheLedgersIndexesAtTheNextWrite() throws {
+        try readAsItIsThenMigrated(version: 5, lacking: ["files_by_path", "files_by_size"])
+    }
+
+    private func readAsItIsThenMigrated(version stored: Int, lacking indexes: [String]) throws {
         let reference = try freshDatabase("reference")
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", reference, samples]).status, 0)
-        let old = try freshDatabase("version4")
+        let old = try freshDatabase("version\(stored)")
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", old, samples]).status, 0)
         let pg = try PGConnection(url: old)
-        try pg.execute("DROP INDEX findings_by_session_id")
-        try pg.query("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+        for index in indexes { try pg.execute("DROP INDEX \(index)") }
+        try pg.query("UPDATE meta SET value = $1 WHERE key = 'schema_version'", [String(stored)])
         try pg.query("UPDATE meta SET value = $1 WHERE key = 'schema_objects'", [try PGSchema.objects(pg).joined(separator: "\n")])
         let version = { try pg.query("SELECT value FROM meta WHERE key = 'schema_version'").text(0, 0) }
-        let hasIndex = { try pg.query("SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'findings_by_session_id'").int(0, 0) == 1 }
+        let present = {
+            try pg.query("SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1::text[])",
+                         [PGSchema.arrayLiteral(indexes)]).int(0, 0) ?? -1
+        }
 
         let read = TestSupport.run(["report", "--db", old, "--format", "json", "--fail-on", "never"])
         XCTAssertEqual(read.status, 0, read.err)
         XCTAssertEqual(read.out, TestSupport.run(["report", "--db", reference, "--format", "json", "--fail-on", "never"]).out)
-        XCTAssertEqual(try version(), "4", "a reading command changes nothing")
-        XCTAssertFalse(try hasIndex())
+        XCTAssertEqual(try version(), String(stored), "a reading command changes nothing")
+        XCTAssertEqual(try present(), 0)
 
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", old, samples]).status, 0)
         XCTAssertEqual(try version(), String(PGSchema.version))
-        XCTAssertTrue(try hasIndex())
+        XCTAssertEqual(try present(), Int64(indexes.count))
         XCTAssertEqual(try objects(old), try objects(reference))
         XCTAssertEqual(TestSupport.run(["report", "--db", old, "--fail-on", "never"]).status, 0, "the migrated schema is accepted")
+    }
+
+    /// Every new file is looked up in the ledger by path and size, and by size: the planner
+    /// serves those look-ups from the indexes (a team's ledger holds a file per device and night).
+    func testTheFileLedgerIsLookedUpByIndex() throws {
+        let url = try freshDatabase("ledger")
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", url, samples]).status, 0)
+        let pg = try PGConnection(url: url)
+        try pg.execute("""
+            INSERT INTO files(path, size, sha256, status, ingested_at)
+            SELECT '/campaign/device-' || i || '.jsonl.gz', 100000 + i, lpad(i::text, 64, '0'), 'complete', 'x'
+            FROM generate_series(1, 20000) i;
+            ANALYZE files
+            """)
+        func plan(_ sql: String) throws -> String {
+            let rows = try pg.query("EXPLAIN " + sql)
+            return (0..<rows.rowCount).compactMap { rows.text($0, 0) }.joined(separator: "\n")
+        }
+        // The look-ups of `PGIngestSink.planFile`, `dropAbandonedLoads`, `earlierReads` and `hasFile(ofSize:)`.
+        for sql in ["SELECT count(*) FROM files WHERE size = 100005",
+                    "SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = '/campaign/device-5.jsonl.gz' AND size = 100005",
+                    "SELECT id, size, sha256 FROM files WHERE path = '/campaign/device-5.jsonl.gz' AND size < 200000 AND sha256 IS NOT NULL"] {
+            let shown = try plan(sql)
+            XCTAssertFalse(shown.contains("Seq Scan"), "\(sql) scans the ledger:\n\(shown)")
+            XCTAssertTrue(shown.contains("Index"), shown)
+        }
     }
 
     /// The schema's objects as `PGSchema.objects` lists them, without the schema's own name
