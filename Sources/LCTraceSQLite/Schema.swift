@@ -56,16 +56,24 @@ enum SQLiteSchema {
         try refuseSpecialFiles(path)
         guard FileManager.default.fileExists(atPath: path) else { throw noDatabase(path) }
         var db = try SQLiteDatabase(path: path, mode: .readOnly)
-        let current: Int64
         do {
-            current = try db.scalarInt("PRAGMA user_version") ?? 0
+            try checkForReading(db, path: path)
         } catch let error as SQLiteError where [SQLITE_CANTOPEN, SQLITE_READONLY].contains(error.code & 0xff) {
             // A WAL database on read-only media, or in a folder this user may not write,
             // cannot create its missing -shm file (SQLITE_READONLY_CANTINIT then): no writer has
             // it open, so open it immutable (https://sqlite.org/uri.html#uriimmutable).
             db = try SQLiteDatabase(path: path, mode: .immutable)
-            current = try db.scalarInt("PRAGMA user_version") ?? 0
+            try checkForReading(db, path: path)
         }
+        return db
+    }
+
+    /// The version and the objects, read in one snapshot: an ingest migrating the database
+    /// meanwhile (version 4 to 5) is seen whole or not at all.
+    private static func checkForReading(_ db: SQLiteDatabase, path: String) throws {
+        try db.execute("BEGIN")
+        defer { try? db.execute("COMMIT") }
+        let current = try db.scalarInt("PRAGMA user_version") ?? 0
         if current == 0 {
             throw VersionError(description: "\(path) is not an lctrace database (schema version 0)")
         }
@@ -73,11 +81,10 @@ enum SQLiteSchema {
         // and migrated by the next writing command.
         if current == 4 {
             try verifyObjects(db, path: path, expected: expectedObjects.filter { !version5Indexes.contains($0.key) })
-            return db
+            return
         }
         try check(current, path: path)
         try verifyObjects(db, path: path)
-        return db
     }
 
     private static func noDatabase(_ path: String) -> VersionError {
@@ -96,11 +103,11 @@ enum SQLiteSchema {
         }
     }
 
-    /// lctrace's tables, views and indexes, by "type name", with their SQL normalised: what
-    /// the DDL makes on an empty database.
     /// What version 5 added to version 4 (`migrateFrom4`).
     static let version5Indexes: Set<String> = ["index files_by_path", "index files_by_size"]
 
+    /// lctrace's tables, views and indexes, by "type name", with their SQL normalised: what
+    /// the DDL makes on an empty database.
     static let expectedObjects: [String: String] = {
         guard let memory = try? SQLiteDatabase(path: ":memory:"), (try? memory.execute(ddl)) != nil,
               let objects = try? objects(memory) else { return [:] }
