@@ -117,11 +117,7 @@ final class PGReadPathTests: XCTestCase {
                 if failure.hasPrefix("COPY") { _ = try pg.copyIn(failure) { _ in } } else { try pg.forEachRow(failure) { _ in } }
             })
             // Rolled back: a new transaction begins and reads.
-            try db.transaction {
-                let q = try db.query("SELECT 5")
-                XCTAssertTrue(try q.step())
-                XCTAssertEqual(q.int(0), 5)
-            }
+            try assertTakesATransaction(db, answering: 5)
         }
     }
 
@@ -130,6 +126,16 @@ final class PGReadPathTests: XCTestCase {
         let q = try db.query("SELECT n, CASE WHEN n = CAST(?1 AS INTEGER) THEN pg_sleep(\(seconds)) END FROM generate_series(1, CAST(?2 AS INTEGER)) n")
         try q.bind([.int(row), .int(Int64(PGQuery.page) * 2)])
         return q
+    }
+
+    /// The connection takes a transaction again and answers in it (after a stop or a failure).
+    private func assertTakesATransaction(_ db: PGReadConnection, answering n: Int64,
+                                         file: StaticString = #filePath, line: UInt = #line) throws {
+        try db.transaction {
+            let q = try db.query("SELECT \(n)")
+            XCTAssertTrue(try q.step(), file: file, line: line)
+            XCTAssertEqual(q.int(0), n, file: file, line: line)
+        }
     }
 
     /// Steps through the first page (the second is then asked for ahead).
@@ -159,11 +165,7 @@ final class PGReadPathTests: XCTestCase {
                 _ = try q.step()
             }) { XCTAssertTrue($0 is Interrupted, "sleeping at row \(sleepsAt): \($0)") }
             XCTAssertLessThan(Date().timeIntervalSince(started), 10, "the stop ended the wait; the server's sleep was cancelled")
-            try db.transaction {
-                let q = try db.query("SELECT 11")
-                XCTAssertTrue(try q.step())
-                XCTAssertEqual(q.int(0), 11)
-            }
+            try assertTakesATransaction(db, answering: 11)
         }
     }
 
@@ -181,11 +183,7 @@ final class PGReadPathTests: XCTestCase {
             Thread.sleep(forTimeInterval: 0.6)  // the page ahead times out meanwhile
             throw Own()
         }) { XCTAssertTrue($0 is Own, "\($0)") }
-        try db.transaction {
-            let q = try db.query("SELECT 12")
-            XCTAssertTrue(try q.step())
-            XCTAssertEqual(q.int(0), 12)
-        }
+        try assertTakesATransaction(db, answering: 12)
     }
 
     /// A look-up run many times is prepared once on the connection (at its second run) and
