@@ -141,7 +141,7 @@ package enum ReportCollector {
         }
         // Whatever ends the collection early, the read beside it ends first.
         var handedOver = false
-        defer { if !handedOver { _ = try? data.pendingGaps?.join() } }
+        defer { if !handedOver { data.awaitGapsRead() } }
         func emit(_ findings: [Finding], session: Int?) throws {
             for f in inReportOrder(findings, request) { try each(f, session) }
         }

@@ -145,9 +145,7 @@ package enum TimelineReport {
 
     /// The session's findings that `request` chooses: stored, or recomputed as `report` would.
     static func findings(db: Storage, session: SessionInfo, _ request: ReportRequest) throws -> [Finding] {
-        var request = request
-        request.sessions = SessionFilter(session: session.sid)
-        return try ReportCollector.collect(request, db: db).findings.filter { $0.session == session.sid }
+        try ReportCollector.findings(request, of: [session], db: db)[session.sid] ?? []
     }
 
     /// The seq of a finding's decisive event: the last of its evidence at its t (what
