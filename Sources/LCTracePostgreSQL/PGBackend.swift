@@ -122,7 +122,7 @@ final class PGUserQuery: QueryRows {
             """)
         role = who.text(0, 0) ?? "?"
         isSuperuser = who.text(0, 1) == "t"
-        try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        try pg.execute(PGConnection.beginSnapshot)
         // The server's privileges do the work: the reader role reads lctrace's tables and
         // views and nothing else (no server files, no other sessions, no writes).
         noReader = try PGSchema.readerState(pg).problem

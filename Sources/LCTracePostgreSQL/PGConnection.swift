@@ -630,6 +630,9 @@ final class PGConnection {
 
     /// Runs `body` in a transaction (`begin` starts it: a snapshot's isolation, read only):
     /// committed when it returns, rolled back when it throws.
+    /// What begins a reading command's transaction: one snapshot for all its statements.
+    static let beginSnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
     package func transaction<T>(begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
         try execute(begin)
         do {

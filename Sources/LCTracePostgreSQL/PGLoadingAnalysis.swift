@@ -187,15 +187,7 @@ final class PGModelWorker: PGAnalysisStore, ModelStoringReader {
     /// A REPEATABLE READ, READ ONLY transaction (not used by `BackgroundAnalyzer` for a
     /// worker that stores its models).
     package func inSnapshot<T>(_ body: () throws -> T) -> T? {
-        do {
-            try connection.pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            let value = try body()
-            try connection.pg.execute("COMMIT")
-            return value
-        } catch {
-            try? connection.pg.rollback()
-            return nil
-        }
+        try? connection.pg.transaction(begin: PGConnection.beginSnapshot, body)
     }
 
     package func seqSpan(of session: Int64) throws -> Int64 {

@@ -397,7 +397,7 @@ final class PGReadConnection: SQLReadConnection {
         do {
             let other = try PGConnection(url: url, stop: pg.stop)
             // The id is the server's, checked to be hex digits and dashes.
-            try other.execute("SET lock_timeout = '\(Self.siblingLockTimeout)'; BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT '\(id)'")
+            try other.execute("SET lock_timeout = '\(Self.siblingLockTimeout)'; \(PGConnection.beginSnapshot); SET TRANSACTION SNAPSHOT '\(id)'")
             return PGReadConnection(sibling: other)
         } catch let stop as Interrupted {
             throw stop
@@ -419,7 +419,7 @@ final class PGReadConnection: SQLReadConnection {
     /// A read-only connection's snapshot, begun at its first statement.
     private func beginSnapshot() throws {
         if snapshot && !inTransaction {
-            try pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            try pg.execute(PGConnection.beginSnapshot)
             inTransaction = true
         }
     }

@@ -83,7 +83,7 @@ enum PGSchema {
         if writing {
             try check()
         } else {
-            try pg.transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", check)
+            try pg.transaction(begin: PGConnection.beginSnapshot, check)
         }
         if writing { try grantReader(pg) }
     }
