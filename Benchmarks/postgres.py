@@ -8,7 +8,7 @@ Starts a throwaway PostgreSQL cluster (scripts/postgres-test-server) unless --ur
 server, generates a corpus with lctrace-gen (never committed), and times, in alternating
 rounds: `lctrace ingest` into SQLite; the `\\copy` floor (the corpus's event rows, exported
 once from an lctrace ingest, `\\copy`'d by psql into a fresh table with the columns and the
-primary key of `events` and nothing else: one psql on all the rows, and four at once on
+primary key of `events` and nothing else, a row an event, as schema 6 stored them: one psql on all the rows, and four at once on
 quarters); into PostgreSQL with one ingester; with four ingesters at once on disjoint quarters
 of the files; with four at once on every file (each file loaded by all four: de-duplication
 under contention). Each PostgreSQL run starts on an empty schema. With several `--binary`,
@@ -173,6 +173,11 @@ def main():
             columns = psql(url, f"SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) FROM pg_attribute "
                                 f"WHERE attrelid = '{events_table}'::regclass AND attnum > 0 AND NOT attisdropped")
             primary_key = psql(url, f"SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = '{events_table}'::regclass AND contype = 'p'")
+            # Schema 7 stores blocks of events behind the view `events`: the floor stays a row an
+            # event, with the table and key `events` had up to schema 6.
+            is_view = psql(url, f"SELECT relkind FROM pg_class WHERE oid = '{events_table}'::regclass") == "v"
+            if is_view:
+                primary_key = "PRIMARY KEY (session, seq)"
             key = primary_key[primary_key.index("(") + 1:primary_key.index(")")]
             psql(url, f"\\copy (SELECT {columns} FROM {events_table} ORDER BY {key}) TO '{floor_files[0]}'")
             for k in range(4):
@@ -180,6 +185,8 @@ def main():
             # The floor's table: the same columns (types, NOT NULL), the same primary key, nothing else.
             # (The schema stays, as the template, until the end.)
             floor_ddl = f"CREATE TABLE floor_events (LIKE {events_table}); ALTER TABLE floor_events ADD {primary_key}"
+            if is_view:
+                floor_ddl += "; " + "; ".join(f"ALTER TABLE floor_events ALTER {c} SET NOT NULL" for c in ("t", "seq", "session", "ev", "flags"))
             template = schema
 
         def floor(parts):

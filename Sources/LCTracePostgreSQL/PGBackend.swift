@@ -51,7 +51,7 @@ final class PGBackend: StorageBackend {
     }
 
     /// The tables an ingest writes, whose statistics `refreshPlannerStatistics` renews.
-    static let ingestedTables = "sessions, strings, files, file_sessions, events, instances, appearances, containment, findings"
+    static let ingestedTables = "sessions, strings, files, file_sessions, event_blocks, instances, appearances, containment, findings"
 
     /// `ANALYZE` of the ingested tables when this run's new events are a tenth of `events` or
     /// more (autovacuum's own default threshold), or when `events` never had statistics

@@ -760,6 +760,11 @@ final class PGCopyWriter {
     package func add(_ value: Int64?) {
         separate()
         guard let value else { return addNull() }
+        appendDigits(value)
+    }
+
+    @inline(__always)
+    private func appendDigits(_ value: Int64) {
         if value < 0 { bytes.append(0x2d) }
         var magnitude = value.magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
@@ -781,6 +786,41 @@ final class PGCopyWriter {
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[i..<20]))
         }
+    }
+
+    /// An array field, `{e1,e2,…}`: `body` adds element `i` (`element`) for each i below `count`.
+    package func addArray(_ count: Int, _ body: (Int) -> Void) {
+        separate()
+        bytes.append(0x7b)
+        for i in 0..<count {
+            if i > 0 { bytes.append(0x2c) }
+            body(i)
+        }
+        bytes.append(0x7d)
+    }
+
+    /// A number of an array (nil: NULL).
+    package func element(_ value: Int64?) {
+        guard let value else { return bytes.append(contentsOf: [0x4e, 0x55, 0x4c, 0x4c]) }
+        appendDigits(value)
+    }
+
+    /// A text of an array, double-quoted: `"` and `\` escaped for the array, then every
+    /// backslash and control byte for COPY (nil: NULL).
+    package func element(quoted value: UnsafeRawBufferPointer?) {
+        guard let value else { return bytes.append(contentsOf: [0x4e, 0x55, 0x4c, 0x4c]) }
+        bytes.append(0x22)
+        for b in value {
+            switch b {
+            case 0x22: bytes += [0x5c, 0x5c, 0x22]
+            case 0x5c: bytes += [0x5c, 0x5c, 0x5c, 0x5c]
+            case 0x09: bytes += [0x5c, 0x74]
+            case 0x0a: bytes += [0x5c, 0x6e]
+            case 0x0d: bytes += [0x5c, 0x72]
+            default: bytes.append(b)
+            }
+        }
+        bytes.append(0x22)
     }
 
     func endRow() throws {

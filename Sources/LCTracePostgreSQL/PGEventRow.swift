@@ -1,12 +1,14 @@
 import LCTraceFormat
 import LCTraceModel
 
-/// How schema 4 packs a row of `events` (Schemas/lctrace-schema.postgresql.sql) for a server's
-/// fixed-width rows: 8-byte columns first, ids as `integer`, the event name as `smallint`,
-/// `other` holding the class on the events that name no other controller, flags in a
-/// `smallint`, the rarer values in one `jsonb` only where present. A row is 56 bytes with its
-/// 24-byte header (32 of data), the least one row per event with this key takes. The writers
-/// use these encoders; `event_rows` spells the decoding in SQL, `PGEventReader` in Swift.
+/// How schema 4 packs an event (Schemas/lctrace-schema.postgresql.sql) for a server's
+/// fixed-width values: ids as `integer`, the event name as `smallint`, `other` holding the
+/// class on the events that name no other controller, flags in a `smallint`, the rarer values
+/// in one `jsonb` only where present. Schema 7 stores those values in blocks of up to
+/// `blockSize` events of one session (`event_blocks`, an array a column), because a row an
+/// event cost 93 bytes with its key, most of it the row's header and the index entry, and
+/// the server's CPU per row was the ingest's limit; the view `events` unnests them. The
+/// writers use these encoders; `event_rows` spells the decoding in SQL, `PGEventReader` in Swift.
 enum PGEventRow {
     /// `events.flags` bit 6: the other key was present (possibly null); bit 7: `other` holds the class.
     static let otherPresentBit: Int64 = 1 << 6
@@ -16,8 +18,20 @@ enum PGEventRow {
     /// The largest event-name id `events.ev` holds; a larger one goes to `rest` ("ev") and `ev` is 0.
     static let maxEv = Int64(Int16.max)
 
-    /// The COPY of packed rows, in the order `add` writes their fields.
-    static let copy = "COPY events (t, seq, session, vc, other, ev, flags, rest) FROM STDIN"
+    /// The most events a block holds. Larger blocks compress better and cost fewer rows; a
+    /// read of one session unnests all of its blocks anyway.
+    static let blockSize = 256
+
+    /// The COPY of blocks, in the order `addBlock` writes their fields.
+    static let copy = "COPY event_blocks (session, first_seq, last_seq, t, seq, vc, other, ev, flags, rest) FROM STDIN"
+
+    /// An event's packed values, as one element of each of a block's arrays.
+    struct Packed {
+        var t, seq: Int64
+        var vc, other: Int64?
+        var ev, flags: Int64
+        var rest: [UInt8]?
+    }
 
     static func packedFlags(_ flags: Int64, classInOther: Bool) -> Int64 {
         (flags & booleanBits) | (flags & EventFlags.otherPresent.rawValue != 0 ? otherPresentBit : 0)
@@ -29,16 +43,50 @@ enum PGEventRow {
         EventFlags(rawValue: (packed & booleanBits) | (packed & otherPresentBit != 0 ? EventFlags.otherPresent.rawValue : 0))
     }
 
-    /// Adds an event's packed row to a COPY (`copy`): texts as their `strings` ids, the wall
-    /// time and attrs as the UTF-8 bytes of the line (nil: absent).
-    static func add(_ w: PGCopyWriter, session: Int64, seq: Int64, t: Int64, ev: Int64?, vc: Int64?, cls: Int64?, other: Int64?,
-                    flags: Int64, detail: Int64?, thread: Int64?, wall: UnsafeRawBufferPointer?, attrs: UnsafeRawBufferPointer?) {
+    /// An event's packed values: texts as their `strings` ids, the wall time and attrs as the
+    /// UTF-8 bytes of the line (nil: absent).
+    static func packed(seq: Int64, t: Int64, ev: Int64?, vc: Int64?, cls: Int64?, other: Int64?, flags: Int64,
+                       detail: Int64?, thread: Int64?, wall: UnsafeRawBufferPointer?, attrs: UnsafeRawBufferPointer?) -> Packed {
         let classInOther = other == nil && cls != nil
         let evFits = (ev ?? 0) <= maxEv
-        w.add(t); w.add(seq); w.add(session); w.add(vc); w.add(classInOther ? cls : other)
-        w.add(evFits ? ev : 0); w.add(packedFlags(flags, classInOther: classInOther))
-        let rest = rest(ev: evFits ? nil : ev, cls: classInOther ? nil : cls, detail: detail, thread: thread, wall: wall, attrs: attrs)
-        if let rest { rest.withUnsafeBytes { w.add(bytes: $0) } } else { w.add(bytes: nil) }
+        return Packed(t: t, seq: seq, vc: vc, other: classInOther ? cls : other, ev: evFits ? (ev ?? 0) : 0,
+                      flags: packedFlags(flags, classInOther: classInOther),
+                      rest: rest(ev: evFits ? nil : ev, cls: classInOther ? nil : cls, detail: detail, thread: thread, wall: wall, attrs: attrs))
+    }
+
+    /// Adds a block of `copy`: `events`, of one session, in rising seq order.
+    static func addBlock(_ w: PGCopyWriter, session: Int64, _ events: ArraySlice<Packed>) throws {
+        precondition(!events.isEmpty && events.count <= blockSize)
+        w.add(session); w.add(events.first!.seq); w.add(events.last!.seq)
+        w.addArray(events.count) { w.element(events[events.startIndex + $0].t) }
+        w.addArray(events.count) { w.element(events[events.startIndex + $0].seq) }
+        w.addArray(events.count) { w.element(events[events.startIndex + $0].vc) }
+        w.addArray(events.count) { w.element(events[events.startIndex + $0].other) }
+        w.addArray(events.count) { w.element(events[events.startIndex + $0].ev) }
+        w.addArray(events.count) { w.element(events[events.startIndex + $0].flags) }
+        if events.contains(where: { $0.rest != nil }) {
+            w.addArray(events.count) { i in
+                if let rest = events[events.startIndex + i].rest { rest.withUnsafeBytes { w.element(quoted: $0) } } else { w.element(nil) }
+            }
+        } else {
+            w.add(nil as Int64?)
+        }
+        try w.endRow()
+    }
+
+    /// The statement that stores the events of `from` (a FROM item named `p` with the columns
+    /// t, seq, session, vc, other, ev, flags, rest, as `events` has them, no (session, seq)
+    /// twice and none stored) as blocks of up to `blockSize`, in seq order: the merge path's
+    /// rows and the migration's.
+    static func insertBlocks(from: String) -> String {
+        """
+        INSERT INTO event_blocks (session, first_seq, last_seq, t, seq, vc, other, ev, flags, rest)
+        SELECT session, min(seq), max(seq), array_agg(t ORDER BY seq), array_agg(seq ORDER BY seq), array_agg(vc ORDER BY seq),
+               array_agg(other ORDER BY seq), array_agg(ev ORDER BY seq), array_agg(flags ORDER BY seq),
+               CASE WHEN bool_or(rest IS NOT NULL) THEN array_agg(rest ORDER BY seq) END
+        FROM (SELECT p.*, (row_number() OVER (PARTITION BY p.session ORDER BY p.seq) - 1) / \(blockSize) AS block FROM \(from)) AS numbered
+        GROUP BY session, block
+        """
     }
 
     /// `events.rest`: the JSON object of the values present, keys in this order; nil when
@@ -58,9 +106,9 @@ enum PGEventRow {
         return json.bytes
     }
 
-    /// SQL of the packed columns, in `copy`'s order, of the plain rows of relation `b` (columns
+    /// SQL of the packed columns (t, seq, session, vc, other, ev, flags, rest) of the plain rows of relation `b` (columns
     /// session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs, as version 3
-    /// stored them): the packing of `add`, for the rows the merge path and the migration write.
+    /// stored them): the packing of `packed`, for the rows the merge path and the migration write.
     static let packedFromPlain = """
         b.t, b.seq, b.session, b.vc, CASE WHEN b.other IS NULL AND b.cls IS NOT NULL THEN b.cls ELSE b.other END,
         CASE WHEN b.ev <= \(maxEv) THEN b.ev ELSE 0 END,

@@ -190,8 +190,9 @@ final class PGModelWorker: PGAnalysisStore, ModelStoringReader {
         try? connection.pg.transaction(begin: PGConnection.beginSnapshot, body)
     }
 
+    /// From the blocks' bounds (a writing command runs on schema 7 only): no block unnested.
     package func seqSpan(of session: Int64) throws -> Int64 {
-        try connection.pg.query("SELECT max(seq) - min(seq) + 1 FROM events WHERE session = $1", [String(session)]).int(0, 0) ?? 0
+        try connection.pg.query("SELECT max(last_seq) - min(first_seq) + 1 FROM event_blocks WHERE session = $1", [String(session)]).int(0, 0) ?? 0
     }
 
     package func close() {

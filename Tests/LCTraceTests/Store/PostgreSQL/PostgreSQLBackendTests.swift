@@ -180,13 +180,15 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         for table in PGBackend.ingestedTables.split(separator: ",") {
             try pg.execute("ALTER TABLE \(table.trimmingCharacters(in: .whitespaces)) SET (autovacuum_enabled = off)")
         }
-        XCTAssertEqual(try pg.query("SELECT reltuples FROM pg_class WHERE oid = to_regclass('events')").text(0, 0), "-1")
+        XCTAssertEqual(try pg.query("SELECT reltuples FROM pg_class WHERE oid = to_regclass('event_blocks')").text(0, 0), "-1")
         let outcome = try IngestRun(db: storage).run([path])
         let stored = try XCTUnwrap(try pg.query("SELECT count(*) FROM events").int(0, 0))
         XCTAssertEqual(Int(stored), outcome.ingest.newEvents)
-        let estimated = try XCTUnwrap(try pg.query("SELECT reltuples FROM pg_class WHERE oid = to_regclass('events')").text(0, 0).flatMap(Double.init))
-        XCTAssertEqual(estimated, Double(stored), accuracy: 1, "ANALYZE counted every row of a small table")
-        for table in ["events", "instances", "appearances", "sessions", "findings"] {
+        let blocks = try XCTUnwrap(try pg.query("SELECT count(*) FROM event_blocks").int(0, 0))
+        XCTAssertGreaterThan(stored, blocks * 2, "events go in blocks")
+        let estimated = try XCTUnwrap(try pg.query("SELECT reltuples FROM pg_class WHERE oid = to_regclass('event_blocks')").text(0, 0).flatMap(Double.init))
+        XCTAssertEqual(estimated, Double(blocks), accuracy: 1, "ANALYZE counted every row of a small table")
+        for table in ["event_blocks", "instances", "appearances", "sessions", "findings"] {
             XCTAssertGreaterThan(try XCTUnwrap(try pg.query("SELECT count(*) FROM pg_stats WHERE schemaname = current_schema() AND tablename = '\(table)'").int(0, 0)), 0,
                                  "\(table) has column statistics")
         }
@@ -194,7 +196,7 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         // costs a fifth of the server's default and plans the reading commands the same.
         let bounds = try XCTUnwrap(try pg.query("""
             SELECT max(array_length(histogram_bounds::text::text[], 1)) FROM pg_stats
-            WHERE schemaname = current_schema() AND tablename = 'events'
+            WHERE schemaname = current_schema() AND tablename = 'instances'
             """).int(0, 0))
         XCTAssertGreaterThan(bounds, 1)
         XCTAssertLessThanOrEqual(bounds, Int64(PGBackend.ingestStatisticsTarget + 1))
@@ -248,7 +250,8 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         try writer.execute("BEGIN")
         try writer.execute("""
             SELECT id FROM sessions WHERE sid = 'S-held' FOR UPDATE;
-            INSERT INTO events(session, seq, t, ev) SELECT s.id, 3, 1, n.id FROM sessions s, strings n WHERE s.sid = 'S-held' AND n.text = 'init';
+            INSERT INTO event_blocks(session, first_seq, last_seq, t, seq, vc, other, ev, flags)
+            SELECT s.id, 3, 3, '{1}', '{3}', '{NULL}', '{NULL}', ARRAY[n.id::smallint], '{0}' FROM sessions s, strings n WHERE s.sid = 'S-held' AND n.text = 'init';
             UPDATE sessions SET changes = changes + 1, dirty = 1 WHERE sid = 'S-held'
             """)
         let sink = try XCTUnwrap(try storage.backend.ingestSink() as? PGIngestSink)
@@ -497,7 +500,7 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", url, TestSupport.root.appendingPathComponent("SampleTraces").path]).status, 0)
         let pg = try PGConnection(url: url)
         try pg.execute("CREATE FUNCTION lct_drop() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$")
-        try pg.execute("CREATE TRIGGER drop_events BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION lct_drop()")
+        try pg.execute("CREATE TRIGGER drop_events BEFORE INSERT ON event_blocks FOR EACH ROW EXECUTE FUNCTION lct_drop()")
         let r = TestSupport.run(["report", "--db", url])
         XCTAssertEqual(r.status, 74)
         XCTAssertTrue(r.err.contains("trigger drop_events"), r.err)

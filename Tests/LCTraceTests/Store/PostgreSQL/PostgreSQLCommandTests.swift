@@ -207,7 +207,7 @@ final class PostgreSQLCommandTests: PostgreSQLTestCase {
         XCTAssertEqual(TestSupport.run(["report", "--db", qa, "--fail-on", "never"]).status, 0, "report reads with the role")
         // The role cannot write, whatever client it uses.
         let direct = try PGConnection(url: qa)
-        XCTAssertThrowsError(try direct.execute("DELETE FROM events")) { error in
+        XCTAssertThrowsError(try direct.execute("DELETE FROM event_blocks")) { error in
             XCTAssertEqual((error as? PGError)?.sqlState, "42501", "\(error)")
         }
         let w = TestSupport.run(["ingest", "-q", "--db", qa, samples])

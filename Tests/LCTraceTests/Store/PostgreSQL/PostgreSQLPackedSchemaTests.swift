@@ -54,10 +54,11 @@ final class PostgreSQLPackedSchemaTests: PostgreSQLTestCase {
         let session = try pg.query("SELECT min(id) FROM sessions").int(0, 0) ?? 0
         let sid = try pg.query("SELECT sid FROM sessions WHERE id = $1", [String(session)]).text(0, 0) ?? ""
         try pg.execute("PREPARE by_key(bigint, bigint) AS SELECT t FROM event_rows WHERE session = $1 AND seq = $2")
-        for (sql, index) in [("EXECUTE by_key(\(session), 5)", "events_pkey"),
-                             ("SELECT * FROM event_rows WHERE session = \(session) ORDER BY seq", "events_pkey"),
-                             ("SELECT * FROM events_v WHERE session_id = \(session) AND seq = 5", "events_pkey"),
-                             ("SELECT * FROM events_v WHERE sid = '\(sid)' ORDER BY seq", "events_pkey"),
+        for (sql, index) in [("EXECUTE by_key(\(session), 5)", "event_blocks_pkey"),
+                             ("SELECT * FROM event_rows WHERE session = \(session) ORDER BY seq", "event_blocks_pkey"),
+                             ("SELECT * FROM events_v WHERE session_id = \(session) AND seq = 5", "event_blocks_pkey"),
+                             ("SELECT * FROM events_v WHERE sid = '\(sid)' ORDER BY seq", "event_blocks_pkey"),
+                             ("SELECT * FROM events WHERE session = \(session)", "event_blocks_pkey"),
                              ("SELECT * FROM instances_v WHERE session_id = \(session)", "instances_pkey"),
                              ("SELECT * FROM appearances_v WHERE sid = '\(sid)'", "appearances_pkey"),
                              ("SELECT * FROM containment_v WHERE session_id = \(session)", "containment_pkey"),
@@ -126,6 +127,28 @@ final class PostgreSQLPackedSchemaTests: PostgreSQLTestCase {
         try readAsItIsThenMigrated(version: 5, lacking: ["files_by_path", "files_by_size"])
     }
 
+    /// Version 7 stores the events in blocks (`event_blocks`, `events` a view): a version 6
+    /// database, a row an event, is read as it is and its events are put in blocks by the next
+    /// writing command, their content unchanged.
+    func testAVersion6DatabaseIsReadAsItIsAndItsEventsGoInBlocksAtTheNextWrite() throws {
+        try readAsItIsThenMigrated(version: 6, lacking: [])
+    }
+
+    /// Turns the events of a database of this version back into the table of versions 4 to 6,
+    /// a row an event, with the views over it as those versions made them.
+    static func storeEventsAsRows(_ pg: PGConnection) throws {
+        try pg.execute("""
+            CREATE TEMP TABLE event_copy AS SELECT * FROM events;
+            DROP VIEW events_v, event_rows, events;
+            DROP TABLE event_blocks;
+            \(PGSchema.eventsTable4)
+            INSERT INTO events SELECT * FROM event_copy ORDER BY session, seq;
+            DROP TABLE event_copy;
+            """)
+        try pg.execute(PGSchema.ddlPart("CREATE VIEW event_rows AS", "CREATE VIEW instance_rows AS"))
+        try pg.execute(PGSchema.ddlPart("CREATE VIEW events_v AS", "CREATE VIEW instances_v AS"))
+    }
+
     private func readAsItIsThenMigrated(version stored: Int, lacking indexes: [String]) throws {
         let reference = try freshDatabase("reference")
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", reference, samples]).status, 0)
@@ -133,8 +156,10 @@ final class PostgreSQLPackedSchemaTests: PostgreSQLTestCase {
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", old, samples]).status, 0)
         let pg = try PGConnection(url: old)
         for index in indexes { try pg.execute("DROP INDEX \(index)") }
+        try Self.storeEventsAsRows(pg)
         try pg.query("UPDATE meta SET value = $1 WHERE key = 'schema_version'", [String(stored)])
         try pg.query("UPDATE meta SET value = $1 WHERE key = 'schema_objects'", [try PGSchema.objects(pg).joined(separator: "\n")])
+        let rowsBefore = try TestSupport.logicalDump(location: old)
         let version = { try pg.query("SELECT value FROM meta WHERE key = 'schema_version'").text(0, 0) }
         let present = {
             try pg.query("SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1::text[])",
@@ -151,6 +176,8 @@ final class PostgreSQLPackedSchemaTests: PostgreSQLTestCase {
         XCTAssertEqual(try version(), String(PGSchema.version))
         XCTAssertEqual(try present(), Int64(indexes.count))
         XCTAssertEqual(try objects(old), try objects(reference))
+        XCTAssertEqual(try pg.query("SELECT count(*) FROM pg_class WHERE relname = 'event_blocks' AND relnamespace = current_schema()::regnamespace").int(0, 0), 1)
+        XCTAssertEqual(try TestSupport.logicalDump(location: old), rowsBefore, "the events in blocks are the rows they were")
         XCTAssertEqual(TestSupport.run(["report", "--db", old, "--fail-on", "never"]).status, 0, "the migrated schema is accepted")
     }
 

@@ -1,0 +1,63 @@
+import XCTest
+@testable import LCTraceStore
+@testable import LCTracePostgreSQL
+
+/// Schema 7 stores PostgreSQL's events in blocks of up to `PGEventRow.blockSize` of one
+/// session (`event_blocks`), unnested by the view `events`. What is stored must be exactly what
+/// a row an event held: each (session, seq) once, every block's arrays the same length and in
+/// seq order, its bounds its first and last seq, whether the lines went straight in or were
+/// merged into a session whose blocks they interleave.
+final class PostgreSQLEventBlocksTests: PostgreSQLTestCase {
+    /// Blocks that break the layout `events` and the ingest rely on (none expected), and
+    /// (session, seq) pairs stored twice.
+    private func brokenBlocks(_ pg: PGConnection) throws -> (blocks: Int64, twice: Int64) {
+        let bad = try pg.query("""
+            SELECT count(*) FROM event_blocks b WHERE NOT (
+                cardinality(b.seq) BETWEEN 1 AND \(PGEventRow.blockSize)
+                AND cardinality(b.t) = cardinality(b.seq) AND cardinality(b.vc) = cardinality(b.seq)
+                AND cardinality(b.other) = cardinality(b.seq) AND cardinality(b.ev) = cardinality(b.seq)
+                AND cardinality(b.flags) = cardinality(b.seq) AND (b.rest IS NULL OR cardinality(b.rest) = cardinality(b.seq))
+                AND b.seq[1] = b.first_seq AND b.seq[cardinality(b.seq)] = b.last_seq
+                AND b.seq = (SELECT array_agg(DISTINCT x ORDER BY x) FROM unnest(b.seq) x))
+            """).int(0, 0) ?? -1
+        let twice = try pg.query("SELECT count(*) FROM (SELECT session, seq FROM events GROUP BY 1, 2 HAVING count(*) > 1) d").int(0, 0) ?? -1
+        return (bad, twice)
+    }
+
+    /// A long session loaded straight in is cut into full blocks; a file that fills its holes
+    /// later is merged into blocks that interleave the stored ones, with its duplicates counted;
+    /// and every view reads the same as SQLite's after each file.
+    func testStraightCopiesAndMergesKeepEachEventOnceInSeqOrder() throws {
+        var b = TraceBuilder(sid: "S-blocks")
+        for i in 0..<700 {
+            // Every seventh line carries attrs with the bytes an array and COPY must escape.
+            b.vc(Double(10 + i), "init", "0x\(i % 50)", i % 7 == 0 ? #""cls":"Cell\"VC","attrs":{"k":"a\\b\tc\n\"d\" é"}"# : #""cls":"CellVC""#)
+        }
+        let odd = b.lines.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        TestSupport.writeLines(odd, to: dir + "/1-odd.jsonl")
+        TestSupport.writeLines(b.lines, to: dir + "/2-all.jsonl")
+        let url = try freshDatabase(), reference = dir + "/reference.db"
+        let pg = try PGConnection(url: url)
+        for (file, new, duplicates) in [("1-odd", odd.count, 0), ("2-all", b.lines.count - odd.count, odd.count)] {
+            for db in [url, reference] {
+                let r = TestSupport.run(["ingest", "-f", "json", "--db", db, dir + "/\(file).jsonl"])
+                XCTAssertEqual(r.status, 0, r.err)
+                XCTAssertTrue(r.out.contains(#""events":{"new":\#(new),"duplicate":\#(duplicates),"conflicting":0}"#), r.out)
+            }
+            let broken = try brokenBlocks(pg)
+            XCTAssertEqual(broken.blocks, 0, "every block is whole and in seq order after \(file)")
+            XCTAssertEqual(broken.twice, 0, "each (session, seq) once after \(file)")
+            XCTAssertEqual(try TestSupport.logicalDump(location: url), try TestSupport.logicalDump(reference), "after \(file)")
+        }
+        XCTAssertEqual(try pg.query("SELECT count(*) FROM events").int(0, 0), Int64(b.lines.count))
+        // A batch's lines of a session go in as blocks of up to 256 (a file's first batches are
+        // small, so each file takes a few), not a block a line; the even seqs merged into blocks
+        // of their own, whose seq ranges overlap the first ones'.
+        let sizes = try pg.query("SELECT count(*), max(cardinality(seq)) FROM event_blocks")
+        XCTAssertLessThanOrEqual(sizes.int(0, 0) ?? 99, 6, "blocks")
+        XCTAssertEqual(sizes.int(0, 1), Int64(PGEventRow.blockSize), "a full block")
+        XCTAssertEqual(try pg.query("""
+            SELECT count(*) FROM event_blocks a JOIN event_blocks c ON a.session = c.session AND a.first_seq < c.first_seq AND c.first_seq < a.last_seq
+            """).int(0, 0).map { $0 > 0 }, true, "merged blocks interleave the stored ones")
+    }
+}
