@@ -442,6 +442,24 @@ final class PGReadConnection: SQLReadConnection {
     /// Schema 4 packs these tables; its `*_rows` views unpack them.
     package func relation(_ table: SharedTable) -> String { table.rowsView }
 
+    /// Whether the events are stored in blocks (schema 7; a database of version 4 to 6 is read
+    /// as it is), asked once. Either answer reads right: a migration only ever adds the blocks.
+    private lazy var storesBlocks = (try? pg.query("SELECT to_regclass('event_blocks') IS NOT NULL").text(0, 0)) == "t"
+
+    /// Schema 7: the block whose bounds hold `seq`, found by its key, and two of its arrays
+    /// unnested (a view of all of them would unnest every block of the session).
+    package func eventValue(_ column: EventColumn, session: String, seq: String) -> String {
+        guard storesBlocks else {
+            return "(SELECT e.\(column.rawValue) FROM \(relation(.events)) e WHERE e.session = \(session) AND e.seq = \(seq))"
+        }
+        let (array, value) = column == .t ? ("t", "u.v") : ("rest", "u.v ->> 'attrs'")
+        return """
+            (SELECT \(value) FROM (SELECT (\(session))::integer AS session, (\(seq))::bigint AS seq) AS at
+             JOIN event_blocks k ON k.session = at.session AND k.first_seq <= at.seq AND k.last_seq >= at.seq
+             CROSS JOIN LATERAL unnest(k.seq, k.\(array)) AS u(seq, v) WHERE u.seq = at.seq)
+            """
+    }
+
     /// The packed columns themselves, as on SQLite: codes bits 3-4 (outcome), 7 (interactive)
     /// and 8 (backgrounded) all zero is 408 masked to 0; bits 5-6 are 2 (not animated) or 3.
     package func countedGapsSQL(sessions: String) -> String {

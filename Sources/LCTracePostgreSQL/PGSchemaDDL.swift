@@ -152,7 +152,11 @@ COMMENT ON COLUMN event_blocks.other IS 'The events'' other (events.other).';
 COMMENT ON COLUMN event_blocks.ev IS 'The events'' ev (events.ev).';
 COMMENT ON COLUMN event_blocks.flags IS 'The events'' flags (events.flags).';
 COMMENT ON COLUMN event_blocks.rest IS 'The events'' rest (events.rest); NULL when no event of the block has one.';
--- Arrays are compressed with lz4 where the server has it (fast enough for the ingest to gain).
+-- No planner statistics of the arrays' elements (ANALYZE of them cost the ingest more than
+-- its model tables together); lz4 compresses them where the server has it.
+ALTER TABLE event_blocks ALTER COLUMN t SET STATISTICS 0, ALTER COLUMN seq SET STATISTICS 0,
+    ALTER COLUMN vc SET STATISTICS 0, ALTER COLUMN other SET STATISTICS 0, ALTER COLUMN ev SET STATISTICS 0,
+    ALTER COLUMN flags SET STATISTICS 0, ALTER COLUMN rest SET STATISTICS 0;
 DO $$
 BEGIN
     IF EXISTS (SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)) THEN

@@ -146,14 +146,13 @@ package final class DatabaseReader {
     }
 
     /// The extension point is the kept session record's `extension` key, which the events
-    /// table keeps in that record's `attrs` (one primary-key look-up).
+    /// table keeps in that record's `attrs` (one look-up by key).
     private var selectMetadataStatement: (any SQLQuery)?
     private func selectMetadata() throws -> any SQLQuery {
         if let selectMetadataStatement { return selectMetadataStatement }
         let q = try db.query("""
         SELECT s.sid, s.app, s.app_version, s.build, s.os, s.os_version, s.sdk, s.device, s.record_seq,
-               (SELECT \(db.jsonText("e.attrs", key: "extension")) FROM \(db.relation(.events)) e
-                WHERE e.session = s.id AND e.seq = s.record_seq AND e.attrs IS NOT NULL)
+               \(db.jsonText(db.eventValue(.attrs, session: "s.id", seq: "s.record_seq"), key: "extension"))
         FROM sessions s WHERE s.id = ?
         """)
         selectMetadataStatement = q

@@ -62,6 +62,11 @@ package protocol SQLReadConnection: AnyObject {
     /// The relation that gives `table` in the shared layout: the table itself where a backend
     /// stores that layout, a view where it packs its rows (SQLite: `event_rows` …).
     func relation(_ table: SharedTable) -> String
+    /// SQL (a scalar subquery) for `column` of the event at (`session`, `seq`), SQL expressions
+    /// each written once (`?1`, a column): NULL when no such event is stored. A look-up of one
+    /// event, which a backend storing events in blocks reaches through the blocks' bounds
+    /// instead of unnesting every block of the session.
+    func eventValue(_ column: EventColumn, session: String, seq: String) -> String
     /// SQL for the appearances whose viewIsAppearing → viewDidAppear gap the statistics count
     /// (completed, not interactive, not in the background, both times known), of the sessions
     /// `sessions` (an `IN (…)` list) selects, in session order: columns session, vc, since,
@@ -75,9 +80,19 @@ package protocol SQLReadConnection: AnyObject {
     func sibling() throws -> (any SQLReadConnection)?
 }
 
+/// The columns of an event `SQLReadConnection.eventValue` looks up.
+package enum EventColumn: String {
+    case t, attrs
+}
+
 package extension SQLReadConnection {
     /// The table itself: the backend stores the shared layout.
     func relation(_ table: SharedTable) -> String { table.rawValue }
+
+    /// A look-up in the shared layout, which the key reaches.
+    func eventValue(_ column: EventColumn, session: String, seq: String) -> String {
+        "(SELECT e.\(column.rawValue) FROM \(relation(.events)) e WHERE e.session = \(session) AND e.seq = \(seq))"
+    }
 
     func lookup(_ sql: String) throws -> any SQLQuery { try query(sql) }
 

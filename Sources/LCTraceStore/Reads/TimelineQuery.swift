@@ -136,7 +136,7 @@ package final class TimelineQuery {
 
     /// The t of the event `seq`, nil when the session has no such event.
     package func eventTime(seq: Int64) throws -> Int64? {
-        try db.scalarInt("SELECT t FROM \(db.relation(.events)) WHERE session = ? AND seq = ?", [.int(session), .int(seq)])
+        try db.scalarInt("SELECT \(db.eventValue(.t, session: "?1", seq: "?2"))", [.int(session), .int(seq)])
     }
 
     /// True when the session has a stored finding of rule `rule`.
@@ -381,8 +381,7 @@ package final class TimelineQuery {
         let q = try db.query("""
             SELECT v.text, i.since, c.text, coalesce(i.first_t, 0), i.end_seq, i.end_t, i.end_how, pr.text,
                    i.release_seq, i.release_t, i.release_how
-            FROM (SELECT x.*, coalesce(x.init_t, (SELECT e.t FROM \(db.relation(.events)) e WHERE e.session = x.session AND e.seq = x.since))
-                  AS first_t
+            FROM (SELECT x.*, coalesce(x.init_t, \(db.eventValue(.t, session: "x.session", seq: "x.since"))) AS first_t
                   FROM \(db.relation(.instances)) x WHERE x.session = ?1) i
             JOIN strings v ON v.id = i.vc
             LEFT JOIN strings c ON c.id = i.cls LEFT JOIN strings pr ON pr.id = i.presenter

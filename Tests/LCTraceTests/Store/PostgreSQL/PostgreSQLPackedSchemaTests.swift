@@ -54,11 +54,21 @@ final class PostgreSQLPackedSchemaTests: PostgreSQLTestCase {
         let session = try pg.query("SELECT min(id) FROM sessions").int(0, 0) ?? 0
         let sid = try pg.query("SELECT sid FROM sessions WHERE id = $1", [String(session)]).text(0, 0) ?? ""
         try pg.execute("PREPARE by_key(bigint, bigint) AS SELECT t FROM event_rows WHERE session = $1 AND seq = $2")
+        // The look-up of one event gives what the view gives, without unnesting the session.
+        let read = PGReadConnection(pg: pg, snapshot: false)
+        for column in [EventColumn.t, .attrs] {
+            let blocks = try pg.query("SELECT " + read.eventValue(column, session: "p.session", seq: "p.seq") + " FROM event_rows p ORDER BY p.session, p.seq")
+            let view = try pg.query("SELECT p.\(column.rawValue) FROM event_rows p ORDER BY p.session, p.seq")
+            XCTAssertEqual((0..<blocks.rowCount).map { blocks.text($0, 0) }, (0..<view.rowCount).map { view.text($0, 0) }, "\(column)")
+            XCTAssertGreaterThan((0..<blocks.rowCount).compactMap { blocks.text($0, 0) }.count, 0, "\(column) found")
+        }
         for (sql, index) in [("EXECUTE by_key(\(session), 5)", "event_blocks_pkey"),
                              ("SELECT * FROM event_rows WHERE session = \(session) ORDER BY seq", "event_blocks_pkey"),
                              ("SELECT * FROM events_v WHERE session_id = \(session) AND seq = 5", "event_blocks_pkey"),
                              ("SELECT * FROM events_v WHERE sid = '\(sid)' ORDER BY seq", "event_blocks_pkey"),
                              ("SELECT * FROM events WHERE session = \(session)", "event_blocks_pkey"),
+                             // Schema 7: one event by (session, seq) through the blocks' bounds.
+                             ("SELECT " + PGReadConnection(pg: pg, snapshot: false).eventValue(.t, session: "\(session)", seq: "5"), "event_blocks_pkey"),
                              ("SELECT * FROM instances_v WHERE session_id = \(session)", "instances_pkey"),
                              ("SELECT * FROM appearances_v WHERE sid = '\(sid)'", "appearances_pkey"),
                              ("SELECT * FROM containment_v WHERE session_id = \(session)", "containment_pkey"),
