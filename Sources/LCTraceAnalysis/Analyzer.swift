@@ -86,6 +86,11 @@ package final class Analyzer {
     /// Analyzes every session marked dirty (or all of them with `all`).
     /// With `stop`, a raised request rolls back the transaction in flight and throws
     /// `Interrupted`: the sessions not analyzed stay dirty for the next run.
+    ///
+    /// A session another writer is analysing at that moment (`AnalysisStore.claim`: several
+    /// ingesters on one server) is passed over, and taken up at the end only if still dirty:
+    /// waiting for it held this run's transaction, and the other's, for nothing, since the
+    /// other stores it (four ingesters spent 2.6 s waiting so on 718,000 events).
     package func analyze(all: Bool = false, stop: StopRequest? = nil,
                         progress: ((AnalysisProgress) -> Void)? = nil) throws -> AnalysisSummary {
         let started = Date()
@@ -93,11 +98,10 @@ package final class Analyzer {
         // The sessions to analyze are read a page at a time, so memory stays flat however many.
         let total = try store.countSessionsToAnalyse(all: all)
         var done = 0
-        var after: Int64 = 0
-        while true {
-            let targets = try store.sessionsToAnalyse(all: all, after: after, limit: 4096)
-            guard let last = targets.last else { break }
-            after = last.id
+        var passedOver: [(id: Int64, sid: String)] = []
+        /// `claiming`: passes over the sessions another writer holds; else waits for them and
+        /// analyses those still dirty.
+        func run(_ targets: [(id: Int64, sid: String)], claiming: Bool) throws {
             // Group small sessions into one transaction; a big one gets its own.
             var index = 0
             while index < targets.count {
@@ -106,6 +110,11 @@ package final class Analyzer {
                     while index < targets.count && eventsInTransaction < 200_000 {
                         try stop?.check()
                         let (id, sid) = targets[index]
+                        index += 1
+                        if !all, try !store.claim(session: id, waiting: !claiming) {
+                            if claiming { passedOver.append((id, sid)) }
+                            continue
+                        }
                         let current = done
                         let model = try analysis.replaceStoredModel(
                             session: id, sid: sid, metadata: try store.sessionMetadata(id), source: store, sink: store) { events in
@@ -116,12 +125,24 @@ package final class Analyzer {
                         summary.findings += model.findings.count
                         summary.sessions += 1
                         summary.analyzed.insert(id)
-                        index += 1
                         done += 1
                     }
                 }
                 progress?(AnalysisProgress(sessionsDone: done, sessions: max(total, done), eventsIntoNext: 0))
             }
+        }
+        var after: Int64 = 0
+        while true {
+            let targets = try store.sessionsToAnalyse(all: all, after: after, limit: 4096)
+            guard let last = targets.last else { break }
+            after = last.id
+            try run(targets, claiming: true)
+        }
+        // What the others left dirty (a batch came after their analysis), waiting for them now.
+        if !passedOver.isEmpty {
+            let again = passedOver
+            passedOver = []
+            try run(again, claiming: false)
         }
         summary.fileFindings = try store.writeTransaction {
             try store.saveSettings(settings)

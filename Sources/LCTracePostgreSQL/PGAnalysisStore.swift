@@ -153,8 +153,16 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
     }
 
     /// A session's analysis lock (bigint form: the class in the high bits).
-    static func sessionLock(_ session: Int64) -> String {
-        "pg_advisory_xact_lock(\((Int64(PGSchema.lockClass) << 32) | (session & 0xffff_ffff)))"
+    static func sessionLock(_ session: Int64, trying: Bool = false) -> String {
+        "pg_\(trying ? "try_" : "")advisory_xact_lock(\((Int64(PGSchema.lockClass) << 32) | (session & 0xffff_ffff)))"
+    }
+
+    /// The session's analysis lock: at once if nobody holds it (another ingest's analysis
+    /// stores it otherwise), or after waiting, then whether the session is still dirty.
+    package func claim(session: Int64, waiting: Bool) throws -> Bool {
+        guard waiting else { return try pg.query("SELECT " + Self.sessionLock(session, trying: true)).text(0, 0) == "t" }
+        try pg.execute("SELECT " + Self.sessionLock(session))
+        return try pg.query("SELECT dirty FROM sessions WHERE id = $1", [String(session)]).int(0, 0) == 1
     }
 
     package func clear(session: Int64) throws {

@@ -61,6 +61,15 @@ package protocol AnalysisStore: SessionSource, ModelSink {
     func fileProblems() throws -> [(Int64, RejectedLinesRule.FileProblems)]
     /// Runs `body` in a write transaction (committed when it returns, rolled back when it throws).
     func writeTransaction<T>(_ body: () throws -> T) throws -> T
+    /// Takes the session for the rest of this write transaction. Not `waiting`: unless another
+    /// writer is analysing it now (false: `Analyzer.analyze` comes back to it). `waiting`:
+    /// once the other is done, and true only if the session is still dirty.
+    func claim(session: Int64, waiting: Bool) throws -> Bool
+}
+
+package extension AnalysisStore {
+    /// One writer at a time (SQLite): nobody else analyses a session meanwhile.
+    func claim(session: Int64, waiting: Bool) throws -> Bool { true }
 }
 
 /// The rows of a user's query, streamed (`lctrace query`): each backend reads them its own

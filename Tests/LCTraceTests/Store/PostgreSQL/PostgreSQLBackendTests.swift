@@ -67,6 +67,21 @@ class PostgreSQLTestCase: TemporaryDirectoryTestCase {
     }
 }
 
+/// An analysis started on a thread of its own.
+final class AnalysisOnThread: @unchecked Sendable {
+    let analyzer: Analyzer
+    var outcome: Result<AnalysisSummary, Error>?
+    let done = DispatchSemaphore(value: 0)
+
+    init(_ analyzer: Analyzer) {
+        self.analyzer = analyzer
+        Thread { [self] in
+            outcome = Result { try self.analyzer.analyze() }
+            done.signal()
+        }.start()
+    }
+}
+
 /// An ingest started on a thread of its own (the box hands its ingester and outcome over).
 final class IngestOnThread: @unchecked Sendable {
     let ingester: Ingester
@@ -263,6 +278,39 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual(summary.files.map(\.newEvents), [b.lines.count - 1])
         XCTAssertEqual(summary.files.map { $0.duplicates + $0.conflicts }, [1])
         XCTAssertEqual([sink.directBatches, sink.mergedBatches], [0, 1])
+    }
+
+    /// The analysis after loading passes over a session another writer is analysing (its
+    /// lock held), analyses the others, and comes back to it at the end: not at all when the
+    /// other stored it meanwhile, after waiting for it when it is still dirty.
+    func testTheAnalysisPassesOverASessionAnotherWriterHoldsAndComesBackIfStillDirty() throws {
+        for othersStore in [true, false] {
+            var lines: [String] = []
+            for sid in ["S-a", "S-b", "S-c"] {
+                var b = TraceBuilder(sid: sid)
+                for i in 0..<5 { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+                lines += b.lines
+            }
+            TestSupport.writeLines(lines, to: dir + "/three.jsonl")
+            let url = try freshDatabase("pass\(othersStore)")
+            XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, dir + "/three.jsonl"]).status, 0)
+            let other = try PGConnection(url: url)
+            let held = try XCTUnwrap(try other.query("SELECT id FROM sessions WHERE sid = 'S-b'").int(0, 0))
+            try other.execute("BEGIN; SELECT " + PGAnalysisStore.sessionLock(held))
+            let storage = try Storage.openForWriting(url)
+            let analyzer = try Analyzer(db: storage, settings: RuleSettings())
+            let box = AnalysisOnThread(analyzer)
+            XCTAssertEqual(box.done.wait(timeout: .now() + 1.5), .timedOut, "S-b is still dirty: the analysis waits for it at the end")
+            let dirty = { try other.query("SELECT string_agg(sid, ',' ORDER BY sid) FROM sessions WHERE dirty = 1").text(0, 0) }
+            XCTAssertEqual(try dirty(), "S-b", "the others were analysed first")
+            if othersStore { try other.execute("UPDATE sessions SET dirty = 0 WHERE id = \(held)") }
+            try other.execute("COMMIT")
+            XCTAssertEqual(box.done.wait(timeout: .now() + 30), .success)
+            let summary = try XCTUnwrap(box.outcome).get()
+            XCTAssertEqual(summary.analyzed.contains(held), !othersStore)
+            XCTAssertEqual(summary.sessions, othersStore ? 2 : 3, "S-b analysed again only when still dirty")
+            XCTAssertNil(try dirty())
+        }
     }
 
     /// A fresh database, and a session of 20 inits in two files: first.jsonl holds its lines
