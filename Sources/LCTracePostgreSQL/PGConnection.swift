@@ -589,7 +589,9 @@ final class PGConnection {
     /// the server in chunks of about 1 MB as they are written, so memory stays flat. Returns
     /// the number of rows the server stored.
     @discardableResult
-    func copyIn(_ sql: String, _ body: (PGCopyWriter) throws -> Void) throws -> Int {
+    /// `binary`: the COPY is `FORMAT binary` (its header and trailer written here; `body` uses
+    /// the writer's binary fields).
+    func copyIn(_ sql: String, binary: Bool = false, _ body: (PGCopyWriter) throws -> Void) throws -> Int {
         try settleAhead()
         guard PQsendQuery(handle, sql) == 1, let start = try lastResult() else { throw error(nil, sql: sql) }
         let started = PGResult(start)
@@ -598,7 +600,9 @@ final class PGConnection {
         let writer = PGCopyWriter(connection: self, sql: sql)
         var failure: Error?
         do {
+            if binary { writer.binaryHeader() }
             try body(writer)
+            if binary { writer.binaryTrailer() }
             try writer.flush()
         } catch {
             failure = error
@@ -788,39 +792,86 @@ final class PGCopyWriter {
         }
     }
 
-    /// An array field, `{e1,e2,…}`: `body` adds element `i` (`element`) for each i below `count`.
-    package func addArray(_ count: Int, _ body: (Int) -> Void) {
-        separate()
-        bytes.append(0x7b)
-        for i in 0..<count {
-            if i > 0 { bytes.append(0x2c) }
-            body(i)
-        }
-        bytes.append(0x7d)
+    // MARK: FORMAT binary
+    // (Issue 26) The blocks of events go binary: the server's parsing of text arrays, an
+    // element at a time, cost twice its reading of the same arrays in binary (0.46 s against
+    // 0.24 s for 718,000 events), and big-endian integers cost the client less than digits.
+
+    /// The binary COPY's signature, flags and header extension length.
+    fileprivate func binaryHeader() {
+        bytes += [0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00]
+        appendBigEndian(Int32(0))
+        appendBigEndian(Int32(0))
     }
 
-    /// A number of an array (nil: NULL).
-    package func element(_ value: Int64?) {
-        guard let value else { return bytes.append(contentsOf: [0x4e, 0x55, 0x4c, 0x4c]) }
-        appendDigits(value)
+    /// The binary COPY's end: a tuple of -1 fields.
+    fileprivate func binaryTrailer() { appendBigEndian(Int16(-1)) }
+
+    @inline(__always)
+    private func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
-    /// A text of an array, double-quoted: `"` and `\` escaped for the array, then every
-    /// backslash and control byte for COPY (nil: NULL).
-    package func element(quoted value: UnsafeRawBufferPointer?) {
-        guard let value else { return bytes.append(contentsOf: [0x4e, 0x55, 0x4c, 0x4c]) }
-        bytes.append(0x22)
-        for b in value {
-            switch b {
-            case 0x22: bytes += [0x5c, 0x5c, 0x22]
-            case 0x5c: bytes += [0x5c, 0x5c, 0x5c, 0x5c]
-            case 0x09: bytes += [0x5c, 0x74]
-            case 0x0a: bytes += [0x5c, 0x6e]
-            case 0x0d: bytes += [0x5c, 0x72]
-            default: bytes.append(b)
-            }
+    /// Starts a binary tuple of `fields` fields.
+    package func beginTuple(_ fields: Int) { appendBigEndian(Int16(fields)) }
+
+    /// Ends a binary tuple: sent once the buffer is full.
+    package func endTuple() throws {
+        if bytes.count >= Self.chunk { try flush() }
+    }
+
+    /// A binary `integer` field (the caller checked it fits).
+    package func binaryInt4(_ value: Int64) {
+        appendBigEndian(Int32(4))
+        appendBigEndian(Int32(truncatingIfNeeded: value))
+    }
+
+    /// A binary `bigint` field, or NULL.
+    package func binaryInt8(_ value: Int64?) {
+        guard let value else { return appendBigEndian(Int32(-1)) }
+        appendBigEndian(Int32(8))
+        appendBigEndian(value)
+    }
+
+    /// The element types of `binaryArray`, by their type OIDs (pg_type).
+    package enum ArrayElement: Int32 {
+        case int2 = 21, int4 = 23, int8 = 20, jsonb = 3802
+    }
+
+    /// A binary one-dimensional array field of `count` elements of type `element`: `body`
+    /// adds element `i` (`binaryElement`), each written whole with its length.
+    package func binaryArray(_ element: ArrayElement, count: Int, hasNulls: Bool, _ body: (Int) -> Void) {
+        let lengthAt = bytes.count
+        appendBigEndian(Int32(0))
+        appendBigEndian(Int32(1))  // dimensions
+        appendBigEndian(Int32(hasNulls ? 1 : 0))
+        appendBigEndian(element.rawValue)
+        appendBigEndian(Int32(count))
+        appendBigEndian(Int32(1))  // lower bound
+        for i in 0..<count { body(i) }
+        let length = Int32(bytes.count - lengthAt - 4).bigEndian
+        withUnsafeBytes(of: length) { raw in
+            for k in 0..<4 { bytes[lengthAt + k] = raw[k] }
         }
-        bytes.append(0x22)
+    }
+
+    /// An integer element of `binaryArray` of `type` (NULL: nil).
+    @inline(__always)
+    package func binaryElement(_ value: Int64?, _ type: ArrayElement) {
+        guard let value else { return appendBigEndian(Int32(-1)) }
+        switch type {
+        case .int2: appendBigEndian(Int32(2)); appendBigEndian(Int16(truncatingIfNeeded: value))
+        case .int4: appendBigEndian(Int32(4)); appendBigEndian(Int32(truncatingIfNeeded: value))
+        default: appendBigEndian(Int32(8)); appendBigEndian(value)
+        }
+    }
+
+    /// A `jsonb` element of `binaryArray`: format version 1, then the JSON text (NULL: nil).
+    package func binaryJSONElement(_ json: UnsafeRawBufferPointer?) {
+        guard let json else { return appendBigEndian(Int32(-1)) }
+        appendBigEndian(Int32(json.count + 1))
+        bytes.append(1)
+        bytes.append(contentsOf: json)
     }
 
     func endRow() throws {

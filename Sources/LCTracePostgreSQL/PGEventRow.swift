@@ -23,7 +23,7 @@ enum PGEventRow {
     static let blockSize = 256
 
     /// The COPY of blocks, in the order `addBlock` writes their fields.
-    static let copy = "COPY event_blocks (session, first_seq, last_seq, t, seq, vc, other, ev, flags, rest) FROM STDIN"
+    static let copy = "COPY event_blocks (session, first_seq, last_seq, t, seq, vc, other, ev, flags, rest) FROM STDIN WITH (FORMAT binary)"
 
     /// An event's packed values, as one element of each of a block's arrays.
     struct Packed {
@@ -54,24 +54,37 @@ enum PGEventRow {
                       rest: rest(ev: evFits ? nil : ev, cls: classInOther ? nil : cls, detail: detail, thread: thread, wall: wall, attrs: attrs))
     }
 
-    /// Adds a block of `copy`: `events`, of one session, in rising seq order.
+    /// Adds a block of `copy` (binary): `events`, of one session, in rising seq order. A value
+    /// past its column's width is refused, as the server refuses it in text (binary would
+    /// store it cut): none can occur, ids stop at 2^31 - 1 and `packed` keeps ev and flags small.
     static func addBlock(_ w: PGCopyWriter, session: Int64, _ events: ArraySlice<Packed>) throws {
         precondition(!events.isEmpty && events.count <= blockSize)
-        w.add(session); w.add(events.first!.seq); w.add(events.last!.seq)
-        w.addArray(events.count) { w.element(events[events.startIndex + $0].t) }
-        w.addArray(events.count) { w.element(events[events.startIndex + $0].seq) }
-        w.addArray(events.count) { w.element(events[events.startIndex + $0].vc) }
-        w.addArray(events.count) { w.element(events[events.startIndex + $0].other) }
-        w.addArray(events.count) { w.element(events[events.startIndex + $0].ev) }
-        w.addArray(events.count) { w.element(events[events.startIndex + $0].flags) }
+        func fits(_ value: Int64?, _ type: PGCopyWriter.ArrayElement) -> Bool {
+            guard let value else { return true }
+            return type == .int2 ? Int64(Int16.min)...Int64(Int16.max) ~= value : Int64(Int32.min)...Int64(Int32.max) ~= value
+        }
+        guard fits(session, .int4), events.allSatisfy({ fits($0.vc, .int4) && fits($0.other, .int4) && fits($0.ev, .int2) && fits($0.flags, .int2) }) else {
+            throw PGSchema.Refused(description: "an event of session \(session) holds an id past the 2^31 - 1 that schema version \(PGSchema.version) stores")
+        }
+        let n = events.count, first = events.startIndex
+        w.beginTuple(10)
+        w.binaryInt4(session)
+        w.binaryInt8(events.first!.seq)
+        w.binaryInt8(events.last!.seq)
+        w.binaryArray(.int8, count: n, hasNulls: false) { w.binaryElement(events[first + $0].t, .int8) }
+        w.binaryArray(.int8, count: n, hasNulls: false) { w.binaryElement(events[first + $0].seq, .int8) }
+        w.binaryArray(.int4, count: n, hasNulls: events.contains { $0.vc == nil }) { w.binaryElement(events[first + $0].vc, .int4) }
+        w.binaryArray(.int4, count: n, hasNulls: events.contains { $0.other == nil }) { w.binaryElement(events[first + $0].other, .int4) }
+        w.binaryArray(.int2, count: n, hasNulls: false) { w.binaryElement(events[first + $0].ev, .int2) }
+        w.binaryArray(.int2, count: n, hasNulls: false) { w.binaryElement(events[first + $0].flags, .int2) }
         if events.contains(where: { $0.rest != nil }) {
-            w.addArray(events.count) { i in
-                if let rest = events[events.startIndex + i].rest { rest.withUnsafeBytes { w.element(quoted: $0) } } else { w.element(nil) }
+            w.binaryArray(.jsonb, count: n, hasNulls: events.contains { $0.rest == nil }) { i in
+                if let rest = events[first + i].rest { rest.withUnsafeBytes { w.binaryJSONElement($0) } } else { w.binaryJSONElement(nil) }
             }
         } else {
-            w.add(nil as Int64?)
+            w.binaryInt8(nil)
         }
-        try w.endRow()
+        try w.endTuple()
     }
 
     /// The statement that stores the events of `from` (a FROM item named `p` with the columns

@@ -191,7 +191,7 @@ final class PGIngestSink: IngestSink {
                 // (The savepoint goes with the copy, and its release with the sessions' update
                 // below: a round trip each fewer.)
                 do {
-                    try pg.copyIn("SAVEPOINT lctrace_direct; " + PGEventRow.copy) { w in
+                    try pg.copyIn("SAVEPOINT lctrace_direct; " + PGEventRow.copy, binary: true) { w in
                         try Self.addBlocks(w, lines, runs, arena)
                     }
                 } catch let error as PGError where error.sqlState == "23505" {

@@ -20,6 +20,50 @@ final class PGConnectionTests: XCTestCase {
         return try PGConnection(url: url)
     }
 
+    /// (Schema 7) Blocks of events go in by binary COPY: every width, NULL elements, jsonb
+    /// texts with escapes and non-ASCII, and the extremes of each type come back as the server
+    /// reads them in text; a value past its column's width is refused before anything is
+    /// sent, where binary would store it cut.
+    func testBinaryBlocksRoundTripAndRefuseWhatTheirColumnsCannotHold() throws {
+        let db = try connect()
+        try db.execute("""
+            CREATE TEMP TABLE event_blocks (session integer, first_seq bigint, last_seq bigint, t bigint[], seq bigint[],
+                vc integer[], other integer[], ev smallint[], flags smallint[], rest jsonb[])
+            """)
+        let json = #"{"attrs":"{\"k\":\"a\\b\tc é 😀\"}","wall":"2026-12-06T10:00:00Z"}"#
+        let events: [PGEventRow.Packed] = [
+            .init(t: Int64.min, seq: 1, vc: Int64(Int32.max), other: nil, ev: Int64(Int16.max), flags: 0, rest: Array(json.utf8)),
+            .init(t: 0, seq: 2, vc: nil, other: Int64(Int32.min), ev: 0, flags: Int64(Int16.min), rest: nil),
+            .init(t: Int64.max, seq: Int64.max, vc: 7, other: 8, ev: 9, flags: 0x3f3f, rest: Array("{}".utf8)),
+        ]
+        XCTAssertEqual(try db.copyIn(PGEventRow.copy, binary: true) { w in
+            try PGEventRow.addBlock(w, session: Int64(Int32.max), events[...])
+            try PGEventRow.addBlock(w, session: 1, events[1...1])
+        }, 2)
+        let expected = """
+            SELECT \(Int32.max) AS session, 1::bigint AS first_seq, \(Int64.max)::bigint AS last_seq,
+                   ARRAY[\(Int64.min), 0, \(Int64.max)]::bigint[] AS t, ARRAY[1, 2, \(Int64.max)]::bigint[] AS seq,
+                   ARRAY[\(Int32.max), NULL, 7]::integer[] AS vc, ARRAY[NULL, \(Int32.min), 8]::integer[] AS other,
+                   ARRAY[\(Int16.max), 0, 9]::smallint[] AS ev, ARRAY[0, \(Int16.min), 16191]::smallint[] AS flags,
+                   ARRAY[$1::jsonb, NULL, '{}'::jsonb] AS rest
+            UNION ALL
+            SELECT 1, 2, 2, '{0}', '{2}', '{NULL}', ARRAY[\(Int32.min)], '{0}', ARRAY[\(Int16.min)]::smallint[], NULL
+            """
+        let differing = try db.query("""
+            SELECT count(*) FROM ((SELECT * FROM event_blocks EXCEPT ALL (\(expected)))
+                                  UNION ALL ((\(expected)) EXCEPT ALL SELECT * FROM event_blocks)) d
+            """, [json])
+        XCTAssertEqual(differing.int(0, 0), 0, "the blocks as written")
+        XCTAssertEqual(try db.query("SELECT rest[1] ->> 'attrs' FROM event_blocks WHERE session > 1").text(0, 0), "{\"k\":\"a\\b\tc é 😀\"}")
+        for wide in [PGEventRow.Packed(t: 0, seq: 1, vc: Int64(Int32.max) + 1, other: nil, ev: 0, flags: 0, rest: nil),
+                     PGEventRow.Packed(t: 0, seq: 1, vc: nil, other: nil, ev: Int64(Int16.max) + 1, flags: 0, rest: nil)] {
+            XCTAssertThrowsError(try db.copyIn(PGEventRow.copy, binary: true) { w in try PGEventRow.addBlock(w, session: 1, [wide][...]) }) {
+                XCTAssertTrue("\($0)".contains("2^31 - 1"), "\($0)")
+            }
+        }
+        XCTAssertEqual(try db.query("SELECT count(*) FROM event_blocks").int(0, 0), 2, "nothing of a refused block went in")
+    }
+
     func testCopyRoundTripsEveryCharacterTheTextFormatEscapes() throws {
         let db = try connect()
         try db.execute("CREATE TEMP TABLE copy_check (n bigint, s text)")
