@@ -87,7 +87,7 @@ package final class Analyzer {
     /// With `stop`, a raised request rolls back the transaction in flight and throws
     /// `Interrupted`: the sessions not analyzed stay dirty for the next run.
     ///
-    /// A session another writer is analysing at that moment (`AnalysisStore.claim`: several
+    /// A session another writer is analyzing at that moment (`AnalysisStore.claim`: several
     /// ingesters on one server) is passed over, and taken up at the end only if still dirty:
     /// waiting for it held this run's transaction, and the other's, for nothing, since the
     /// other stores it (four ingesters spent 2.6 s waiting so on 718,000 events).

@@ -158,8 +158,11 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
     }
 
     /// The session's analysis lock: at once if nobody holds it (another ingest's analysis
-    /// stores it otherwise), or after waiting, then whether the session is still dirty.
+    /// stores it otherwise), or after waiting, then whether the session is still dirty. Never
+    /// a session another live ingest is loading (its load lock held: `PGIngestSink`), which
+    /// that ingest analyses when its loading ends.
     package func claim(session: Int64, waiting: Bool) throws -> Bool {
+        guard try pg.query("SELECT pg_try_advisory_xact_lock(\(PGSchema.loadLockKey(String(session))))").text(0, 0) == "t" else { return false }
         guard waiting else { return try pg.query("SELECT " + Self.sessionLock(session, trying: true)).text(0, 0) == "t" }
         try pg.execute("SELECT " + Self.sessionLock(session))
         return try pg.query("SELECT dirty FROM sessions WHERE id = $1", [String(session)]).int(0, 0) == 1

@@ -62,8 +62,9 @@ package protocol AnalysisStore: SessionSource, ModelSink {
     /// Runs `body` in a write transaction (committed when it returns, rolled back when it throws).
     func writeTransaction<T>(_ body: () throws -> T) throws -> T
     /// Takes the session for the rest of this write transaction. Not `waiting`: unless another
-    /// writer is analysing it now (false: `Analyzer.analyze` comes back to it). `waiting`:
-    /// once the other is done, and true only if the session is still dirty.
+    /// writer is analyzing it now (false: `Analyzer.analyze` comes back to it). `waiting`:
+    /// once the other is done, and true only if the session is still dirty. False in both for
+    /// a session another live writer is still loading: it analyzes it when its loading ends.
     func claim(session: Int64, waiting: Bool) throws -> Bool
 }
 

@@ -313,6 +313,40 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         }
     }
 
+    /// A session another live ingest is still loading (its load lock held) is left to that
+    /// ingest, which analyses it when its loading ends: this analysis neither waits for it nor
+    /// builds it. An ingest holds the lock of the sessions it writes until its loading ends.
+    func testTheAnalysisLeavesASessionAnotherIngestIsLoadingToIt() throws {
+        var lines: [String] = []
+        for sid in ["S-a", "S-b"] {
+            var b = TraceBuilder(sid: sid)
+            for i in 0..<5 { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+            lines += b.lines
+        }
+        TestSupport.writeLines(lines, to: dir + "/two.jsonl")
+        let url = try freshDatabase()
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, dir + "/two.jsonl"]).status, 0)
+        let loader = try PGConnection(url: url)
+        let held = try XCTUnwrap(try loader.query("SELECT id FROM sessions WHERE sid = 'S-b'").int(0, 0))
+        try loader.execute("SELECT pg_advisory_lock(\(PGSchema.loadLockKey(String(held))))")
+        let summary = try Analyzer(db: try Storage.openForWriting(url), settings: RuleSettings()).analyze()
+        XCTAssertEqual(summary.sessions, 1)
+        XCTAssertFalse(summary.analyzed.contains(held))
+        XCTAssertEqual(try loader.query("SELECT string_agg(sid, ',') FROM sessions WHERE dirty = 1").text(0, 0), "S-b")
+        // While an ingest loads, it holds the lock of each session it wrote; it lets them go at the end.
+        let storage = try Storage.openForWriting(url)
+        let sink = try XCTUnwrap(try storage.backend.ingestSink() as? PGIngestSink)
+        try loader.execute("SELECT pg_advisory_unlock_all()")
+        var c = TraceBuilder(sid: "S-c")
+        for i in 0..<3 { c.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+        TestSupport.writeLines(c.lines, to: dir + "/c.jsonl")
+        let heldKeys = { try loader.query("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid() AND granted").int(0, 0) }
+        let box = IngestOnThread(Ingester(store: sink), Ingester.expand([dir + "/c.jsonl"]).inputs)
+        XCTAssertEqual(box.done.wait(timeout: .now() + 30), .success)
+        _ = try XCTUnwrap(box.outcome).get()
+        XCTAssertEqual(try heldKeys(), 0, "the load locks are let go when loading ends")
+    }
+
     /// A fresh database, and a session of 20 inits in two files: first.jsonl holds its lines
     /// up to `firstEnd`, second.jsonl those from `secondStart`.
     func splitSession(_ sid: String, firstEnd: Int, secondStart: Int, name: String = #function) throws -> String {
