@@ -24,6 +24,47 @@ final class PostgreSQLEventBlocksTests: PostgreSQLTestCase {
         return (bad, twice)
     }
 
+    /// Lines loaded again are compared with the stored events as packed: one that differs in
+    /// any column (t, the controller, the class, a flag, the thread, the wall time, the name)
+    /// is a conflicting duplicate, one that differs only in its attrs' spacing and key order is
+    /// a duplicate, on PostgreSQL as on SQLite.
+    func testAConflictInAnyColumnIsToldFromADuplicate() throws {
+        var b = TraceBuilder(sid: "S-conflicts")
+        b.vc(10, "init", "0xA", #""cls":"HomeVC","thread":"main""#)
+        b.vc(11, "viewWillAppear", "0xA", #""animated":true,"wall":"2026-11-02T10:15:04.000Z""#)
+        b.vc(12, "addChild", "0xB", #""parent":"0xA","attrs":{"k":1,"j":[1,2]}"#)
+        b.vc(13, "viewDidAppear", "0xA", #""animated":false"#)
+        b.vc(14, "init", "0xC", #""cls":"CellVC""#)
+        TestSupport.writeLines(b.lines, to: dir + "/first.jsonl")
+        let changed = [
+            ("\"t\":10000000,", "\"t\":10000001,"),                                 // t
+            ("\"animated\":true", "\"animated\":false"),                             // a flag
+            ("\"parent\":\"0xA\"", "\"parent\":\"0xC\""),                           // the other controller
+            ("\"ev\":\"viewDidAppear\"", "\"ev\":\"viewDidDisappear\""),             // the name
+            ("\"cls\":\"CellVC\"", "\"cls\":\"OtherVC\""),                          // the class (in `other`)
+            ("\"thread\":\"main\"", "\"thread\":\"bg\""),                           // the thread (in `rest`)
+            ("\"wall\":\"2026-11-02T10:15:04.000Z\"", "\"wall\":\"2026-11-02T10:15:05.000Z\""), // the wall time
+        ]
+        let url = try freshDatabase(), reference = dir + "/reference.db"
+        for db in [url, reference] { XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, dir + "/first.jsonl"]).status, 0) }
+        for (k, (from, to)) in changed.enumerated() {
+            let lines = b.lines.map { $0.contains(from) ? $0.replacingOccurrences(of: from, with: to) : $0 }
+            XCTAssertEqual(zip(lines, b.lines).filter { $0 != $1 }.count, 1, "\(to) changes one line")
+            TestSupport.writeLines(lines + [""], to: dir + "/again-\(k).jsonl")
+            for db in [url, reference] {
+                let r = TestSupport.run(["ingest", "-f", "json", "--db", db, dir + "/again-\(k).jsonl"])
+                XCTAssertTrue(r.out.contains(#""events":{"new":0,"duplicate":\#(b.lines.count - 1),"conflicting":1}"#), "\(to) on \(db): \(r.out)")
+            }
+        }
+        // The attrs written another way: the same JSON value, a duplicate.
+        let respaced = b.lines.map { $0.replacingOccurrences(of: #""attrs":{"k":1,"j":[1,2]}"#, with: #""attrs":{ "j": [1, 2], "k": 1 }"#) }
+        TestSupport.writeLines(respaced + ["", ""], to: dir + "/respaced.jsonl")
+        for db in [url, reference] {
+            let r = TestSupport.run(["ingest", "-f", "json", "--db", db, dir + "/respaced.jsonl"])
+            XCTAssertTrue(r.out.contains(#""events":{"new":0,"duplicate":\#(b.lines.count),"conflicting":0}"#), "\(db): \(r.out)")
+        }
+    }
+
     /// A long session loaded straight in is cut into full blocks; a file that fills its holes
     /// later is merged into blocks that interleave the stored ones, with its duplicates counted;
     /// and every view reads the same as SQLite's after each file.
