@@ -215,6 +215,16 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
             """).int(0, 0))
         XCTAssertGreaterThan(bounds, 1)
         XCTAssertLessThanOrEqual(bounds, Int64(PGBackend.ingestStatisticsTarget + 1))
+        // A later ingest that changes less than a tenth of the blocks leaves them to autovacuum
+        // (of several ingesters ending together, only the first analyses).
+        let analyzed = { try pg.query("SELECT last_analyze::text FROM pg_stat_user_tables WHERE relid = to_regclass('event_blocks')").text(0, 0) }
+        let before = try analyzed()
+        XCTAssertNotNil(before)
+        var b = TraceBuilder(sid: "S-later")
+        for i in 0..<3 { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+        TestSupport.writeLines(b.lines, to: dir + "/later.jsonl")
+        XCTAssertEqual(try IngestRun(db: storage).run([dir + "/later.jsonl"]).ingest.newEvents, b.lines.count)
+        XCTAssertEqual(try analyzed(), before, "no ANALYZE for a few events more")
     }
 
     /// (Issue 26) A file whose sessions hold nothing stored goes straight into `events` (no
