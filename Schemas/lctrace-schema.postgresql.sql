@@ -341,14 +341,20 @@ COMMENT ON COLUMN meta.value IS 'Its value.';
 -- The packed tables in the plain layout of version 3, ids unresolved: what lctrace's queries
 -- shared by every backend read. Their session and id columns keep the tables' integer
 -- type, so a condition on them reaches the primary keys.
-CREATE VIEW event_rows AS
-SELECT e.session, e.seq, e.t, coalesce(nullif(e.ev, 0), (e.rest ->> 'ev')::bigint) AS ev, e.vc,
+CREATE VIEW event_block_rows AS
+SELECT b.session, e.seq, e.t, coalesce(nullif(e.ev, 0), (e.rest ->> 'ev')::bigint) AS ev, e.vc,
        CASE WHEN e.flags & 128 <> 0 THEN e.other ELSE (e.rest ->> 'class')::bigint END AS cls,
        CASE WHEN e.flags & 128 = 0 THEN e.other END AS other,
        (e.flags & 16191) | ((e.flags & 64) << 10) AS flags,
        (e.rest ->> 'detail')::bigint AS detail, (e.rest ->> 'thread')::bigint AS thread,
-       e.rest ->> 'wall' AS wall, e.rest ->> 'attrs' AS attrs
-FROM events e;
+       e.rest ->> 'wall' AS wall, e.rest ->> 'attrs' AS attrs, b.first_seq AS block_first, b.last_seq AS block_last
+FROM event_blocks b CROSS JOIN LATERAL unnest(b.t, b.seq, b.vc, b.other, b.ev, b.flags, b.rest) AS e(t, seq, vc, other, ev, flags, rest);
+COMMENT ON VIEW event_block_rows IS 'event_rows with the bounds of each event''s block: a condition on them reaches event_blocks'' key, so a look-up of a few seqs unnests a block or two, not the session (lctrace''s own reads).';
+COMMENT ON COLUMN event_block_rows.block_first IS 'event_blocks.first_seq of the event''s block.';
+COMMENT ON COLUMN event_block_rows.block_last IS 'event_blocks.last_seq of the event''s block.';
+
+CREATE VIEW event_rows AS
+SELECT session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs FROM event_block_rows;
 COMMENT ON VIEW event_rows IS '`events` in the plain layout: flags as EventFlags (bit 16 = other key present), the rare values in their own columns.';
 COMMENT ON COLUMN event_rows.ev IS 'Event name → strings.';
 COMMENT ON COLUMN event_rows.cls IS 'Class name as written on this line → strings.';

@@ -446,6 +446,22 @@ final class PGReadConnection: SQLReadConnection {
     /// as it is), asked once. Either answer reads right: a migration only ever adds the blocks.
     private lazy var storesBlocks = (try? pg.query("SELECT to_regclass('event_blocks') IS NOT NULL").text(0, 0)) == "t"
 
+    /// Schema 7: only the blocks whose bounds meet the range (`event_block_rows`), and with
+    /// `firstOnly` none past the first block that starts at or after `from`.
+    package func events(session: String, from: String?, through: String?, firstOnly: Bool) -> String {
+        guard storesBlocks else {
+            return "(SELECT * FROM \(relation(.events)) WHERE session = \(session)" + (from.map { " AND seq >= \($0)" } ?? "")
+                + (through.map { " AND seq <= \($0)" } ?? "") + ")"
+        }
+        var sql = "(SELECT session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs FROM event_block_rows WHERE session = \(session)"
+        if let from { sql += " AND block_last >= \(from) AND seq >= \(from)" }
+        if let through { sql += " AND block_first <= \(through) AND seq <= \(through)" }
+        if firstOnly, let from {
+            sql += " AND block_first <= coalesce((SELECT min(k.first_seq) FROM event_blocks k WHERE k.session = \(session) AND k.first_seq >= \(from)), \(Int64.max))"
+        }
+        return sql + ")"
+    }
+
     /// Schema 7: the block whose bounds hold `seq`, found by its key, and two of its arrays
     /// unnested (a view of all of them would unnest every block of the session).
     package func eventValue(_ column: EventColumn, session: String, seq: String) -> String {

@@ -203,7 +203,8 @@ enum PGSchema {
                 DROP TABLE events_v3;
                 """)
             try pg.execute(ddlPart("CREATE TABLE instances (", "CREATE TABLE findings ("))
-            try pg.execute(ddlPart("-- The packed tables in the plain layout", "CREATE VIEW findings_v AS"))
+            try pg.execute(eventRows4)
+            try pg.execute(ddlPart("CREATE VIEW instance_rows AS", "CREATE VIEW findings_v AS"))
             try pg.execute("UPDATE sessions SET dirty = 1")
         }
     }
@@ -241,7 +242,7 @@ enum PGSchema {
                 """)
             try pg.execute(ddlPart("CREATE TABLE event_blocks (", "CREATE TABLE file_sessions"))
             try pg.execute(PGEventRow.insertBlocks(from: "events_v6 p") + ";\nDROP TABLE events_v6;")
-            try pg.execute(ddlPart("CREATE VIEW event_rows AS", "CREATE VIEW instance_rows AS"))
+            try pg.execute(ddlPart("CREATE VIEW event_block_rows AS", "CREATE VIEW instance_rows AS"))
             try pg.execute(ddlPart("CREATE VIEW events_v AS", "CREATE VIEW instances_v AS"))
         }
     }
@@ -260,6 +261,18 @@ enum PGSchema {
             rest    jsonb,
             PRIMARY KEY (session, seq) WITH (fillfactor = 100)
         );
+        """
+
+    /// `event_rows` as versions 4 to 6 made it, over the table `events`.
+    static let eventRows4 = """
+        CREATE VIEW event_rows AS
+        SELECT e.session, e.seq, e.t, coalesce(nullif(e.ev, 0), (e.rest ->> 'ev')::bigint) AS ev, e.vc,
+               CASE WHEN e.flags & 128 <> 0 THEN e.other ELSE (e.rest ->> 'class')::bigint END AS cls,
+               CASE WHEN e.flags & 128 = 0 THEN e.other END AS other,
+               (e.flags & 16191) | ((e.flags & 64) << 10) AS flags,
+               (e.rest ->> 'detail')::bigint AS detail, (e.rest ->> 'thread')::bigint AS thread,
+               e.rest ->> 'wall' AS wall, e.rest ->> 'attrs' AS attrs
+        FROM events e;
         """
 
     private static func hasMeta(_ pg: PGConnection) throws -> Bool {

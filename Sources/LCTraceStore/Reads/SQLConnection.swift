@@ -67,6 +67,11 @@ package protocol SQLReadConnection: AnyObject {
     /// event, which a backend storing events in blocks reaches through the blocks' bounds
     /// instead of unnesting every block of the session.
     func eventValue(_ column: EventColumn, session: String, seq: String) -> String
+    /// SQL (a parenthesized FROM item, to alias) for the events of `session` with seqs from
+    /// `from` through `through` (SQL expressions, each written once; nil: unbounded), with the
+    /// columns of `relation(.events)`. `firstOnly`: the caller reads the lowest seq at or after
+    /// `from` only, which a backend storing events in blocks finds in a block or two.
+    func events(session: String, from: String?, through: String?, firstOnly: Bool) -> String
     /// SQL for the appearances whose viewIsAppearing → viewDidAppear gap the statistics count
     /// (completed, not interactive, not in the background, both times known), of the sessions
     /// `sessions` (an `IN (…)` list) selects, in session order: columns session, vc, since,
@@ -88,6 +93,12 @@ package enum EventColumn: String {
 package extension SQLReadConnection {
     /// The table itself: the backend stores the shared layout.
     func relation(_ table: SharedTable) -> String { table.rawValue }
+
+    /// The shared layout's rows, which the key reaches.
+    func events(session: String, from: String?, through: String?, firstOnly: Bool) -> String {
+        "(SELECT * FROM \(relation(.events)) WHERE session = \(session)" + (from.map { " AND seq >= \($0)" } ?? "")
+            + (through.map { " AND seq <= \($0)" } ?? "") + ")"
+    }
 
     /// A look-up in the shared layout, which the key reaches.
     func eventValue(_ column: EventColumn, session: String, seq: String) -> String {

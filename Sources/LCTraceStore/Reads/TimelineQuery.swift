@@ -288,7 +288,7 @@ package final class TimelineQuery {
         let count = seqs.count == 1 ? 1 : Self.probes
         if firstAtOrAfter[count] == nil {
             let one = { (k: Int) in
-                "SELECT \(k) AS k, seq, t FROM (SELECT seq, t FROM \(self.db.relation(.events)) WHERE session = ?1 AND seq >= ?\(k + 2) ORDER BY seq LIMIT 1) AS p\(k)"
+                "SELECT \(k) AS k, seq, t FROM (SELECT seq, t FROM \(self.db.events(session: "?1", from: "?\(k + 2)", through: nil, firstOnly: true)) AS r\(k) ORDER BY seq LIMIT 1) AS p\(k)"
             }
             firstAtOrAfter[count] = try db.lookup((0..<count).map(one).joined(separator: " UNION ALL "))
         }

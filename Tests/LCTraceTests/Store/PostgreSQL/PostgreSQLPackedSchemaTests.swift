@@ -62,7 +62,25 @@ final class PostgreSQLPackedSchemaTests: PostgreSQLTestCase {
             XCTAssertEqual((0..<blocks.rowCount).map { blocks.text($0, 0) }, (0..<view.rowCount).map { view.text($0, 0) }, "\(column)")
             XCTAssertGreaterThan((0..<blocks.rowCount).compactMap { blocks.text($0, 0) }.count, 0, "\(column) found")
         }
+        // A range of a session's events, and the first at or after a seq, read from the blocks
+        // that meet it give what the view gives.
+        for (from, through) in [("0", "3"), ("2", nil), (nil, "4"), ("3", "3"), ("100000", nil)] as [(String?, String?)] {
+            let blocks = try pg.query("SELECT string_agg(r.seq || ':' || r.t || ':' || r.ev, ',' ORDER BY r.seq) FROM "
+                                      + read.events(session: "\(session)", from: from, through: through, firstOnly: false) + " AS r")
+            let view = try pg.query("SELECT string_agg(seq || ':' || t || ':' || ev, ',' ORDER BY seq) FROM event_rows WHERE session = \(session)"
+                                    + (from.map { " AND seq >= \($0)" } ?? "") + (through.map { " AND seq <= \($0)" } ?? ""))
+            XCTAssertEqual(blocks.text(0, 0), view.text(0, 0), "\(from ?? "-")…\(through ?? "-")")
+        }
+        let firsts = try pg.query("""
+            SELECT count(*) FILTER (WHERE a IS DISTINCT FROM b), count(*) FILTER (WHERE a IS NOT NULL) FROM (
+                SELECT (SELECT min(r.seq) FROM \(read.events(session: "e.session", from: "e.seq", through: nil, firstOnly: true)) AS r) AS a,
+                       (SELECT min(x.seq) FROM event_rows x WHERE x.session = e.session AND x.seq >= e.seq) AS b
+                FROM (SELECT session, seq FROM event_rows UNION ALL SELECT session, seq + 1 FROM event_rows) e) d
+            """)
+        XCTAssertEqual(firsts.int(0, 0), 0, "the first event at or after each seq, and after each")
+        XCTAssertGreaterThan(firsts.int(0, 1) ?? 0, 3000)
         for (sql, index) in [("EXECUTE by_key(\(session), 5)", "event_blocks_pkey"),
+                             ("SELECT * FROM " + read.events(session: "\(session)", from: "5", through: nil, firstOnly: true) + " AS r", "event_blocks_pkey"),
                              ("SELECT * FROM event_rows WHERE session = \(session) ORDER BY seq", "event_blocks_pkey"),
                              ("SELECT * FROM events_v WHERE session_id = \(session) AND seq = 5", "event_blocks_pkey"),
                              ("SELECT * FROM events_v WHERE sid = '\(sid)' ORDER BY seq", "event_blocks_pkey"),
@@ -149,13 +167,13 @@ final class PostgreSQLPackedSchemaTests: PostgreSQLTestCase {
     static func storeEventsAsRows(_ pg: PGConnection) throws {
         try pg.execute("""
             CREATE TEMP TABLE event_copy AS SELECT * FROM events;
-            DROP VIEW events_v, event_rows, events;
+            DROP VIEW events_v, event_rows, event_block_rows, events;
             DROP TABLE event_blocks;
             \(PGSchema.eventsTable4)
             INSERT INTO events SELECT * FROM event_copy ORDER BY session, seq;
             DROP TABLE event_copy;
+            \(PGSchema.eventRows4)
             """)
-        try pg.execute(PGSchema.ddlPart("CREATE VIEW event_rows AS", "CREATE VIEW instance_rows AS"))
         try pg.execute(PGSchema.ddlPart("CREATE VIEW events_v AS", "CREATE VIEW instances_v AS"))
     }
 
