@@ -32,29 +32,33 @@ package final class ExhibitQuery {
         // Both ends bound the primary key's range (an end that may be NULL bounds nothing: an
         // instance that ended early was read to the session's end, three times).
         let range = "e.session = ?1 AND e.seq >= ?2 AND e.seq <= ?3 AND (e.vc = ?4 OR e.other = ?4)"
-        let count = try db.lookup("SELECT count(*) FROM \(db.relation(.events)) e WHERE \(range)")
+        let events = db.events(session: "?1", from: "?2", through: "?3", firstOnly: false)
+        let count = try db.lookup("SELECT count(*) FROM \(events) e WHERE \(range)")
         bind(count, session, since, end, id)
         let total = try count.step() ? Int(count.int(0)) : 0
         let before = max(limit - limit / 2, 0), after = limit / 2
-        var events: [TraceEvent] = try select("\(range) AND e.seq <= ?5 ORDER BY e.seq DESC LIMIT ?6", sid: sid) { q in
+        var found: [TraceEvent] = try select("\(range) AND e.seq <= ?5 ORDER BY e.seq DESC LIMIT ?6", from: events, sid: sid) { q in
             bind(q, session, since, end, id)
             q.bind(around, at: 5)
             q.bind(Int64(before), at: 6)
         }.reversed()
         // When the events before `around` are fewer than their half, the ones after fill the rest.
-        events += try select("\(range) AND e.seq > ?5 ORDER BY e.seq LIMIT ?6", sid: sid) { q in
+        found += try select("\(range) AND e.seq > ?5 ORDER BY e.seq LIMIT ?6", from: events, sid: sid) { q in
             bind(q, session, since, end, id)
             q.bind(around, at: 5)
-            q.bind(Int64(after + before - events.count), at: 6)
+            q.bind(Int64(after + before - found.count), at: 6)
         }
-        return (events, total)
+        return (found, total)
     }
 
     /// The events of `session` with these seqs, in seq order.
     package func events(session: Int64, sid: String, seqs: [Int64]) throws -> [TraceEvent] {
         guard !seqs.isEmpty else { return [] }
-        let list = Set(seqs).sorted().map(String.init).joined(separator: ",")
-        return try select("e.session = ?1 AND e.seq IN (\(list)) ORDER BY e.seq", sid: sid) { q in q.bind(session, at: 1) }
+        let sorted = Set(seqs).sorted()
+        let list = sorted.map(String.init).joined(separator: ",")
+        return try select("e.session = ?1 AND e.seq IN (\(list)) ORDER BY e.seq",
+                          from: db.events(session: "?1", from: String(sorted.first!), through: String(sorted.last!), firstOnly: false),
+                          sid: sid) { q in q.bind(session, at: 1) }
     }
 
     private func bind(_ q: any SQLQuery, _ session: Int64, _ since: Int64, _ end: Int64?, _ vc: Int64) {
@@ -66,10 +70,11 @@ package final class ExhibitQuery {
 
     /// The events `clause` selects: always a bounded few (a `LIMIT`, a list of seqs), so a
     /// look-up.
-    private func select(_ clause: String, sid: String, bind: (any SQLQuery) -> Void) throws -> [TraceEvent] {
+    /// `from`: the events' relation (`SQLReadConnection.events`, of the range `clause` reads).
+    private func select(_ clause: String, from: String, sid: String, bind: (any SQLQuery) -> Void) throws -> [TraceEvent] {
         let q = try db.lookup("""
             SELECT e.seq, e.t, n.text, v.text, c.text, o.text, e.flags, d.text, th.text, e.wall, e.attrs
-            FROM \(db.relation(.events)) e JOIN strings n ON n.id = e.ev
+            FROM \(from) e JOIN strings n ON n.id = e.ev
             LEFT JOIN strings v ON v.id = e.vc LEFT JOIN strings c ON c.id = e.cls LEFT JOIN strings o ON o.id = e.other
             LEFT JOIN strings d ON d.id = e.detail LEFT JOIN strings th ON th.id = e.thread
             WHERE \(clause)

@@ -263,8 +263,10 @@ package final class TimelineQuery {
         // The last event at or before the window's end.
         var end: Int64? = last
         if let after = try firstLater(than: window.end, orAt: false) {
-            end = try db.scalarInt("SELECT seq FROM \(db.relation(.events)) WHERE session = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT 1",
-                                   [.int(session), .int(after.seq)])
+            end = try db.scalarInt("""
+                SELECT seq FROM \(db.events(session: "?1", from: nil, through: "?2", firstOnly: false)) AS r
+                WHERE seq < ?2 ORDER BY seq DESC LIMIT 1
+                """, [.int(session), .int(after.seq)])
         }
         var range = SeqRange()
         if let end {
@@ -330,13 +332,14 @@ package final class TimelineQuery {
         func idList(_ ids: [Int64]) -> String { ids.isEmpty ? "NULL" : ids.map(String.init).joined(separator: ",") }
         let below = bound.included ? "<=" : "<"
         let left = try db.scalarInt("""
-            SELECT seq FROM \(db.relation(.events)) WHERE session = ?1 AND seq \(below) ?2 AND ev IN (\(idList(leave)))
+            SELECT seq FROM \(db.events(session: "?1", from: nil, through: "?2", firstOnly: false)) AS r
+            WHERE seq \(below) ?2 AND ev IN (\(idList(leave)))
             ORDER BY seq DESC LIMIT 1
             """, [.int(session), .int(bound.seq)])
         // After `left` (a foreground event: at Int64.max, no event after it enters the background).
         let q = try db.lookup("""
             SELECT e.seq, e.t, n.text, v.text, o.text, e.flags, d.text
-            FROM \(db.relation(.events)) e JOIN strings n ON n.id = e.ev
+            FROM \(db.events(session: "?1", from: "?2", through: "?3", firstOnly: false)) e JOIN strings n ON n.id = e.ev
             LEFT JOIN strings v ON v.id = e.vc LEFT JOIN strings o ON o.id = e.other LEFT JOIN strings d ON d.id = e.detail
             WHERE e.session = ?1 AND e.seq >= ?2 AND e.seq \(below) ?3 AND e.ev IN (\(idList(enter)))
             ORDER BY e.seq LIMIT 1
