@@ -72,6 +72,14 @@ package protocol SQLReadConnection: AnyObject {
     /// columns of `relation(.events)`. `firstOnly`: the caller reads the lowest seq at or after
     /// `from` only, which a backend storing events in blocks finds in a block or two.
     func events(session: String, from: String?, through: String?, firstOnly: Bool) -> String
+    /// SQL (a parenthesized FROM item, to alias) of columns seq and t of the events of
+    /// `session` at or after seq `from`, of which the caller reads the first: a timeline's
+    /// bisection probes it a few hundred times a report.
+    func seqTimes(session: String, atOrAfter from: String) -> String
+    /// Events up to which a session's seqs, times and names are read whole for a timeline's
+    /// searches (`TimelineQuery`), rather than looked up a few hundred times: 0 where a
+    /// look-up costs next to nothing (SQLite's key).
+    var searchIndexLimit: Int { get }
     /// SQL for the appearances whose viewIsAppearing → viewDidAppear gap the statistics count
     /// (completed, not interactive, not in the background, both times known), of the sessions
     /// `sessions` (an `IN (…)` list) selects, in session order: columns session, vc, since,
@@ -98,6 +106,12 @@ package extension SQLReadConnection {
     func events(session: String, from: String?, through: String?, firstOnly: Bool) -> String {
         "(SELECT * FROM \(relation(.events)) WHERE session = \(session)" + (from.map { " AND seq >= \($0)" } ?? "")
             + (through.map { " AND seq <= \($0)" } ?? "") + ")"
+    }
+
+    var searchIndexLimit: Int { 0 }
+
+    func seqTimes(session: String, atOrAfter from: String) -> String {
+        "(SELECT seq, t FROM \(relation(.events)) WHERE session = \(session) AND seq >= \(from))"
     }
 
     /// A look-up in the shared layout, which the key reaches.

@@ -118,6 +118,51 @@ package final class TimelineQuery {
     /// The first-at-or-after look-ups, by how many seqs they take (1, or `probes`).
     private var firstAtOrAfter: [Int: any SQLQuery] = [:]
 
+    /// The seq, t and name id of every event of the session, in seq order, read once when it
+    /// has at most `indexedEvents`: `seqRange`'s bisection and `openBackground`'s look-backs
+    /// then run in memory instead of as a few hundred look-ups a report (on PostgreSQL's
+    /// blocks each look-up unnests a block or two: the HTML report on 10 M events spent 1.9 s
+    /// of server time in them). Nil until read; `.none` inside when the session is longer
+    /// or the backend's look-ups are cheaper (`SQLReadConnection.searchIndexLimit`).
+    private var seqIndex: SeqIndex??
+    struct SeqIndex {
+        var seqs: [Int64] = [], ts: [Int64] = [], evs: [Int64] = []
+        /// The position of the first seq at or after `seq`.
+        func lowerBound(_ seq: Int64) -> Int {
+            var lo = 0, hi = seqs.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if seqs[mid] < seq { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+    }
+    /// Events past which a session is searched by look-ups (24 bytes an event in memory).
+    package lazy var indexedEvents = db.searchIndexLimit
+
+    private func index() throws -> SeqIndex? {
+        if let seqIndex { return seqIndex }
+        seqIndex = .some(nil)
+        // The stored count first: a long session is not read to find out (a dirty session's
+        // count may be behind: the LIMIT bounds it).
+        guard indexedEvents > 0, try db.scalarInt("SELECT events FROM sessions WHERE id = ?1", [.int(session)]) ?? 0 <= Int64(indexedEvents) else {
+            return nil
+        }
+        var index = SeqIndex()
+        let q = try db.query("""
+            SELECT seq, t, ev FROM \(db.events(session: "?1", from: nil, through: nil, firstOnly: false)) AS r
+            ORDER BY seq LIMIT \(indexedEvents + 1)
+            """)
+        defer { q.reset() }
+        q.bind(session, at: 1)
+        while try q.step() {
+            index.seqs.append(q.int(0)); index.ts.append(q.int(1)); index.evs.append(q.int(2))
+        }
+        guard index.seqs.count <= indexedEvents else { return nil }
+        seqIndex = .some(index)
+        return index
+    }
+
     /// Events that begin or end a background period.
     static let backgroundKinds: [EventKind] = [
         .sceneDidEnterBackground, .appDidEnterBackground,
@@ -232,9 +277,10 @@ package final class TimelineQuery {
     private func seqRange(_ window: TimeWindow) throws -> SeqRange? {
         guard clockNeverGoesBack else { return nil }
         if let known = seqRanges[window] { return known }
+        let index = try self.index()
         guard let first = try event(atOrAfter: .min)?.seq,
-              let last = try db.scalarInt("SELECT seq FROM \(db.relation(.events)) WHERE session = ?1 ORDER BY seq DESC LIMIT 1",
-                                          [.int(session)]),
+              let last = try index.map({ $0.seqs.last }) ?? db.scalarInt("SELECT seq FROM \(db.relation(.events)) WHERE session = ?1 ORDER BY seq DESC LIMIT 1",
+                                                                          [.int(session)]),
               !last.subtractingReportingOverflow(first).overflow else { return nil }
         // The first event later than `t` (or at `t`): t never decreases, so it is the first
         // at or after the lowest seq whose next event is.
@@ -262,7 +308,10 @@ package final class TimelineQuery {
         let start = try firstLater(than: window.start, orAt: true)?.seq
         // The last event at or before the window's end.
         var end: Int64? = last
-        if let after = try firstLater(than: window.end, orAt: false) {
+        if let after = try firstLater(than: window.end, orAt: false), let index {
+            let below = index.lowerBound(after.seq)
+            end = below > 0 ? index.seqs[below - 1] : nil
+        } else if let after = try firstLater(than: window.end, orAt: false) {
             end = try db.scalarInt("""
                 SELECT seq FROM \(db.events(session: "?1", from: nil, through: "?2", firstOnly: false)) AS r
                 WHERE seq < ?2 ORDER BY seq DESC LIMIT 1
@@ -287,10 +336,16 @@ package final class TimelineQuery {
     /// The first event at or after each of `seqs` (one, or at most `probes`: fewer are padded
     /// with the last), in one statement.
     private func events(atOrAfter seqs: [Int64]) throws -> [(seq: Int64, t: Int64)?] {
+        if let index = try index() {
+            return seqs.map { seq in
+                let i = index.lowerBound(seq)
+                return i < index.seqs.count ? (index.seqs[i], index.ts[i]) : nil
+            }
+        }
         let count = seqs.count == 1 ? 1 : Self.probes
         if firstAtOrAfter[count] == nil {
             let one = { (k: Int) in
-                "SELECT \(k) AS k, seq, t FROM (SELECT seq, t FROM \(self.db.events(session: "?1", from: "?\(k + 2)", through: nil, firstOnly: true)) AS r\(k) ORDER BY seq LIMIT 1) AS p\(k)"
+                "SELECT \(k) AS k, seq, t FROM (SELECT seq, t FROM \(self.db.seqTimes(session: "?1", atOrAfter: "?\(k + 2)")) AS r\(k) ORDER BY seq LIMIT 1) AS p\(k)"
             }
             firstAtOrAfter[count] = try db.lookup((0..<count).map(one).joined(separator: " UNION ALL "))
         }
@@ -331,12 +386,6 @@ package final class TimelineQuery {
         guard let (enter, leave) = backgroundIDs, !enter.isEmpty else { return nil }
         func idList(_ ids: [Int64]) -> String { ids.isEmpty ? "NULL" : ids.map(String.init).joined(separator: ",") }
         let below = bound.included ? "<=" : "<"
-        let left = try db.scalarInt("""
-            SELECT seq FROM \(db.events(session: "?1", from: nil, through: "?2", firstOnly: false)) AS r
-            WHERE seq \(below) ?2 AND ev IN (\(idList(leave)))
-            ORDER BY seq DESC LIMIT 1
-            """, [.int(session), .int(bound.seq)])
-        // After `left` (a foreground event: at Int64.max, no event after it enters the background).
         let q = try db.lookup("""
             SELECT e.seq, e.t, n.text, v.text, o.text, e.flags, d.text
             FROM \(db.events(session: "?1", from: "?2", through: "?3", firstOnly: false)) e JOIN strings n ON n.id = e.ev
@@ -345,6 +394,26 @@ package final class TimelineQuery {
             ORDER BY e.seq LIMIT 1
             """)
         defer { q.reset() }
+        if let index = try self.index() {
+            // In memory: the last foreground event before the bound, then the first event after
+            // it that enters the background, read alone.
+            let upper = bound.included ? (bound.seq == .max ? index.seqs.count : index.lowerBound(bound.seq + 1)) : index.lowerBound(bound.seq)
+            let leaving = Set(leave), entering = Set(enter)
+            var i = upper - 1
+            while i >= 0 && !leaving.contains(index.evs[i]) { i -= 1 }
+            var j = i + 1
+            while j < upper && !entering.contains(index.evs[j]) { j += 1 }
+            guard j < upper else { return nil }
+            let seq = index.seqs[j]
+            try q.bind([.int(session), .int(seq), .int(bound.included ? seq : seq + 1)])
+            return try q.step() ? markedEvent(q) : nil
+        }
+        let left = try db.scalarInt("""
+            SELECT seq FROM \(db.events(session: "?1", from: nil, through: "?2", firstOnly: false)) AS r
+            WHERE seq \(below) ?2 AND ev IN (\(idList(leave)))
+            ORDER BY seq DESC LIMIT 1
+            """, [.int(session), .int(bound.seq)])
+        // After `left` (a foreground event: at Int64.max, no event after it enters the background).
         try q.bind([.int(session), .int(left.map { $0 < .max ? $0 + 1 : $0 } ?? .min), .int(bound.seq)])
         return try q.step() ? markedEvent(q) : nil
     }

@@ -119,6 +119,11 @@ final class WindowReadsTests: SampleDatabaseTestCase {
                 scanned.append(try drawn(source, window))
                 source.query.clockNeverGoesBack = !wentBack
                 XCTAssertEqual(try drawn(source, window), scanned.last!, "\(session.sid) \(window)")
+                // The same searches in memory, the session's seqs read whole (PostgreSQL's way).
+                let indexed = try TimelineSource(db: storage, session: session)
+                indexed.query.indexedEvents = .max - 1
+                indexed.query.clockNeverGoesBack = !wentBack
+                XCTAssertEqual(try drawn(indexed, window), scanned.last!, "searched in memory: \(session.sid) \(window)")
                 if !wentBack { seqRead += 1 }
                 let timeline = try TimelineBuilder.build(session: source.session, reader: source, findings: [], window: window)
                 if timeline.background.first?.start == window.start { openInBackground += 1 }

@@ -72,8 +72,10 @@ final class PostgreSQLPackedSchemaTests: PostgreSQLTestCase {
             XCTAssertEqual(blocks.text(0, 0), view.text(0, 0), "\(from ?? "-")…\(through ?? "-")")
         }
         let firsts = try pg.query("""
-            SELECT count(*) FILTER (WHERE a IS DISTINCT FROM b), count(*) FILTER (WHERE a IS NOT NULL) FROM (
+            SELECT count(*) FILTER (WHERE a IS DISTINCT FROM b OR c IS DISTINCT FROM c2), count(*) FILTER (WHERE a IS NOT NULL) FROM (
                 SELECT (SELECT min(r.seq) FROM \(read.events(session: "e.session", from: "e.seq", through: nil, firstOnly: true)) AS r) AS a,
+                       (SELECT r.seq || ':' || r.t FROM \(read.seqTimes(session: "e.session", atOrAfter: "e.seq")) AS r ORDER BY r.seq LIMIT 1) AS c,
+                       (SELECT x.seq || ':' || x.t FROM event_rows x WHERE x.session = e.session AND x.seq >= e.seq ORDER BY x.seq LIMIT 1) AS c2,
                        (SELECT min(x.seq) FROM event_rows x WHERE x.session = e.session AND x.seq >= e.seq) AS b
                 FROM (SELECT session, seq FROM event_rows UNION ALL SELECT session, seq + 1 FROM event_rows) e) d
             """)
