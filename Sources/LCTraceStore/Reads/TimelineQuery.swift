@@ -241,7 +241,7 @@ package final class TimelineQuery {
         }
         try forEach("""
             SELECT e.seq, e.t, n.text, v.text, o.text, e.flags, d.text
-            FROM \(db.relation(.events)) e JOIN strings n ON n.id = e.ev
+            FROM \(db.events(session: "?1", from: "?4", through: "?5", firstOnly: false)) e JOIN strings n ON n.id = e.ev
             LEFT JOIN strings v ON v.id = e.vc LEFT JOIN strings o ON o.id = e.other LEFT JOIN strings d ON d.id = e.detail
             WHERE e.session = ?1 AND e.seq >= ?4 AND e.seq <= ?5 AND e.ev IN (SELECT id FROM strings WHERE text IN (\(names)))
               AND (CAST(?2 AS BIGINT) IS NULL OR e.t <= ?3) AND (CAST(?2 AS BIGINT) IS NULL OR e.t >= ?2 OR n.text IN (\(background)))
