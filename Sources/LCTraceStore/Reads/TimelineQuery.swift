@@ -308,14 +308,16 @@ package final class TimelineQuery {
         let start = try firstLater(than: window.start, orAt: true)?.seq
         // The last event at or before the window's end.
         var end: Int64? = last
-        if let after = try firstLater(than: window.end, orAt: false), let index {
-            let below = index.lowerBound(after.seq)
-            end = below > 0 ? index.seqs[below - 1] : nil
-        } else if let after = try firstLater(than: window.end, orAt: false) {
-            end = try db.scalarInt("""
-                SELECT seq FROM \(db.events(session: "?1", from: nil, through: "?2", firstOnly: false)) AS r
-                WHERE seq < ?2 ORDER BY seq DESC LIMIT 1
-                """, [.int(session), .int(after.seq)])
+        if let after = try firstLater(than: window.end, orAt: false) {
+            if let index {
+                let below = index.lowerBound(after.seq)
+                end = below > 0 ? index.seqs[below - 1] : nil
+            } else {
+                end = try db.scalarInt("""
+                    SELECT seq FROM \(db.events(session: "?1", from: nil, through: "?2", firstOnly: false)) AS r
+                    WHERE seq < ?2 ORDER BY seq DESC LIMIT 1
+                    """, [.int(session), .int(after.seq)])
+            }
         }
         var range = SeqRange()
         if let end {
