@@ -446,19 +446,20 @@ final class PGReadConnection: SQLReadConnection {
     /// as it is), asked once. Either answer reads right: a migration only ever adds the blocks.
     private lazy var storesBlocks = (try? pg.query("SELECT to_regclass('event_blocks') IS NOT NULL").text(0, 0)) == "t"
 
+    /// Schema 7: the first seq of the first block of `session` that starts at or after `from`
+    /// (the largest seq when none does): no block past it holds the first event at or after `from`.
+    private static func firstBlockBound(session: String, from: String) -> String {
+        "coalesce((SELECT min(k.first_seq) FROM event_blocks k WHERE k.session = \(session) AND k.first_seq >= \(from)), \(Int64.max))"
+    }
+
     /// Schema 7: only the blocks whose bounds meet the range (`event_block_rows`), and with
     /// `firstOnly` none past the first block that starts at or after `from`.
     package func events(session: String, from: String?, through: String?, firstOnly: Bool) -> String {
-        guard storesBlocks else {
-            return "(SELECT * FROM \(relation(.events)) WHERE session = \(session)" + (from.map { " AND seq >= \($0)" } ?? "")
-                + (through.map { " AND seq <= \($0)" } ?? "") + ")"
-        }
+        guard storesBlocks else { return SharedLayoutEvents.events(relation(.events), session: session, from: from, through: through) }
         var sql = "(SELECT session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs FROM event_block_rows WHERE session = \(session)"
         if let from { sql += " AND block_last >= \(from) AND seq >= \(from)" }
         if let through { sql += " AND block_first <= \(through) AND seq <= \(through)" }
-        if firstOnly, let from {
-            sql += " AND block_first <= coalesce((SELECT min(k.first_seq) FROM event_blocks k WHERE k.session = \(session) AND k.first_seq >= \(from)), \(Int64.max))"
-        }
+        if firstOnly, let from { sql += " AND block_first <= " + Self.firstBlockBound(session: session, from: from) }
         return sql + ")"
     }
 
@@ -469,20 +470,18 @@ final class PGReadConnection: SQLReadConnection {
     /// Schema 7: the one or two blocks that hold the first event at or after `from`, and of
     /// them only the seq and t arrays unnested (all seven and their decoding cost 1 ms a probe).
     package func seqTimes(session: String, atOrAfter from: String) -> String {
-        guard storesBlocks else { return "(SELECT seq, t FROM \(relation(.events)) WHERE session = \(session) AND seq >= \(from))" }
+        guard storesBlocks else { return SharedLayoutEvents.seqTimes(relation(.events), session: session, atOrAfter: from) }
         return """
-            (SELECT u.seq, u.t FROM event_blocks k CROSS JOIN LATERAL unnest(k.seq, k.t) AS u(seq, t)
-             WHERE k.session = \(session) AND k.last_seq >= \(from) AND u.seq >= \(from)
-               AND k.first_seq <= coalesce((SELECT min(b.first_seq) FROM event_blocks b WHERE b.session = \(session) AND b.first_seq >= \(from)), \(Int64.max)))
+            (SELECT u.seq, u.t FROM event_blocks b CROSS JOIN LATERAL unnest(b.seq, b.t) AS u(seq, t)
+             WHERE b.session = \(session) AND b.last_seq >= \(from) AND u.seq >= \(from)
+               AND b.first_seq <= \(Self.firstBlockBound(session: session, from: from)))
             """
     }
 
     /// Schema 7: the block whose bounds hold `seq`, found by its key, and two of its arrays
     /// unnested (a view of all of them would unnest every block of the session).
     package func eventValue(_ column: EventColumn, session: String, seq: String) -> String {
-        guard storesBlocks else {
-            return "(SELECT e.\(column.rawValue) FROM \(relation(.events)) e WHERE e.session = \(session) AND e.seq = \(seq))"
-        }
+        guard storesBlocks else { return SharedLayoutEvents.eventValue(relation(.events), column, session: session, seq: seq) }
         let (array, value) = column == .t ? ("t", "u.v") : ("rest", "u.v ->> 'attrs'")
         return """
             (SELECT \(value) FROM (SELECT (\(session))::integer AS session, (\(seq))::bigint AS seq) AS at

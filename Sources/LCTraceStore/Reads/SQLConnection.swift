@@ -98,25 +98,40 @@ package enum EventColumn: String {
     case t, attrs
 }
 
+/// The event reads of `SQLReadConnection` spelled on the shared layout's relation of the
+/// events (`relation(.events)`), which its key (session, seq) reaches: the defaults, and what a
+/// backend that stores the events otherwise falls back to on a database of an older layout.
+package enum SharedLayoutEvents {
+    package static func events(_ relation: String, session: String, from: String?, through: String?) -> String {
+        "(SELECT * FROM \(relation) WHERE session = \(session)" + (from.map { " AND seq >= \($0)" } ?? "")
+            + (through.map { " AND seq <= \($0)" } ?? "") + ")"
+    }
+
+    package static func seqTimes(_ relation: String, session: String, atOrAfter from: String) -> String {
+        "(SELECT seq, t FROM \(relation) WHERE session = \(session) AND seq >= \(from))"
+    }
+
+    package static func eventValue(_ relation: String, _ column: EventColumn, session: String, seq: String) -> String {
+        "(SELECT e.\(column.rawValue) FROM \(relation) e WHERE e.session = \(session) AND e.seq = \(seq))"
+    }
+}
+
 package extension SQLReadConnection {
     /// The table itself: the backend stores the shared layout.
     func relation(_ table: SharedTable) -> String { table.rawValue }
 
-    /// The shared layout's rows, which the key reaches.
     func events(session: String, from: String?, through: String?, firstOnly: Bool) -> String {
-        "(SELECT * FROM \(relation(.events)) WHERE session = \(session)" + (from.map { " AND seq >= \($0)" } ?? "")
-            + (through.map { " AND seq <= \($0)" } ?? "") + ")"
+        SharedLayoutEvents.events(relation(.events), session: session, from: from, through: through)
     }
 
     var searchIndexLimit: Int { 0 }
 
     func seqTimes(session: String, atOrAfter from: String) -> String {
-        "(SELECT seq, t FROM \(relation(.events)) WHERE session = \(session) AND seq >= \(from))"
+        SharedLayoutEvents.seqTimes(relation(.events), session: session, atOrAfter: from)
     }
 
-    /// A look-up in the shared layout, which the key reaches.
     func eventValue(_ column: EventColumn, session: String, seq: String) -> String {
-        "(SELECT e.\(column.rawValue) FROM \(relation(.events)) e WHERE e.session = \(session) AND e.seq = \(seq))"
+        SharedLayoutEvents.eventValue(relation(.events), column, session: session, seq: seq)
     }
 
     func lookup(_ sql: String) throws -> any SQLQuery { try query(sql) }
