@@ -764,11 +764,6 @@ final class PGCopyWriter {
     package func add(_ value: Int64?) {
         separate()
         guard let value else { return addNull() }
-        appendDigits(value)
-    }
-
-    @inline(__always)
-    private func appendDigits(_ value: Int64) {
         if value < 0 { bytes.append(0x2d) }
         var magnitude = value.magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
@@ -820,27 +815,15 @@ final class PGCopyWriter {
         if bytes.count >= Self.chunk { try flush() }
     }
 
-    /// A binary `integer` field (the caller checked it fits).
-    package func binaryInt4(_ value: Int64) {
-        appendBigEndian(Int32(4))
-        appendBigEndian(Int32(truncatingIfNeeded: value))
-    }
-
-    /// A binary `bigint` field, or NULL.
-    package func binaryInt8(_ value: Int64?) {
-        guard let value else { return appendBigEndian(Int32(-1)) }
-        appendBigEndian(Int32(8))
-        appendBigEndian(value)
-    }
-
-    /// The element types of `binaryArray`, by their type OIDs (pg_type).
-    package enum ArrayElement: Int32 {
+    /// The binary types the writer encodes, by their type OIDs (pg_type; an array names its
+    /// elements' type).
+    package enum BinaryType: Int32 {
         case int2 = 21, int4 = 23, int8 = 20, jsonb = 3802
     }
 
     /// A binary one-dimensional array field of `count` elements of type `element`: `body`
-    /// adds element `i` (`binaryElement`), each written whole with its length.
-    package func binaryArray(_ element: ArrayElement, count: Int, hasNulls: Bool, _ body: (Int) -> Void) {
+    /// adds element `i` (`binary`, `binaryJSON`), each written whole with its length.
+    package func binaryArray(_ element: BinaryType, count: Int, hasNulls: Bool, _ body: (Int) -> Void) {
         let lengthAt = bytes.count
         appendBigEndian(Int32(0))
         appendBigEndian(Int32(1))  // dimensions
@@ -855,9 +838,10 @@ final class PGCopyWriter {
         }
     }
 
-    /// An integer element of `binaryArray` of `type` (NULL: nil).
+    /// A binary integer of `type`, a field or an element of `binaryArray` (the same encoding:
+    /// its length, then its big-endian bytes; NULL: nil). The caller checked that it fits.
     @inline(__always)
-    package func binaryElement(_ value: Int64?, _ type: ArrayElement) {
+    package func binary(_ value: Int64?, _ type: BinaryType) {
         guard let value else { return appendBigEndian(Int32(-1)) }
         switch type {
         case .int2: appendBigEndian(Int32(2)); appendBigEndian(Int16(truncatingIfNeeded: value))
@@ -866,8 +850,9 @@ final class PGCopyWriter {
         }
     }
 
-    /// A `jsonb` element of `binaryArray`: format version 1, then the JSON text (NULL: nil).
-    package func binaryJSONElement(_ json: UnsafeRawBufferPointer?) {
+    /// A binary `jsonb`, a field or an element of `binaryArray`: format version 1, then the
+    /// JSON text (NULL: nil).
+    package func binaryJSON(_ json: UnsafeRawBufferPointer?) {
         guard let json else { return appendBigEndian(Int32(-1)) }
         appendBigEndian(Int32(json.count + 1))
         bytes.append(1)

@@ -87,7 +87,7 @@ struct PGTextCache {
             missing = ids
         }
         let rows = try pg.query("SELECT id, text FROM strings WHERE id = ANY($1::bigint[])",
-                                ["{" + missing.map(String.init).joined(separator: ",") + "}"])
+                                [PGSchema.arrayLiteral(missing)])
         for r in 0..<rows.rowCount {
             if let id = rows.int(r, 0), let text = rows.text(r, 1) { texts[id] = text }
         }

@@ -19,7 +19,7 @@ enum PGEventRow {
     static let maxEv = Int64(Int16.max)
 
     /// The most events a block holds. Larger blocks compress better and cost fewer rows; a
-    /// read of one session unnests all of its blocks anyway.
+    /// look-up of a few seqs unnests the block or two whose bounds hold them.
     static let blockSize = 256
 
     /// The COPY of blocks, in the order `addBlock` writes their fields.
@@ -59,7 +59,7 @@ enum PGEventRow {
     /// store it cut): none can occur, ids stop at 2^31 - 1 and `packed` keeps ev and flags small.
     static func addBlock(_ w: PGCopyWriter, session: Int64, _ events: ArraySlice<Packed>) throws {
         precondition(!events.isEmpty && events.count <= blockSize)
-        func fits(_ value: Int64?, _ type: PGCopyWriter.ArrayElement) -> Bool {
+        func fits(_ value: Int64?, _ type: PGCopyWriter.BinaryType) -> Bool {
             guard let value else { return true }
             return type == .int2 ? Int64(Int16.min)...Int64(Int16.max) ~= value : Int64(Int32.min)...Int64(Int32.max) ~= value
         }
@@ -68,21 +68,21 @@ enum PGEventRow {
         }
         let n = events.count, first = events.startIndex
         w.beginTuple(10)
-        w.binaryInt4(session)
-        w.binaryInt8(events.first!.seq)
-        w.binaryInt8(events.last!.seq)
-        w.binaryArray(.int8, count: n, hasNulls: false) { w.binaryElement(events[first + $0].t, .int8) }
-        w.binaryArray(.int8, count: n, hasNulls: false) { w.binaryElement(events[first + $0].seq, .int8) }
-        w.binaryArray(.int4, count: n, hasNulls: events.contains { $0.vc == nil }) { w.binaryElement(events[first + $0].vc, .int4) }
-        w.binaryArray(.int4, count: n, hasNulls: events.contains { $0.other == nil }) { w.binaryElement(events[first + $0].other, .int4) }
-        w.binaryArray(.int2, count: n, hasNulls: false) { w.binaryElement(events[first + $0].ev, .int2) }
-        w.binaryArray(.int2, count: n, hasNulls: false) { w.binaryElement(events[first + $0].flags, .int2) }
+        w.binary(session, .int4)
+        w.binary(events.first!.seq, .int8)
+        w.binary(events.last!.seq, .int8)
+        w.binaryArray(.int8, count: n, hasNulls: false) { w.binary(events[first + $0].t, .int8) }
+        w.binaryArray(.int8, count: n, hasNulls: false) { w.binary(events[first + $0].seq, .int8) }
+        w.binaryArray(.int4, count: n, hasNulls: events.contains { $0.vc == nil }) { w.binary(events[first + $0].vc, .int4) }
+        w.binaryArray(.int4, count: n, hasNulls: events.contains { $0.other == nil }) { w.binary(events[first + $0].other, .int4) }
+        w.binaryArray(.int2, count: n, hasNulls: false) { w.binary(events[first + $0].ev, .int2) }
+        w.binaryArray(.int2, count: n, hasNulls: false) { w.binary(events[first + $0].flags, .int2) }
         if events.contains(where: { $0.rest != nil }) {
             w.binaryArray(.jsonb, count: n, hasNulls: events.contains { $0.rest == nil }) { i in
-                if let rest = events[first + i].rest { rest.withUnsafeBytes { w.binaryJSONElement($0) } } else { w.binaryJSONElement(nil) }
+                if let rest = events[first + i].rest { rest.withUnsafeBytes { w.binaryJSON($0) } } else { w.binaryJSON(nil) }
             }
         } else {
-            w.binaryInt8(nil)
+            w.binaryJSON(nil)
         }
         try w.endTuple()
     }

@@ -151,7 +151,7 @@ final class PGIngestSink: IngestSink {
         if loadLockAsked.count > 100_000 { loadLockAsked = loadLocked }
         loadLockAsked.formUnion(new)
         let taken = try pg.query("SELECT s FROM unnest($1::bigint[]) AS u(s) WHERE pg_try_advisory_lock(\(PGSchema.loadLockKey("s")))",
-                                 ["{" + new.map(String.init).joined(separator: ",") + "}"])
+                                 [PGSchema.arrayLiteral(new)])
         for r in 0..<taken.rowCount { if let id = taken.int(r, 0) { loadLocked.insert(id) } }
     }
 
@@ -160,7 +160,7 @@ final class PGIngestSink: IngestSink {
         defer { loadLocked.removeAll(); loadLockAsked.removeAll() }
         guard !loadLocked.isEmpty else { return }
         _ = try? pg.query("SELECT pg_advisory_unlock(\(PGSchema.loadLockKey("s"))) FROM unnest($1::bigint[]) AS u(s)",
-                          ["{" + loadLocked.map(String.init).joined(separator: ",") + "}"])
+                          [PGSchema.arrayLiteral(loadLocked)])
     }
 
     // MARK: Batches
@@ -239,8 +239,8 @@ final class PGIngestSink: IngestSink {
                 if capturesRows { capture(lines) }
                 counts.new = lines.count
                 let batchSessions = runs.sessions
-                try pg.execute("RELEASE SAVEPOINT lctrace_direct; UPDATE sessions SET dirty = 1, changes = changes + 1 WHERE id = ANY('{"
-                               + batchSessions.map(String.init).joined(separator: ",") + "}'::bigint[])")
+                try pg.execute("RELEASE SAVEPOINT lctrace_direct; UPDATE sessions SET dirty = 1, changes = changes + 1 WHERE id = ANY('"
+                               + PGSchema.arrayLiteral(batchSessions) + "'::bigint[])")
                 touched.formUnion(batchSessions)
                 noteWritten(lines, runs, added: batchSessions)
                 let keys = Set(lines.filter { $0.event.record >= 0 }.map { [$0.session, $0.event.seq] })
@@ -268,7 +268,7 @@ final class PGIngestSink: IngestSink {
                 // (which cannot know how many events a block holds) joined the lines to the blocks
                 // by session and unnested a session's blocks once a line (23 s instead of 0.5 for
                 // two files loaded again). Hash joins, until the batch commits.
-                let sessions = "{" + runs.sessions.map(String.init).joined(separator: ",") + "}"
+                let sessions = PGSchema.arrayLiteral(runs.sessions)
                 try pg.execute("SET LOCAL enable_nestloop = off")
                 counts.new = try pg.query("""
                     WITH stored AS MATERIALIZED (
@@ -365,20 +365,23 @@ final class PGIngestSink: IngestSink {
     /// The batch's lines as blocks of `PGEventRow.copy`: each session's lines in batch order
     /// (their seqs rise: `directRows`), cut every `PGEventRow.blockSize`; texts in `arena`.
     static func addBlocks(_ w: PGCopyWriter, _ lines: [Line], _ runs: SessionRuns, _ arena: UnsafeRawBufferPointer) throws {
-        var order: [Int64] = []
-        var bySession: [Int64: [PGEventRow.Packed]] = [:]
+        // Each session's events in a group of their own, found once a run (as `SessionRuns` does).
+        var groups: [(session: Int64, events: [PGEventRow.Packed])] = []
+        var group: [Int64: Int] = [:]
         for run in runs.runs {
-            if bySession[run.session] == nil { order.append(run.session) }
-            bySession[run.session, default: []].reserveCapacity(run.lines.count)
+            let g = group[run.session] ?? {
+                groups.append((run.session, []))
+                group[run.session] = groups.count - 1
+                return groups.count - 1
+            }()
             for i in run.lines {
                 let e = lines[i].event, t = lines[i].ids
-                bySession[run.session, default: []].append(
+                groups[g].events.append(
                     PGEventRow.packed(seq: e.seq, t: e.t, ev: t.ev, vc: t.vc, cls: t.cls, other: t.other, flags: e.flags,
                                       detail: t.detail, thread: t.thread, wall: bytes(e.wall, arena), attrs: bytes(e.attrs, arena)))
             }
         }
-        for session in order {
-            let events = bySession[session]!
+        for (session, events) in groups {
             for start in stride(from: 0, to: events.count, by: PGEventRow.blockSize) {
                 try PGEventRow.addBlock(w, session: session, events[start..<min(start + PGEventRow.blockSize, events.count)])
             }
@@ -490,7 +493,7 @@ final class PGIngestSink: IngestSink {
         let locked = try pg.query("""
             SELECT s.id, s.changes, (SELECT max(k.last_seq) FROM event_blocks k WHERE k.session = s.id)
             FROM sessions s WHERE s.id = ANY($1::bigint[]) ORDER BY s.id FOR UPDATE
-            """, ["{" + ids.map(String.init).joined(separator: ",") + "}"])
+            """, [PGSchema.arrayLiteral(ids)])
         guard locked.rowCount == ids.count else { return false }
         var last: [Int64: Int64] = [:]
         for r in 0..<locked.rowCount {
@@ -700,7 +703,7 @@ final class PGIngestSink: IngestSink {
         if !sessionsOfFile.isEmpty {
             try pg.query("""
                 INSERT INTO file_sessions(file, session) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING
-                """, [String(id), "{" + sessionsOfFile.sorted().map(String.init).joined(separator: ",") + "}"])
+                """, [String(id), PGSchema.arrayLiteral(sessionsOfFile.sorted())])
         }
         return nil
     }

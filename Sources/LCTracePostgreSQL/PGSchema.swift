@@ -326,6 +326,11 @@ enum PGSchema {
         return words.prefix(2).joined(separator: " ")
     }
 
+    /// A bigint[] (or integer[]) literal for a parameter: `{1,2}`.
+    static func arrayLiteral(_ values: some Sequence<Int64>) -> String {
+        "{" + values.map(String.init).joined(separator: ",") + "}"
+    }
+
     /// A text[] literal for a parameter: `{"a","b"}`, each element quoted and escaped.
     static func arrayLiteral(_ values: [String]) -> String {
         "{" + values.map { v in
