@@ -139,11 +139,7 @@ package final class Analyzer {
             try run(targets, claiming: true)
         }
         // What the others left dirty (a batch came after their analysis), waiting for them now.
-        if !passedOver.isEmpty {
-            let again = passedOver
-            passedOver = []
-            try run(again, claiming: false)
-        }
+        try run(passedOver, claiming: false)
         summary.fileFindings = try store.writeTransaction {
             try store.saveSettings(settings)
             let fileFindings = RejectedLinesRule.check(try store.fileProblems())

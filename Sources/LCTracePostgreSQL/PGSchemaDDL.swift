@@ -141,7 +141,7 @@ CREATE TABLE event_blocks (
     rest      jsonb[],
     PRIMARY KEY (session, first_seq) WITH (fillfactor = 100)
 ) WITH (fillfactor = 100);
-COMMENT ON TABLE event_blocks IS 'Every good event line, once per (session, seq), in blocks of up to 256 events of one session (version 7): read them through events (or event_rows, events_v). About 20 bytes an event, where a row an event took 93 with its key.';
+COMMENT ON TABLE event_blocks IS 'Every good event line, once per (session, seq), in blocks of up to 256 events of one session (version 7): read them through events (or event_rows, events_v). About 14 bytes an event, where a row an event took 93 with its key.';
 COMMENT ON COLUMN event_blocks.session IS '→ sessions.id.';
 COMMENT ON COLUMN event_blocks.first_seq IS 'The lowest seq of the block (its key within the session).';
 COMMENT ON COLUMN event_blocks.last_seq IS 'The highest seq of the block. Blocks of a session may interleave (a later file fills holes): order by seq after unnesting.';
