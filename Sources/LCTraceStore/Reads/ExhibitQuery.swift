@@ -14,8 +14,8 @@ package final class ExhibitQuery {
         var out: [Int64: Int64] = [:]
         let sorted = Set(seqs).sorted()
         for start in stride(from: 0, to: sorted.count, by: Int(lookUpRows)) {
-            let list = sorted[start..<min(start + Int(lookUpRows), sorted.count)].map(String.init).joined(separator: ",")
-            let q = try db.lookup("SELECT seq, t FROM \(db.relation(.events)) WHERE session = ?1 AND seq IN (\(list))")
+            let chunk = Array(sorted[start..<min(start + Int(lookUpRows), sorted.count)])
+            let q = try db.lookup("SELECT e.seq, e.t FROM \(db.events(session: "?1", seqs: chunk)) e")
             q.bind(session, at: 1)
             while try q.step() { out[q.int(0)] = q.int(1) }
         }
@@ -55,10 +55,7 @@ package final class ExhibitQuery {
     package func events(session: Int64, sid: String, seqs: [Int64]) throws -> [TraceEvent] {
         guard !seqs.isEmpty else { return [] }
         let sorted = Set(seqs).sorted()
-        let list = sorted.map(String.init).joined(separator: ",")
-        return try select("e.session = ?1 AND e.seq IN (\(list)) ORDER BY e.seq",
-                          from: db.events(session: "?1", from: String(sorted.first!), through: String(sorted.last!), firstOnly: false),
-                          sid: sid) { q in q.bind(session, at: 1) }
+        return try select("TRUE ORDER BY e.seq", from: db.events(session: "?1", seqs: sorted), sid: sid) { q in q.bind(session, at: 1) }
     }
 
     private func bind(_ q: any SQLQuery, _ session: Int64, _ since: Int64, _ end: Int64?, _ vc: Int64) {

@@ -72,6 +72,11 @@ package protocol SQLReadConnection: AnyObject {
     /// columns of `relation(.events)`. `firstOnly`: the caller reads the lowest seq at or after
     /// `from` only, which a backend storing events in blocks finds in a block or two.
     func events(session: String, from: String?, through: String?, firstOnly: Bool) -> String
+    /// SQL (a parenthesized FROM item, to alias) for the events of `session` whose seq is one
+    /// of `seqs` (a few: a finding's evidence), with the columns of `relation(.events)`. A
+    /// backend storing events in blocks unnests only the blocks that hold them, not every
+    /// block between the first and the last.
+    func events(session: String, seqs: [Int64]) -> String
     /// SQL (a parenthesized FROM item, to alias) of columns seq and t of the events of
     /// `session` at or after seq `from`, of which the caller reads the first: a timeline's
     /// bisection probes it a few hundred times a report.
@@ -107,6 +112,15 @@ package enum SharedLayoutEvents {
             + (through.map { " AND seq <= \($0)" } ?? "") + ")"
     }
 
+    package static func events(_ relation: String, session: String, seqs: [Int64]) -> String {
+        "(SELECT * FROM \(relation) WHERE session = \(session) AND seq IN (\(seqList(seqs))))"
+    }
+
+    /// `seqs` for an `IN (…)` list: NULL when there is none (an empty list is not SQL).
+    package static func seqList(_ seqs: [Int64]) -> String {
+        seqs.isEmpty ? "NULL" : seqs.map(String.init).joined(separator: ",")
+    }
+
     package static func seqTimes(_ relation: String, session: String, atOrAfter from: String) -> String {
         "(SELECT seq, t FROM \(relation) WHERE session = \(session) AND seq >= \(from))"
     }
@@ -122,6 +136,10 @@ package extension SQLReadConnection {
 
     func events(session: String, from: String?, through: String?, firstOnly: Bool) -> String {
         SharedLayoutEvents.events(relation(.events), session: session, from: from, through: through)
+    }
+
+    func events(session: String, seqs: [Int64]) -> String {
+        SharedLayoutEvents.events(relation(.events), session: session, seqs: seqs)
     }
 
     var searchIndexLimit: Int { 0 }

@@ -101,4 +101,36 @@ final class PostgreSQLEventBlocksTests: PostgreSQLTestCase {
             SELECT count(*) FROM event_blocks a JOIN event_blocks c ON a.session = c.session AND a.first_seq < c.first_seq AND c.first_seq < a.last_seq
             """).int(0, 0).map { $0 > 0 }, true, "merged blocks interleave the stored ones")
     }
+
+    /// A few events read by seq (a finding's evidence, `SQLReadConnection.events(session:seqs:)`)
+    /// are the view's, and only the blocks that hold them are unnested: the report's HTML
+    /// spent a second on 10 M events unnesting every block of a session per example.
+    func testEventsReadBySeqUnnestOnlyTheBlocksThatHoldThem() throws {
+        var b = TraceBuilder(sid: "S-seqs")
+        for i in 0..<900 { b.vc(Double(10 + i), "init", "0x\(i % 50)", #""cls":"CellVC""#) }
+        TestSupport.writeLines(b.lines, to: dir + "/seqs.jsonl")
+        let url = try freshDatabase()
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", url, dir + "/seqs.jsonl"]).status, 0)
+        let pg = try PGConnection(url: url)
+        let read = PGReadConnection(pg: pg, snapshot: false)
+        let session = try pg.query("SELECT id FROM sessions").int(0, 0) ?? -1
+        let blocks = try pg.query("SELECT first_seq, last_seq FROM event_blocks WHERE session = \(session)")
+        let bounds = (0..<blocks.rowCount).map { (blocks.int($0, 0) ?? 0, blocks.int($0, 1) ?? 0) }
+        XCTAssertGreaterThan(bounds.count, 3, "a session of several blocks")
+        let many = (0..<Int64(PGReadConnection.blockBoundTerms + 6)).map { $0 * 3 }
+        for seqs in [[], [5], [5, 820], [820, 5, 5, 450, 100_000], many] as [[Int64]] {
+            let from = read.events(session: "\(session)", seqs: seqs)
+            let got = try pg.query("SELECT string_agg(r.seq || ':' || r.t || ':' || r.ev || ':' || r.vc, ',' ORDER BY r.seq) FROM \(from) AS r")
+            let want = try pg.query("SELECT string_agg(seq || ':' || t || ':' || ev || ':' || vc, ',' ORDER BY seq) FROM event_rows"
+                                    + " WHERE session = \(session) AND seq = ANY('{\(seqs.map(String.init).joined(separator: ","))}'::bigint[])")
+            XCTAssertEqual(got.text(0, 0), want.text(0, 0), "\(seqs.prefix(5))")
+            guard seqs.count <= PGReadConnection.blockBoundTerms else { continue }
+            let holding = bounds.filter { bound in seqs.contains { bound.0 <= $0 && $0 <= bound.1 } }.count
+            let plan = try pg.query("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM \(from) AS r")
+            let scans = (0..<plan.rowCount).compactMap { plan.text($0, 0) }.filter { $0.contains("Function Scan") }
+            XCTAssertEqual(scans.count, seqs.isEmpty ? 0 : 1, "\(scans)")
+            let unnested = scans.first.map { line in Int(line[line.range(of: "loops=")!.upperBound...].prefix { $0.isNumber }) ?? -1 } ?? 0
+            XCTAssertEqual(unnested, holding, "blocks unnested for \(seqs): \(scans)")
+        }
+    }
 }
