@@ -14,8 +14,14 @@ final class PGStrings {
     private var ids: [String: Int64] = [:]
     /// Texts cached at most (controller ids are many and mostly of one session): flat memory.
     package static let maxCached = 200_000
+    /// Where an ingest's texts are told to its analysis thread (nil: nobody asks).
+    let learned: PGLearnedTexts?
 
-    package init(url: String, stop: StopRequest?) { self.url = url; self.stop = stop }
+    init(url: String, stop: StopRequest?, learned: PGLearnedTexts? = nil) {
+        self.url = url
+        self.stop = stop
+        self.learned = learned
+    }
 
     /// The ids of `texts`, inserting those the table does not have yet.
     package func ids<S: Sequence>(_ texts: S) throws -> [String: Int64] where S.Element == String {
@@ -30,7 +36,7 @@ final class PGStrings {
         // Most texts a batch does not know yet are new to the table too (controller ids): the
         // insert returns their ids; only those it skipped (stored before, or by another
         // ingester meanwhile) are looked up, in a second statement that then sees them.
-        let inserted = try inserter!.query("""
+        let inserted = try inserter!.queryPrepared("""
             INSERT INTO strings(text) SELECT t FROM unnest($1::text[]) AS u(t) ORDER BY t
             ON CONFLICT (text) DO NOTHING RETURNING id, text
             """, [PGSchema.arrayLiteral(missing)])
@@ -45,8 +51,9 @@ final class PGStrings {
         keep(inserted)
         let skipped = missing.filter { out[$0] == nil }
         if !skipped.isEmpty {
-            keep(try inserter!.query("SELECT id, text FROM strings WHERE text = ANY($1::text[])", [PGSchema.arrayLiteral(skipped)]))
+            keep(try inserter!.queryPrepared("SELECT id, text FROM strings WHERE text = ANY($1::text[])", [PGSchema.arrayLiteral(skipped)]))
         }
+        learned?.learn(out)
         return out
     }
 
@@ -103,8 +110,12 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
     /// transaction its cursors need).
     private let events: PGEventReader
 
-    package init(connection: PGReadConnection, strings: PGStrings) throws {
+    /// Texts the ingest feeding this analysis learned (`PGModelWorker`), taken before any is read.
+    private let known: PGLearnedTexts?
+
+    package init(connection: PGReadConnection, strings: PGStrings, known: PGLearnedTexts? = nil) throws {
         self.strings = strings
+        self.known = known
         events = PGEventReader(pg: connection.pg)
         try super.init(connection: connection)
     }
@@ -131,7 +142,7 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
 
     /// The texts of `ids`, those not cached read in one query.
     private func texts(of ids: Set<Int64>) throws -> [Int64: String] {
-        try textsByID.load(ids, on: pg)
+        try textsByID.load(ids, on: pg, known: known)
         var out: [Int64: String] = [:]
         for id in ids { out[id] = textsByID[id] }
         return out
@@ -170,9 +181,9 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
 
     package func clear(session: Int64) throws {
         try pg.execute("SELECT " + Self.sessionLock(session))
-        changesAtStart[session] = try pg.query("SELECT changes FROM sessions WHERE id = $1", [String(session)]).int(0, 0) ?? 0
+        changesAtStart[session] = try pg.queryPrepared("SELECT changes FROM sessions WHERE id = $1", [String(session)]).int(0, 0) ?? 0
         for table in ["instances", "appearances", "containment", "findings"] {
-            try pg.query("DELETE FROM \(table) WHERE session = $1", [String(session)])
+            try pg.queryPrepared("DELETE FROM \(table) WHERE session = $1", [String(session)])
         }
     }
 

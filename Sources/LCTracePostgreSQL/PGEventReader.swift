@@ -1,3 +1,4 @@
+import Foundation
 import LCTraceFormat
 import LCTraceModel
 
@@ -77,19 +78,54 @@ struct PGTextCache {
 
     subscript(id: Int64) -> String? { texts[id] }
 
-    /// Reads the texts of `ids` the cache lacks, in one query; when they would not fit, the
-    /// cache is emptied first and every one of `ids` is read.
-    mutating func load(_ ids: Set<Int64>, on pg: PGConnection) throws {
+    /// Reads the texts of `ids` the cache lacks, in one query (those `known` holds are taken
+    /// from it instead); when they would not fit, the cache is emptied first and every one of
+    /// `ids` is read.
+    mutating func load(_ ids: Set<Int64>, on pg: PGConnection, known: PGLearnedTexts? = nil) throws {
         var missing = ids.filter { texts[$0] == nil }
         guard !missing.isEmpty else { return }
         if texts.count + missing.count > maxCached {
             texts.removeAll(keepingCapacity: true)
             missing = ids
         }
-        let rows = try pg.query("SELECT id, text FROM strings WHERE id = ANY($1::bigint[])",
+        if let known { missing = known.take(missing, into: &texts) }
+        guard !missing.isEmpty else { return }
+        let rows = try pg.queryPrepared("SELECT id, text FROM strings WHERE id = ANY($1::bigint[])",
                                 [PGSchema.arrayLiteral(missing)])
         for r in 0..<rows.rowCount {
             if let id = rows.int(r, 0), let text = rows.text(r, 1) { texts[id] = text }
         }
+    }
+}
+
+/// The texts an ingest's `PGStrings` learned (inserted, or found stored), by id, for its
+/// analysis thread (`PGModelWorker`): the captured rows' texts are the ingest's own, so the
+/// worker takes them from here instead of reading them back from `strings` (a statement a
+/// file, 0.13 s of the server's 1.7 s on the 718,000-event benchmark). Ids are committed
+/// before they are learned (`PGStrings` inserts in autocommit) and never change their text.
+/// Bounded as the caches are; what it lacks is read from the server.
+final class PGLearnedTexts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var texts: [Int64: String] = [:]
+    let maxCached: Int
+
+    init(maxCached: Int = PGStrings.maxCached) { self.maxCached = maxCached }
+
+    func learn(_ ids: [String: Int64]) {
+        lock.lock()
+        defer { lock.unlock() }
+        if texts.count + ids.count > maxCached { texts.removeAll(keepingCapacity: true) }
+        for (text, id) in ids where texts.count < maxCached { texts[id] = text }
+    }
+
+    /// Puts the texts it holds of `ids` into `cache`, and returns the ids it lacks.
+    func take(_ ids: Set<Int64>, into cache: inout [Int64: String]) -> Set<Int64> {
+        lock.lock()
+        defer { lock.unlock() }
+        var lacking = Set<Int64>()
+        for id in ids {
+            if let text = texts[id] { cache[id] = text } else { lacking.insert(id) }
+        }
+        return lacking
     }
 }

@@ -169,7 +169,7 @@ extension PGIngestSink: LoadingAnalysisHost {
     }
 
     package func openSnapshotReader() throws -> any SnapshotReader {
-        try PGModelWorker(url: url, stop: pg.stop)
+        try PGModelWorker(url: url, stop: pg.stop, known: strings.learned)
     }
 }
 
@@ -178,10 +178,11 @@ extension PGIngestSink: LoadingAnalysisHost {
 final class PGModelWorker: PGAnalysisStore, ModelStoringReader {
     private let ownStrings: PGStrings
 
-    init(url: String, stop: StopRequest?) throws {
+    /// `known`: the texts the ingest learned, which the captured rows hold.
+    init(url: String, stop: StopRequest?, known: PGLearnedTexts?) throws {
         let pg = try PGConnection(url: url, stop: stop)
         ownStrings = PGStrings(url: url, stop: stop)
-        try super.init(connection: PGReadConnection(pg: pg, snapshot: false), strings: ownStrings)
+        try super.init(connection: PGReadConnection(pg: pg, snapshot: false), strings: ownStrings, known: known)
     }
 
     /// A REPEATABLE READ, READ ONLY transaction (not used by `BackgroundAnalyzer` for a

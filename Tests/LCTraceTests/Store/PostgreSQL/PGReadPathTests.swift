@@ -30,6 +30,20 @@ final class PGReadPathTests: XCTestCase {
         }
     }
 
+    /// The texts an ingest learned are handed to its analysis thread by id, those it lacks
+    /// named to be read; past its bound it starts over rather than grow (no server needed).
+    func testLearnedTextsGiveWhatTheyHoldAndNameWhatTheyLack() {
+        let learned = PGLearnedTexts(maxCached: 4)
+        learned.learn(["viewDidLoad": 1, "0x1": 2, "HomeVC": 3])
+        var cache: [Int64: String] = [9: "kept"]
+        XCTAssertEqual(learned.take([1, 3, 7], into: &cache), [7])
+        XCTAssertEqual(cache, [9: "kept", 1: "viewDidLoad", 3: "HomeVC"])
+        learned.learn(["0x2": 4, "0x3": 5])
+        var after: [Int64: String] = [:]
+        XCTAssertEqual(learned.take([1, 2, 4, 5], into: &after), [1, 2], "started over at its bound")
+        XCTAssertEqual(after, [4: "0x2", 5: "0x3"])
+    }
+
     /// A query longer than several pages steps through every row in order while other
     /// statements (look-ups, whole short queries, a second cursor) run between its rows and
     /// right at its page boundaries, where the next page is already on its way.
