@@ -332,10 +332,22 @@ enum PGSchema {
         "{" + values.map(String.init).joined(separator: ",") + "}"
     }
 
-    /// A text[] literal for a parameter: `{"a","b"}`, each element quoted and escaped.
+    /// A text[] literal for a parameter: `{"a","b"}`, each element quoted and escaped. Written
+    /// byte by byte: an ingest sends every new text in one (controller ids by the ten thousand),
+    /// and Foundation's `replacingOccurrences` cost 1.5 % of its CPU.
     static func arrayLiteral(_ values: [String]) -> String {
-        "{" + values.map { v in
-            "\"" + v.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-        }.joined(separator: ",") + "}"
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        out.reserveCapacity(values.reduce(2) { $0 + $1.utf8.count + 3 })
+        for (i, value) in values.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            for byte in value.utf8 {
+                if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") { out.append(UInt8(ascii: "\\")) }
+                out.append(byte)
+            }
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
     }
 }

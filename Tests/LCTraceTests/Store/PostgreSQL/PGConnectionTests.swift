@@ -82,6 +82,17 @@ final class PGConnectionTests: XCTestCase {
         XCTAssertEqual(back, values)
     }
 
+    /// A text[] parameter (new texts, new sessions' sids) gives back every text as it was: the
+    /// array syntax's quotes, backslashes, braces, commas, the word NULL, spaces and non-ASCII.
+    func testTextArrayLiteralsRoundTripEveryCharacterTheArraySyntaxQuotes() throws {
+        let db = try connect()
+        let values = ["plain", "with \"quotes\"", "back\\slash", "\\\"", "{braces}", "a,b", "NULL", "null", "", " padded ",
+                      "tab\tline\n", "é😀 Ω", "\\N", "\"", String(repeating: "0x7f", count: 300)]
+        let rows = try db.query("SELECT u, ord FROM unnest($1::text[]) WITH ORDINALITY AS x(u, ord) ORDER BY ord", [PGSchema.arrayLiteral(values)])
+        XCTAssertEqual((0..<rows.rowCount).map { rows.text($0, 0) }, values)
+        XCTAssertEqual(try db.query("SELECT cardinality($1::text[])", [PGSchema.arrayLiteral([String]())]).int(0, 0), 0)
+    }
+
     /// Numbers are written digit by digit into the copy's buffer: every width and both signs,
     /// the extremes included, come back as they went.
     func testCopyRoundTripsEveryWidthOfNumber() throws {
