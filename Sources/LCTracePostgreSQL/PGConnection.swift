@@ -593,8 +593,11 @@ final class PGConnection {
     /// the number of rows the server stored.
     @discardableResult
     /// `binary`: the COPY is `FORMAT binary` (its header and trailer written here; `body` uses
-    /// the writer's binary fields).
-    func copyIn(_ sql: String, binary: Bool = false, _ body: (PGCopyWriter) throws -> Void) throws -> Int {
+    /// the writer's binary fields). `deferred`: once the rows are sent, returns (0) without
+    /// waiting for the server to store them; the next statement on the connection reads the
+    /// outcome first and throws its failure (`settleAhead`), so the caller goes on with its
+    /// own work meanwhile.
+    func copyIn(_ sql: String, binary: Bool = false, deferred: Bool = false, _ body: (PGCopyWriter) throws -> Void) throws -> Int {
         try settleAhead()
         guard PQsendQuery(handle, sql) == 1, let start = try lastResult() else { throw error(nil, sql: sql) }
         let started = PGResult(start)
@@ -613,6 +616,10 @@ final class PGConnection {
         // Ending with an error message makes the server roll the COPY back.
         let end = failure == nil ? PQputCopyEnd(handle, nil) : PQputCopyEnd(handle, "lctrace: copy abandoned")
         if end != 1 && failure == nil { failure = error(nil, sql: sql) }
+        if deferred && failure == nil {
+            ahead = PGAhead(sql: sql)
+            return 0
+        }
         var rows = 0
         while let raw = try nextResult() {
             let result = PGResult(raw)

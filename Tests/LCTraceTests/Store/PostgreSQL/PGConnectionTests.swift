@@ -82,6 +82,29 @@ final class PGConnectionTests: XCTestCase {
         XCTAssertEqual(back, values)
     }
 
+    /// A copy not waited for (the ingest's blocks) that the server refuses fails the next
+    /// statement with the copy's own reason, never silently; the transaction then rolls back,
+    /// and the connection takes statements again. One that succeeds is stored by then.
+    func testADeferredCopyTellsItsOutcomeAtTheNextStatement() throws {
+        let db = try connect()
+        try db.execute("CREATE TEMP TABLE deferred_check (n bigint PRIMARY KEY)")
+        try db.execute("BEGIN")
+        XCTAssertEqual(try db.copyIn("COPY deferred_check FROM STDIN", deferred: true) { w in
+            for n in [1, 2, 3] as [Int64] { w.add(n); try w.endRow() }
+        }, 0)
+        XCTAssertEqual(try db.query("SELECT count(*) FROM deferred_check").int(0, 0), 3)
+        XCTAssertEqual(try db.copyIn("COPY deferred_check FROM STDIN", deferred: true) { w in
+            for n in [4, 2] as [Int64] { w.add(n); try w.endRow() }
+        }, 0, "returns before the server has stored the rows")
+        XCTAssertThrowsError(try db.query("SELECT count(*) FROM deferred_check")) { error in
+            let failure = error as? PGError
+            XCTAssertEqual(failure?.sqlState, "23505", "\(error)")
+            XCTAssertTrue(failure?.sql?.hasPrefix("COPY deferred_check") ?? false, "\(error)")
+        }
+        try db.rollback()
+        XCTAssertEqual(try db.query("SELECT count(*) FROM deferred_check").int(0, 0), 0)
+    }
+
     /// A text[] parameter (new texts, new sessions' sids) gives back every text as it was: the
     /// array syntax's quotes, backslashes, braces, commas, the word NULL, spaces and non-ASCII.
     func testTextArrayLiteralsRoundTripEveryCharacterTheArraySyntaxQuotes() throws {

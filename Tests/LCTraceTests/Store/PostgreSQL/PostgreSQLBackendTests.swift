@@ -367,8 +367,9 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         return try freshDatabase(name)
     }
 
-    /// A row stored behind lctrace's back (its batch not counted in `sessions.changes`) makes
-    /// the straight copy fail: it is undone and the batch merged, the row counted a duplicate.
+    /// A row stored behind lctrace's back (its batch not counted in `sessions.changes`) keeps
+    /// the batch from the straight copy (the highest seq stored, read under the sessions'
+    /// lock): the batch is merged, the row counted a duplicate.
     func testAStraightCopyMeetingAStoredRowIsUndoneAndMerged() throws {
         let url = try splitSession("S-behind", firstEnd: 10, secondStart: 5)
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, dir + "/first.jsonl"]).status, 0)
