@@ -179,12 +179,14 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
         return try pg.query("SELECT dirty FROM sessions WHERE id = $1", [String(session)]).int(0, 0) == 1
     }
 
+    /// The session's lock, its `changes`, and its model's rows deleted: one round trip (the
+    /// analysis while loading clears a session per file).
     package func clear(session: Int64) throws {
-        try pg.execute("SELECT " + Self.sessionLock(session))
-        changesAtStart[session] = try pg.queryPrepared("SELECT changes FROM sessions WHERE id = $1", [String(session)]).int(0, 0) ?? 0
-        for table in ["instances", "appearances", "containment", "findings"] {
-            try pg.queryPrepared("DELETE FROM \(table) WHERE session = $1", [String(session)])
-        }
+        let id = String(session)
+        changesAtStart[session] = try pg.queryStatements(
+            ["SELECT " + Self.sessionLock(session)]
+            + ["instances", "appearances", "containment", "findings"].map { "DELETE FROM \($0) WHERE session = \(id)" }
+            + ["SELECT changes FROM sessions WHERE id = \(id)"]).int(0, 0) ?? 0
     }
 
     package func writeRows(session: Int64, _ model: SessionModel) throws {

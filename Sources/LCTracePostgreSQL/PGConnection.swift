@@ -443,6 +443,16 @@ final class PGConnection {
         _ = try check(try lastResult(), sql: sql)
     }
 
+    /// Runs `statements` (no parameters) in one round trip, the simple-query protocol, and
+    /// returns the last one's result; the first failure is thrown.
+    func queryStatements(_ statements: [String]) throws -> PGResult {
+        try settleAhead()
+        let sql = (takeCloses() + statements).joined(separator: "; ")
+        guard PQsendQuery(handle, sql) == 1 else { throw error(nil, sql: statements.first) }
+        defer { noteTransactionState() }
+        return try check(try lastResult(), sql: sql)
+    }
+
     /// One statement of a `pipeline`.
     struct Piped {
         var sql: String

@@ -592,7 +592,7 @@ final class PGIngestSink: IngestSink {
         try pg.query("SELECT pg_try_advisory_lock\(Self.fileLock(id))").text(0, 0) == "t"
     }
 
-    package func planFile(path: String, size: Int64?, hash: String?) throws -> FilePlan {
+    package func planFile(path: String, size: Int64?, hash: String?, deferring: Bool) throws -> FilePlan {
         try pg.execute("SELECT " + PGSchema.ledgerLock)
         var reusable: Int64?
         var hashTaken = false
@@ -608,14 +608,20 @@ final class PGIngestSink: IngestSink {
                 if loadingHere[id] == nil, try take(id) { reusable = id }
             }
         }
+        var busy = hashTaken && reusable == nil
         if reusable == nil, let size, path != "-" {
             let q = try pg.query("SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = $1 AND size = $2 ORDER BY id",
                                  [path, String(size)])
             for r in 0..<q.rowCount {
                 let id = q.int(r, 0) ?? 0
-                if loadingHere[id] == nil, try take(id) { reusable = id; break }
+                guard loadingHere[id] == nil else { continue }
+                if try take(id) { reusable = id; break }
+                busy = true
             }
         }
+        // (Issue 26) Ingesters given the same files meet on every one of them in step: each
+        // one they would all load, the others leave for later, when it is loaded and skipped.
+        if deferring, busy, reusable == nil { return .loadingElsewhere }
         if let id = reusable {
             try pg.query("DELETE FROM rejects WHERE file = $1", [String(id)])
             try pg.query("""

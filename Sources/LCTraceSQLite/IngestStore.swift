@@ -581,7 +581,9 @@ final class IngestStore: IngestSink {
     }
     package func isLoading(size: Int64) -> Bool { files.isLoading(size: size) }
     package func hasFile(ofSize size: Int64) throws -> Bool { try files.hasFile(ofSize: size) }
-    package func planFile(path: String, size: Int64?, hash: String?) throws -> FilePlan { try files.plan(path: path, size: size, hash: hash) }
+    package func planFile(path: String, size: Int64?, hash: String?, deferring: Bool) throws -> FilePlan {
+        try files.plan(path: path, size: size, hash: hash)
+    }
     package func earlierReads(of path: String, smallerThan size: Int64) throws -> [EarlierRead] {
         try files.earlierReads(of: path, smallerThan: size)
     }

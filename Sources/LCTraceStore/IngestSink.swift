@@ -34,7 +34,10 @@ package protocol IngestSink: AnyObject {
     /// True when a stored file has `size` raw bytes: only then is hashing before reading worth it.
     func hasFile(ofSize size: Int64) throws -> Bool
     /// Decides from a file's content hash (when known) whether to load it, and into which row.
-    func planFile(path: String, size: Int64?, hash: String?) throws -> FilePlan
+    /// `deferring`: the run may come back to the file later, so a file another live ingest
+    /// is loading right now may be answered `.loadingElsewhere` (backends that cannot tell,
+    /// never do).
+    func planFile(path: String, size: Int64?, hash: String?, deferring: Bool) throws -> FilePlan
     /// Files loaded before under `path` with fewer bytes (maybe an earlier read of a growing file).
     func earlierReads(of path: String, smallerThan size: Int64) throws -> [EarlierRead]
     /// Drops earlier reads that turned out to be a prefix of a file now loaded whole.
@@ -128,6 +131,9 @@ package enum FilePlan: Equatable {
     case load(fileID: Int64)
     /// The same content was loaded before, under this path.
     case alreadyLoaded(path: String)
+    /// Another live ingest is loading this file now: come back to it after the other files
+    /// (by then it is loaded, and skipped by its hash).
+    case loadingElsewhere
 }
 
 

@@ -85,6 +85,9 @@ final class Ingester {
         let sizes = inputs.map { $0 == .standardInput ? nil : rawSize($0) }
         run = IngestProgress.Run()
         run.totalBytes = sizes.contains(where: { $0 == nil }) ? nil : sizes.reduce(0) { $0 + $1! }
+        // Files another live ingest was loading when planned: loaded (or found loaded) after
+        // the others, their reports put back where they belong.
+        var deferred: [(index: Int, position: Int)] = []
         for index in inputs.indices {
             do {
                 try stop?.check()
@@ -100,6 +103,10 @@ final class Ingester {
                 next = nil
                 defer { current.stop() }
                 if index + 1 < inputs.count { next = try prepare(inputs[index + 1], ahead: true) }
+                if current.loadingElsewhere {
+                    deferred.append((index, summary.files.count))
+                    continue
+                }
                 let report = try load(current, index: index, count: inputs.count, progress: progress)
                 summary.files.append(report)
                 run.filesDone += 1
@@ -113,6 +120,20 @@ final class Ingester {
                 throw abandon(error, summary, started)
             }
         }
+        var reports: [FileReport] = []
+        for (index, _) in deferred {
+            do {
+                try stop?.check()
+                let current = try prepare(inputs[index], ahead: false, deferring: false)!
+                defer { current.stop() }
+                reports.append(try load(current, index: index, count: inputs.count, progress: progress))
+                run.filesDone += 1
+                if current.input == nil { run.bytesSkipped += sizes[index] ?? 0 }
+            } catch {
+                throw abandon(error, summary, started)
+            }
+        }
+        for ((_, position), report) in zip(deferred, reports).reversed() { summary.files.insert(report, at: position) }
         summary.seconds = Date().timeIntervalSince(started)
         do {
             if let analysis, let host = store as? any LoadingAnalysisHost { try analysis.finish(host, stop: stop) }
@@ -169,6 +190,8 @@ final class Ingester {
         package let fileID: Int64
         /// Files read before under this path with fewer bytes (see `IngestStore.earlierReads`).
         package var earlier: [EarlierRead] = []
+        /// Planned `.loadingElsewhere`: not read now, planned again after the other files.
+        var loadingElsewhere = false
         /// Decoded batches waiting for the writer: with the batch being filled and the one being
         /// stored, a file of 6,000 lines (128 + 512 + 2,048 + 4,096 …) is decoded whole while the
         /// file before it is stored, so the writer finds it ready (with 2, the writer waited
@@ -204,7 +227,8 @@ final class Ingester {
     /// Opens an input, decides from its size and content hash whether to load it (its own
     /// small transaction), and if so starts its reader thread. `ahead`: while another file is
     /// loading; nil when this one must wait for it (same size: maybe a copy of it).
-    private func prepare(_ location: InputLocation, ahead: Bool) throws -> PreparedFile? {
+    /// `deferring`: a file another live ingest is loading may be left for later (`FilePlan`).
+    private func prepare(_ location: InputLocation, ahead: Bool, deferring: Bool = true) throws -> PreparedFile? {
         let path = location.description
         if ahead {
             // Only regular files are read ahead: standard input or a pipe may be named twice,
@@ -232,7 +256,7 @@ final class Ingester {
                 try store.begin()
             }
         }
-        return try start(path, input, size: size, hash: preHash)
+        return try start(path, input, size: size, hash: preHash, deferring: deferring)
     }
 
     /// What an input that cannot be opened becomes in the summary.
@@ -243,14 +267,15 @@ final class Ingester {
 
     /// Plans the file `path` inside the open transaction, which it commits, and when it is to
     /// be loaded starts the reader thread decoding `input` into batches.
-    private func start(_ path: String, _ input: TraceInput, size: Int64?, hash: String?) throws -> PreparedFile {
-        let plan = try store.planFile(path: path, size: size, hash: hash)
+    private func start(_ path: String, _ input: TraceInput, size: Int64?, hash: String?, deferring: Bool = false) throws -> PreparedFile {
+        let plan = try store.planFile(path: path, size: size, hash: hash, deferring: deferring)
         let earlier = try size.map { try store.earlierReads(of: path, smallerThan: $0) } ?? []
         try store.commit()
         guard case .load(let fileID) = plan else {
-            var report = FileReport(path: path, status: .loaded)
-            if case .alreadyLoaded(let other) = plan { report.status = .alreadyLoaded(path: other) }
-            return PreparedFile(report: report)
+            let file = PreparedFile(report: FileReport(path: path, status: .loaded))
+            if case .alreadyLoaded(let other) = plan { file.report.status = .alreadyLoaded(path: other) }
+            file.loadingElsewhere = plan == .loadingElsewhere
+            return file
         }
         let file = PreparedFile(path: path, input: input, size: size, fileID: fileID)
         file.earlier = earlier

@@ -367,6 +367,49 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         return try freshDatabase(name)
     }
 
+    /// (Issue 26) A file another live ingest is loading when it is planned is left for after
+    /// the other files: loaded too if the other is still at it then, skipped by its hash if
+    /// the other has loaded it meanwhile. The run's reports stay in the order of its inputs.
+    func testAFileAnotherIngestIsLoadingIsLeftForLater() throws {
+        var x = TraceBuilder(sid: "S-x"), y = TraceBuilder(sid: "S-y")
+        for i in 0..<40 { x.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+        // More than 16,384 lines: the run reports its progress while it loads this one.
+        for i in 0..<17_000 { y.vc(Double(10 + i), "init", "0x\(i % 300)", #""cls":"CellVC""#) }
+        TestSupport.writeLines(x.lines, to: dir + "/x.jsonl")
+        TestSupport.writeLines(y.lines, to: dir + "/y.jsonl")
+        let size = Int64(try FileManager.default.attributesOfItem(atPath: dir + "/x.jsonl")[.size] as! Int)
+        for loadedMeanwhile in [false, true] {
+            let url = try freshDatabase(loadedMeanwhile ? "meanwhile" : "still")
+            // Another ingest has planned x.jsonl and holds its row.
+            let other = try XCTUnwrap(try Storage.openForWriting(url).backend.ingestSink() as? PGIngestSink)
+            try other.begin()
+            guard case .load = try other.planFile(path: dir + "/x.jsonl", size: size, hash: nil, deferring: false) else {
+                return XCTFail("the other ingest could not plan x.jsonl")
+            }
+            try other.commit()
+            let sink = try XCTUnwrap(try Storage.openForWriting(url).backend.ingestSink() as? PGIngestSink)
+            var done = false
+            let run = try Ingester(store: sink).ingest(Ingester.expand([dir + "/x.jsonl", dir + "/y.jsonl"]).inputs) { _ in
+                // While y.jsonl loads, the other ingest ends and, here, x.jsonl is loaded by a third.
+                guard loadedMeanwhile, !done else { return }
+                done = true
+                other.releaseLoads()
+                XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, self.dir + "/x.jsonl"]).status, 0)
+            }
+            XCTAssertEqual(run.files.map(\.path), [dir + "/x.jsonl", dir + "/y.jsonl"], "reports in the order of the inputs")
+            XCTAssertEqual(run.files.map(\.status), [loadedMeanwhile ? .alreadyLoaded(path: dir + "/x.jsonl") : .loaded, .loaded])
+            XCTAssertEqual(run.files.map(\.newEvents), [loadedMeanwhile ? 0 : x.lines.count, y.lines.count])
+            let pg = try PGConnection(url: url)
+            let order = try pg.query("SELECT path FROM files WHERE status = 'complete' ORDER BY id")
+            // Still loading: this run made y.jsonl's row, then x.jsonl's of its own. Loaded
+            // meanwhile: into the other ingest's row (the first), resumed by the third.
+            XCTAssertEqual((0..<order.rowCount).compactMap { order.text($0, 0) },
+                           loadedMeanwhile ? [dir + "/x.jsonl", dir + "/y.jsonl"] : [dir + "/y.jsonl", dir + "/x.jsonl"])
+            XCTAssertEqual(try pg.query("SELECT count(*) FROM events").int(0, 0), Int64(x.lines.count + y.lines.count))
+            other.releaseLoads()
+        }
+    }
+
     /// A row stored behind lctrace's back (its batch not counted in `sessions.changes`) keeps
     /// the batch from the straight copy (the highest seq stored, read under the sessions'
     /// lock): the batch is merged, the row counted a duplicate.
@@ -575,7 +618,7 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         try PGSchema.prepare(pg, name: "other", writing: true, create: true)
         let sink = try PGIngestSink(pg: pg, url: other)
         try pg.execute("SELECT setval(pg_get_serial_sequence('files', 'id'), 1)")
-        guard case .load(let id) = try sink.planFile(path: "/elsewhere.jsonl", size: 10, hash: nil) else {
+        guard case .load(let id) = try sink.planFile(path: "/elsewhere.jsonl", size: 10, hash: nil, deferring: false) else {
             return XCTFail("the other schema's file was not planned for loading")
         }
         XCTAssertEqual(id, 2)
