@@ -61,9 +61,10 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
         }
     }
 
-    /// Most captured rows held by queued requests (40 bytes each); past it a request goes
-    /// without (its session is read back), so memory stays bounded when the analysis falls
+    /// Most captured rows held by queued requests (40 bytes each on SQLite); past it a request
+    /// goes without (its session is read back), so memory stays bounded when the analysis falls
     /// behind, as it does on many tiny sessions (10,000 in 100 files: 98 MB peak with 524,288).
+    /// The host's `capturedRowsHeldAtMost`.
     var maxHeldRows = 65_536
     private var heldRows = 0
     /// Facts per batch of a long session's model (`SessionAnalysis.factsPerBatch`).
@@ -122,6 +123,7 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
         analysis = SessionAnalysis(settings: settings)
         self.host = host
         readsBack = host.readsBackWhileLoading
+        maxHeldRows = host.capturedRowsHeldAtMost
         workerConnection = try host.openSnapshotReader()
         // Weak: a finished worker thread must not keep the analyzer (and the writer's
         // connection) alive while the process closes its databases.

@@ -134,10 +134,14 @@ package protocol LoadingAnalysisHost: AnyObject {
     /// False when a session without captured rows is left dirty, for the analysis after
     /// loading, rather than read back while loading (PostgreSQL: `ModelStoringReader`).
     var readsBackWhileLoading: Bool { get }
+    /// Most captured rows the analysis holds for the sessions it has not built yet
+    /// (`BackgroundAnalyzer.maxHeldRows`): past it a session goes without, and is read back.
+    var capturedRowsHeldAtMost: Int { get }
 }
 
 package extension LoadingAnalysisHost {
     var readsBackWhileLoading: Bool { true }
+    var capturedRowsHeldAtMost: Int { 65_536 }
 }
 
 /// A snapshot reader that stores the models it builds itself, each session in a write

@@ -442,6 +442,10 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         let background = try XCTUnwrap(ingester.analysis)
         XCTAssertGreaterThan(background.storedFromCapturedRows, 0)
         XCTAssertEqual(background.sessions, background.storedFromCapturedRows, "nothing is read back while loading")
+        // A session read back costs the server: the analysis holds four times SQLite's rows.
+        XCTAssertEqual(background.maxHeldRows, sink.capturedRowsHeldAtMost)
+        let sqlite = try IngestStore(db: SQLiteSchema.openForWriting(path: dir + "/held.db"))
+        XCTAssertEqual(sink.capturedRowsHeldAtMost, 4 * sqlite.capturedRowsHeldAtMost)
         // The cut file and the overlapping one meet stored rows: their sessions are left dirty.
         let pg = try PGConnection(url: together)
         XCTAssertGreaterThan(try pg.query("SELECT count(*) FROM sessions WHERE dirty = 1").int(0, 0) ?? 0, 0)
