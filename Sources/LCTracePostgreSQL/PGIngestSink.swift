@@ -191,24 +191,48 @@ final class PGIngestSink: IngestSink {
     }
 
     /// The ids of `sids`, creating the sessions that are new.
-    private func sessionIDs(_ sids: Set<String>) throws -> [String: Int64] {
+    func sessionIDs(_ sids: Set<String>) throws -> [String: Int64] {
         var out: [String: Int64] = [:]
         var missing: [String] = []
         for sid in sids { if let id = sessionIDs[sid] { out[sid] = id } else { missing.append(sid) } }
         guard !missing.isEmpty else { return out }
         missing.sort()
-        if inserter == nil { inserter = try PGConnection(url: url, stop: pg.stop) }
-        let array = PGSchema.arrayLiteral(missing)
-        try inserter!.queryPrepared("INSERT INTO sessions(sid) SELECT s FROM unnest($1::text[]) AS u(s) ORDER BY s ON CONFLICT (sid) DO NOTHING", [array])
-        let rows = try inserter!.queryPrepared("SELECT id, sid FROM sessions WHERE sid = ANY($1::text[])", [array])
+        if inserter == nil {
+            inserter = try PGConnection(url: url, stop: pg.stop)
+            try inserter!.execute("SET lock_timeout = '\(Self.sessionInsertWait)'")
+        }
         if sessionIDs.count > 100_000 { sessionIDs.removeAll(keepingCapacity: true) }
-        for r in 0..<rows.rowCount {
-            guard let id = rows.int(r, 0), let sid = rows.text(r, 1) else { continue }
-            sessionIDs[sid] = id
-            out[sid] = id
+        func found(_ sids: [String]) throws {
+            let rows = try inserter!.queryPrepared("SELECT id, sid FROM sessions WHERE sid = ANY($1::text[])", [PGSchema.arrayLiteral(sids)])
+            for r in 0..<rows.rowCount {
+                guard let id = rows.int(r, 0), let sid = rows.text(r, 1) else { continue }
+                sessionIDs[sid] = id
+                out[sid] = id
+            }
+        }
+        // Only the sids not stored yet are inserted. An insert meeting a stored sid waits for
+        // any open transaction that updated its row (another ingest's batch): that ingest may be
+        // waiting, through its own inserter, for this one's batch, a wait the server cannot see
+        // (it hung the concurrent-kill test). A stored row is read without waiting; an insert
+        // that still has to wait (a sid stored and updated since) gives up after a moment and
+        // the stored row is read again.
+        try found(missing)
+        for attempt in 1... {
+            let new = missing.filter { out[$0] == nil }
+            guard !new.isEmpty else { break }
+            do {
+                try inserter!.queryPrepared("INSERT INTO sessions(sid) SELECT s FROM unnest($1::text[]) AS u(s) ORDER BY s ON CONFLICT (sid) DO NOTHING",
+                                            [PGSchema.arrayLiteral(new)])
+            } catch let error as PGError where error.sqlState == "55P03" && attempt < 20 {
+                // lock_not_available: read again what was stored meanwhile.
+            }
+            try found(new)
         }
         return out
     }
+
+    /// How long a new session's insert waits for a row another ingest is updating.
+    static let sessionInsertWait = "500ms"
 
     package func store(_ batch: EventBatch, file: Int64) throws -> BatchCounts {
         var counts = BatchCounts()

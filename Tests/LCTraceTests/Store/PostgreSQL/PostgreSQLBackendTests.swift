@@ -290,6 +290,33 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual([sink.directBatches, sink.mergedBatches], [0, 1])
     }
 
+    /// A batch's new sessions are inserted on a connection of its own, which must never wait
+    /// for another ingest's open batch that updated a stored session's row: that ingest may be
+    /// waiting, through its own inserter, for this one, and the server cannot see such a
+    /// cycle (four ingesters of the concurrent-kill test hung so). A stored session is read,
+    /// not inserted again.
+    func testANewSessionsInsertDoesNotWaitForABatchUpdatingAStoredSession() throws {
+        let url = try freshDatabase()
+        let storage = try Storage.openForWriting(url)
+        let writer = try PGConnection(url: url)
+        try writer.execute("INSERT INTO sessions(sid) VALUES ('S-stored')")
+        try writer.execute("BEGIN")
+        try writer.execute("UPDATE sessions SET changes = changes + 1, dirty = 1 WHERE sid = 'S-stored'")
+        // Should the insert wait after all, the writer lets go after 20 s and the test fails on time.
+        let release = DispatchWorkItem { try? writer.execute("ROLLBACK") }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: release)
+        let sink = try XCTUnwrap(try storage.backend.ingestSink() as? PGIngestSink)
+        let started = Date()
+        let ids = try sink.sessionIDs(["S-stored", "S-new"])
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10, "the insert waited for the other batch")
+        XCTAssertEqual(Set(ids.keys), ["S-stored", "S-new"])
+        let stored = try PGConnection(url: url).query("SELECT id FROM sessions WHERE sid = 'S-stored'").int(0, 0)
+        XCTAssertEqual(ids["S-stored"], stored)
+        release.cancel()
+        try writer.execute("ROLLBACK")
+        sink.endRun()
+    }
+
     /// The analysis after loading passes over a session another writer is analysing (its
     /// lock held), analyses the others, and comes back to it at the end: not at all when the
     /// other stored it meanwhile, after waiting for it when it is still dirty.
