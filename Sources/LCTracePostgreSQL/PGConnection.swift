@@ -430,8 +430,28 @@ final class PGConnection {
     /// Ends the transaction: sent even when a page asked for ahead failed, or a wait was
     /// interrupted, before it.
     func rollback() throws {
-        try settleAhead(rethrowing: false)
+        do {
+            try settleAhead(rethrowing: false)
+        } catch {
+            // Interrupted while a deferred copy's outcome was on its way: the server was asked
+            // to cancel, and what it still sends is drained before the ROLLBACK goes.
+            drainLeftovers()
+        }
         try execute("ROLLBACK")
+    }
+
+    /// Ends the transaction, and fails when the server ended it otherwise: in a transaction an
+    /// earlier statement failed, PostgreSQL answers COMMIT with ROLLBACK, not with an error
+    /// (a deferred copy's failure read and dropped by mistake would otherwise pass for stored).
+    func commit() throws {
+        try settleAhead()
+        guard PQsendQuery(handle, "COMMIT") == 1 else { throw error(nil, sql: "COMMIT") }
+        defer { noteTransactionState() }
+        let result = try check(try lastResult(), sql: "COMMIT")
+        let status = String(cString: PQcmdStatus(result.handle))
+        guard status == "COMMIT" else {
+            throw PGError(sqlState: "40000", message: "the server ended the transaction with \(status), not COMMIT: a statement in it had failed", sql: "COMMIT")
+        }
     }
 
     /// Runs one or more statements without parameters (the simple-query protocol).
@@ -661,7 +681,7 @@ final class PGConnection {
         try execute(begin)
         do {
             let value = try body()
-            try execute("COMMIT")
+            try commit()
             return value
         } catch {
             try? rollback()

@@ -173,7 +173,7 @@ final class PGIngestSink: IngestSink {
     }
 
     package func commit() throws {
-        try pg.execute("COMMIT")
+        try pg.commit()
         inBatch = false
         part = 0
     }
@@ -202,12 +202,19 @@ final class PGIngestSink: IngestSink {
             try inserter!.execute("SET lock_timeout = '\(Self.sessionInsertWait)'")
         }
         if sessionIDs.count > 100_000 { sessionIDs.removeAll(keepingCapacity: true) }
-        func found(_ sids: [String]) throws {
-            let rows = try inserter!.queryPrepared("SELECT id, sid FROM sessions WHERE sid = ANY($1::text[])", [PGSchema.arrayLiteral(sids)])
-            for r in 0..<rows.rowCount {
-                guard let id = rows.int(r, 0), let sid = rows.text(r, 1) else { continue }
-                sessionIDs[sid] = id
-                out[sid] = id
+        /// Reads the stored ones of `sids`; false when a lock (DDL on `sessions`) outlasted
+        /// the timeout, to try again.
+        func found(_ sids: [String]) throws -> Bool {
+            do {
+                let rows = try inserter!.queryPrepared("SELECT id, sid FROM sessions WHERE sid = ANY($1::text[])", [PGSchema.arrayLiteral(sids)])
+                for r in 0..<rows.rowCount {
+                    guard let id = rows.int(r, 0), let sid = rows.text(r, 1) else { continue }
+                    sessionIDs[sid] = id
+                    out[sid] = id
+                }
+                return true
+            } catch let error as PGError where error.sqlState == "55P03" {
+                return false
             }
         }
         // Only the sids not stored yet are inserted. An insert meeting a stored sid waits for
@@ -215,18 +222,22 @@ final class PGIngestSink: IngestSink {
         // waiting, through its own inserter, for this one's batch, a wait the server cannot see
         // (it hung the concurrent-kill test). A stored row is read without waiting; an insert
         // that still has to wait (a sid stored and updated since) gives up after a moment and
-        // the stored row is read again.
-        try found(missing)
-        for attempt in 1... {
+        // the stored row is read again. (A lock held longer, DDL on the table, is waited for
+        // so, a timeout at a time, as long as it lasts: a stop request ends the wait.)
+        var read = try found(missing)
+        while true {
+            try pg.stop?.check()
             let new = missing.filter { out[$0] == nil }
-            guard !new.isEmpty else { break }
-            do {
-                try inserter!.queryPrepared("INSERT INTO sessions(sid) SELECT s FROM unnest($1::text[]) AS u(s) ORDER BY s ON CONFLICT (sid) DO NOTHING",
-                                            [PGSchema.arrayLiteral(new)])
-            } catch let error as PGError where error.sqlState == "55P03" && attempt < 20 {
-                // lock_not_available: read again what was stored meanwhile.
+            guard !new.isEmpty || !read else { break }
+            if read {
+                do {
+                    try inserter!.queryPrepared("INSERT INTO sessions(sid) SELECT s FROM unnest($1::text[]) AS u(s) ORDER BY s ON CONFLICT (sid) DO NOTHING",
+                                                [PGSchema.arrayLiteral(new)])
+                } catch let error as PGError where error.sqlState == "55P03" {
+                    // lock_not_available: read again what was stored meanwhile.
+                }
             }
-            try found(new)
+            read = try found(read ? new : missing.filter { out[$0] == nil })
         }
         return out
     }
@@ -289,7 +300,8 @@ final class PGIngestSink: IngestSink {
                 // by session and unnested a session's blocks once a line (23 s instead of 0.5 for
                 // two files loaded again). Hash joins, until the batch commits.
                 let sessions = PGSchema.arrayLiteral(runs.sessions)
-                try pg.execute("SET LOCAL enable_nestloop = off")
+                // Custom plans, as the connection's prepared statements do not get (`startRun`).
+                try pg.execute("SET LOCAL enable_nestloop = off; SET LOCAL plan_cache_mode = auto")
                 counts.new = try pg.query("""
                     WITH stored AS MATERIALIZED (
                         SELECT k.session, u.seq FROM event_blocks k CROSS JOIN LATERAL unnest(k.seq) AS u(seq)

@@ -120,20 +120,24 @@ final class Ingester {
                 throw abandon(error, summary, started)
             }
         }
-        var reports: [FileReport] = []
-        for (index, _) in deferred {
+        // Each put in its place as soon as it is done (an interrupted run reports what it loaded):
+        // the positions rise with the indexes, so each goes after those put in before it.
+        for (done, (index, position)) in deferred.enumerated() {
             do {
                 try stop?.check()
                 let current = try prepare(inputs[index], ahead: false, deferring: false)!
                 defer { current.stop() }
-                reports.append(try load(current, index: index, count: inputs.count, progress: progress))
+                summary.files.insert(try load(current, index: index, count: inputs.count, progress: progress), at: position + done)
                 run.filesDone += 1
-                if current.input == nil { run.bytesSkipped += sizes[index] ?? 0 }
+                if current.input == nil {
+                    run.bytesSkipped += sizes[index] ?? 0
+                    progress?(IngestProgress(fileIndex: index + 1, fileCount: inputs.count, path: current.path, lines: 0,
+                                             events: 0, rawBytes: 0, rawSize: sizes[index], run: run))
+                }
             } catch {
                 throw abandon(error, summary, started)
             }
         }
-        for ((_, position), report) in zip(deferred, reports).reversed() { summary.files.insert(report, at: position) }
         summary.seconds = Date().timeIntervalSince(started)
         do {
             if let analysis, let host = store as? any LoadingAnalysisHost { try analysis.finish(host, stop: stop) }

@@ -105,6 +105,47 @@ final class PGConnectionTests: XCTestCase {
         XCTAssertEqual(try db.query("SELECT count(*) FROM deferred_check").int(0, 0), 0)
     }
 
+    /// In a transaction a statement failed in, PostgreSQL answers COMMIT with ROLLBACK, not
+    /// an error: `commit` says so, rather than let what was rolled back pass for stored.
+    func testACommitTheServerAnswersWithRollbackFails() throws {
+        let db = try connect()
+        try db.execute("CREATE TEMP TABLE commit_check (n bigint)")
+        try db.execute("BEGIN")
+        try db.execute("INSERT INTO commit_check VALUES (1)")
+        XCTAssertThrowsError(try db.execute("SELECT 1 / 0"))
+        XCTAssertThrowsError(try db.commit()) { XCTAssertTrue("\($0)".contains("ROLLBACK"), "\($0)") }
+        XCTAssertEqual(try db.query("SELECT count(*) FROM commit_check").int(0, 0), 0, "nothing was stored")
+        try db.execute("BEGIN")
+        try db.execute("INSERT INTO commit_check VALUES (2)")
+        try db.commit()
+        XCTAssertEqual(try db.query("SELECT count(*) FROM commit_check").int(0, 0), 1)
+    }
+
+    /// A stop request while a deferred copy is still being stored (each row sleeps in a
+    /// trigger) ends the wait; the ROLLBACK is still sent, and the connection takes the next
+    /// transaction.
+    func testAStopWhileADeferredCopyIsStoredStillRollsBack() throws {
+        guard let url = Self.url else { throw XCTSkip("no PostgreSQL server: set LCTRACE_TEST_POSTGRES_URL (.ci/run starts one)") }
+        let stop = StopRequest()
+        let db = try PGConnection(url: url, stop: stop)
+        try db.execute("""
+            CREATE TEMP TABLE slow_copy (n bigint);
+            CREATE FUNCTION pg_temp.slow_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(5); RETURN NEW; END $$;
+            CREATE TRIGGER slow BEFORE INSERT ON slow_copy FOR EACH ROW EXECUTE FUNCTION pg_temp.slow_row()
+            """)
+        try db.execute("BEGIN")
+        let started = Date()
+        _ = try db.copyIn("COPY slow_copy FROM STDIN", deferred: true) { w in
+            for n in [1, 2, 3] as [Int64] { w.add(n); try w.endRow() }
+        }
+        stop.request()
+        XCTAssertNoThrow(try db.rollback())
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10, "the stop ended the wait; the copy was cancelled")
+        try db.execute("BEGIN")
+        XCTAssertEqual(try db.query("SELECT count(*) FROM slow_copy").int(0, 0), 0)
+        try db.commit()
+    }
+
     /// A text[] parameter (new texts, new sessions' sids) gives back every text as it was: the
     /// array syntax's quotes, backslashes, braces, commas, the word NULL, spaces and non-ASCII.
     func testTextArrayLiteralsRoundTripEveryCharacterTheArraySyntaxQuotes() throws {
