@@ -437,6 +437,39 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         }
     }
 
+    /// A run stopped while it loads the files it left for later reports those it loaded before
+    /// the stop, in the order of its inputs (what it committed is stored: the summary says so).
+    func testAStopInTheFilesLeftForLaterReportsThoseLoadedBeforeIt() throws {
+        var small = TraceBuilder(sid: "S-small"), big = TraceBuilder(sid: "S-big"), other = TraceBuilder(sid: "S-other")
+        for i in 0..<40 { small.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+        // More than 16,384 lines: the run reports its progress (and is stopped) while loading it.
+        for i in 0..<17_000 { big.vc(Double(10 + i), "init", "0x\(i % 300)", #""cls":"CellVC""#) }
+        for i in 0..<30 { other.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+        let paths = ["small", "big", "other"].map { dir + "/\($0).jsonl" }
+        for (path, b) in zip(paths, [small, big, other]) { TestSupport.writeLines(b.lines, to: path) }
+        let url = try freshDatabase()
+        // Another ingest holds the first two files' rows: this run leaves them for later.
+        let holder = try XCTUnwrap(try Storage.openForWriting(url).backend.ingestSink() as? PGIngestSink)
+        try holder.begin()
+        for path in paths.prefix(2) {
+            let size = Int64(try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int)
+            guard case .load = try holder.planFile(path: path, size: size, hash: nil, deferring: false) else { return XCTFail(path) }
+        }
+        try holder.commit()
+        let sink = try XCTUnwrap(try Storage.openForWriting(url).backend.ingestSink() as? PGIngestSink)
+        let ingester = Ingester(store: sink)
+        let stop = StopRequest()
+        ingester.stop = stop
+        XCTAssertThrowsError(try ingester.ingest(Ingester.expand(paths).inputs) { progress in
+            if progress.path == paths[1] { stop.request() }
+        }) { error in
+            guard let interrupted = error as? IngestInterrupted else { return XCTFail("\(error)") }
+            XCTAssertEqual(interrupted.summary.files.map(\.path), [paths[0], paths[2]], "the small file, loaded later, and the other")
+            XCTAssertEqual(interrupted.summary.files.map(\.newEvents), [small.lines.count, other.lines.count])
+        }
+        holder.releaseLoads()
+    }
+
     /// A row stored behind lctrace's back (its batch not counted in `sessions.changes`) keeps
     /// the batch from the straight copy (the highest seq stored, read under the sessions'
     /// lock): the batch is merged, the row counted a duplicate.
