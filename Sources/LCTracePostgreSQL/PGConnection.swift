@@ -444,11 +444,7 @@ final class PGConnection {
     /// earlier statement failed, PostgreSQL answers COMMIT with ROLLBACK, not with an error
     /// (a deferred copy's failure read and dropped by mistake would otherwise pass for stored).
     func commit() throws {
-        try settleAhead()
-        guard PQsendQuery(handle, "COMMIT") == 1 else { throw error(nil, sql: "COMMIT") }
-        defer { noteTransactionState() }
-        let result = try check(try lastResult(), sql: "COMMIT")
-        let status = String(cString: PQcmdStatus(result.handle))
+        let status = String(cString: PQcmdStatus(try queryStatements(["COMMIT"]).handle))
         guard status == "COMMIT" else {
             throw PGError(sqlState: "40000", message: "the server ended the transaction with \(status), not COMMIT: a statement in it had failed", sql: "COMMIT")
         }
@@ -456,19 +452,16 @@ final class PGConnection {
 
     /// Runs one or more statements without parameters (the simple-query protocol).
     package func execute(_ sql: String) throws {
-        try settleAhead()
-        let sent = (takeCloses() + [sql]).joined(separator: "; ")
-        guard PQsendQuery(handle, sent) == 1 else { throw error(nil, sql: sql) }
-        defer { noteTransactionState() }
-        _ = try check(try lastResult(), sql: sql)
+        _ = try queryStatements([sql])
     }
 
     /// Runs `statements` (no parameters) in one round trip, the simple-query protocol, and
-    /// returns the last one's result; the first failure is thrown.
+    /// returns the last one's result; the first failure is thrown. The cursors waiting to be
+    /// closed are closed first, in the same round trip.
     func queryStatements(_ statements: [String]) throws -> PGResult {
         try settleAhead()
-        let sql = (takeCloses() + statements).joined(separator: "; ")
-        guard PQsendQuery(handle, sql) == 1 else { throw error(nil, sql: statements.first) }
+        let sql = statements.joined(separator: "; ")
+        guard PQsendQuery(handle, (takeCloses() + statements).joined(separator: "; ")) == 1 else { throw error(nil, sql: sql) }
         defer { noteTransactionState() }
         return try check(try lastResult(), sql: sql)
     }

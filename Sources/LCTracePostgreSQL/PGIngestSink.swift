@@ -237,7 +237,7 @@ final class PGIngestSink: IngestSink {
                     // lock_not_available: read again what was stored meanwhile.
                 }
             }
-            read = try found(read ? new : missing.filter { out[$0] == nil })
+            read = try found(new)
         }
         return out
     }

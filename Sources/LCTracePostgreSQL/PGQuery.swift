@@ -456,7 +456,7 @@ final class PGReadConnection: SQLReadConnection {
     /// `firstOnly` none past the first block that starts at or after `from`.
     package func events(session: String, from: String?, through: String?, firstOnly: Bool) -> String {
         guard storesBlocks else { return SharedLayoutEvents.events(relation(.events), session: session, from: from, through: through) }
-        var sql = "(SELECT session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs FROM event_block_rows WHERE session = \(session)"
+        var sql = Self.blockRows(session: session)
         if let from { sql += " AND block_last >= \(from) AND seq >= \(from)" }
         if let through { sql += " AND block_first <= \(through) AND seq <= \(through)" }
         if firstOnly, let from { sql += " AND block_first <= " + Self.firstBlockBound(session: session, from: from) }
@@ -474,8 +474,14 @@ final class PGReadConnection: SQLReadConnection {
         let bounds = seqs.count <= Self.blockBoundTerms
             ? seqs.map { "block_first <= \($0) AND block_last >= \($0)" }.joined(separator: " OR ")
             : "block_last >= \(first) AND block_first <= \(last)"
-        return "(SELECT session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs FROM event_block_rows"
-            + " WHERE session = \(session) AND seq IN (\(SharedLayoutEvents.seqList(seqs))) AND (\(bounds)))"
+        return Self.blockRows(session: session) + " AND seq IN (\(SharedLayoutEvents.seqList(seqs))) AND (\(bounds)))"
+    }
+
+    /// Schema 7: the start of a FROM item of `session`'s events with the columns of
+    /// `relation(.events)`, from `event_block_rows`, for the conditions on the blocks' bounds
+    /// and the closing parenthesis to follow.
+    private static func blockRows(session: String) -> String {
+        "(SELECT session, seq, t, ev, vc, cls, other, flags, detail, thread, wall, attrs FROM event_block_rows WHERE session = \(session)"
     }
 
     /// Seqs up to which `events(session:seqs:)` bounds each one's block (past it, the range).

@@ -107,15 +107,7 @@ final class Ingester {
                     deferred.append((index, summary.files.count))
                     continue
                 }
-                let report = try load(current, index: index, count: inputs.count, progress: progress)
-                summary.files.append(report)
-                run.filesDone += 1
-                if current.input == nil {
-                    // Skipped unread (already loaded) or not found: the run moves on all the same.
-                    run.bytesSkipped += sizes[index] ?? 0
-                    progress?(IngestProgress(fileIndex: index + 1, fileCount: inputs.count, path: current.path, lines: 0,
-                                             events: 0, rawBytes: 0, rawSize: sizes[index], run: run))
-                }
+                summary.files.append(try loadCounted(current, index: index, count: inputs.count, rawSize: sizes[index], progress: progress))
             } catch {
                 throw abandon(error, summary, started)
             }
@@ -127,13 +119,8 @@ final class Ingester {
                 try stop?.check()
                 let current = try prepare(inputs[index], ahead: false, deferring: false)!
                 defer { current.stop() }
-                summary.files.insert(try load(current, index: index, count: inputs.count, progress: progress), at: position + done)
-                run.filesDone += 1
-                if current.input == nil {
-                    run.bytesSkipped += sizes[index] ?? 0
-                    progress?(IngestProgress(fileIndex: index + 1, fileCount: inputs.count, path: current.path, lines: 0,
-                                             events: 0, rawBytes: 0, rawSize: sizes[index], run: run))
-                }
+                summary.files.insert(try loadCounted(current, index: index, count: inputs.count, rawSize: sizes[index], progress: progress),
+                                     at: position + done)
             } catch {
                 throw abandon(error, summary, started)
             }
@@ -331,6 +318,20 @@ final class Ingester {
         }
         // The run's bytes are the archive's, not its inflated members'.
         run.bytesRead = bytesBefore + tar.rawBytesRead
+    }
+
+    /// `load`, then counts the file done in the run's progress: one skipped unread (already
+    /// loaded) or not found is told at once, its bytes counted as skipped.
+    private func loadCounted(_ current: PreparedFile, index: Int, count: Int, rawSize: Int64?,
+                             progress: ((IngestProgress) -> Void)?) throws -> FileReport {
+        let report = try load(current, index: index, count: count, progress: progress)
+        run.filesDone += 1
+        if current.input == nil {
+            run.bytesSkipped += rawSize ?? 0
+            progress?(IngestProgress(fileIndex: index + 1, fileCount: count, path: current.path, lines: 0,
+                                     events: 0, rawBytes: 0, rawSize: rawSize, run: run))
+        }
+        return report
     }
 
     /// Stores a prepared file's batches, then records the file's outcome.
