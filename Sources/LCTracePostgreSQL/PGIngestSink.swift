@@ -44,9 +44,16 @@ final class PGIngestSink: IngestSink {
     /// lines. Bounded: a session forgotten takes the general path, which is always right.
     var written: [Int64: (changes: Int64, maxSeq: Int64)] = [:]
     package static let maxWrittenSessions = 100_000
+    /// Sessions whose rows the open transaction locked and then copied a batch of straight in
+    /// (`directRows`): until it ends no other ingest can change them, so their next batches
+    /// are checked against `written` alone, without reading the rows again (a round trip a
+    /// batch; at a network's 0.3 ms, a tenth of an ingest's waits).
+    private var directInTransaction = Set<Int64>()
     /// Batches copied straight into `event_blocks`, and the others (for the tests).
     package private(set) var directBatches = 0
     package private(set) var mergedBatches = 0
+    /// Reads of the batch's sessions' rows before a straight copy (`directRows`), for the tests.
+    package private(set) var directChecks = 0
 
     /// A line of a batch as it is stored: its session, and its texts as `strings` ids.
     struct Line {
@@ -105,6 +112,11 @@ final class PGIngestSink: IngestSink {
     /// database-wide, file ids are per schema: the first key is the schema's (a hash of its
     /// name), so ingests into two schemas of one database never hold each other's rows.
     private static func fileLock(_ id: Int64) -> String { "(hashtext(current_schema()), \(Int32(truncatingIfNeeded: id)))" }
+    /// `fileLock`'s second key computed by the server from a bigint `column`: its low 32 bits
+    /// as a signed integer, as `Int32(truncatingIfNeeded:)` takes them.
+    static func fileLockKey(_ column: String) -> String {
+        "((\(column) & 4294967295) - ((\(column) & 2147483648) << 1))::integer"
+    }
 
     // MARK: The run
 
@@ -146,14 +158,20 @@ final class PGIngestSink: IngestSink {
     private var loadLockAsked = Set<Int64>()
     package static let maxLoadLocks = 256
 
-    private func holdLoadLocks(_ sessions: [Int64]) throws {
-        guard loadLocked.count < Self.maxLoadLocks else { return }
+    /// The statement that takes the load locks of those of `sessions` not asked for yet; nil
+    /// when none is left to ask for. Its result goes to `heldLoadLocks`.
+    private func loadLockStatement(_ sessions: [Int64]) -> PGConnection.Piped? {
+        guard loadLocked.count < Self.maxLoadLocks else { return nil }
         let new = sessions.filter { !loadLockAsked.contains($0) }.prefix(Self.maxLoadLocks - loadLocked.count)
-        guard !new.isEmpty else { return }
+        guard !new.isEmpty else { return nil }
         if loadLockAsked.count > 100_000 { loadLockAsked = loadLocked }
         loadLockAsked.formUnion(new)
-        let taken = try pg.queryPrepared("SELECT s FROM unnest($1::bigint[]) AS u(s) WHERE pg_try_advisory_lock(\(PGSchema.loadLockKey("s")))",
-                                 [PGSchema.arrayLiteral(new)])
+        return PGConnection.Piped(sql: "SELECT s FROM unnest($1::bigint[]) AS u(s) WHERE pg_try_advisory_lock(\(PGSchema.loadLockKey("s")))",
+                                  parameters: [PGSchema.arrayLiteral(new)])
+    }
+
+    /// Notes the load locks a `loadLockStatement` took.
+    private func heldLoadLocks(_ taken: PGResult) {
         for r in 0..<taken.rowCount { if let id = taken.int(r, 0) { loadLocked.insert(id) } }
     }
 
@@ -168,11 +186,14 @@ final class PGIngestSink: IngestSink {
     // MARK: Batches
 
     package func begin() throws {
-        try pg.execute("BEGIN")
+        // Sent with the batch's first statement (a round trip fewer a file and a batch).
+        pg.beginLater()
         inBatch = true
     }
 
     package func commit() throws {
+        directInTransaction.removeAll(keepingCapacity: true)
+        lockedRecords.removeAll(keepingCapacity: true)
         try pg.commit()
         inBatch = false
         part = 0
@@ -182,6 +203,8 @@ final class PGIngestSink: IngestSink {
         if inBatch { try? pg.rollback() }
         inBatch = false
         part = 0
+        directInTransaction.removeAll()
+        lockedRecords.removeAll()
         sessionsOfFile.removeAll()
         dropCaptures()
         // What the rolled-back batches wrote is gone: forgotten, those sessions take the
@@ -231,13 +254,22 @@ final class PGIngestSink: IngestSink {
             guard !new.isEmpty || !read else { break }
             if read {
                 do {
-                    try inserter!.queryPrepared("INSERT INTO sessions(sid) SELECT s FROM unnest($1::text[]) AS u(s) ORDER BY s ON CONFLICT (sid) DO NOTHING",
-                                                [PGSchema.arrayLiteral(new)])
+                    // The rows made come back; only a sid stored meanwhile is read again.
+                    let made = try inserter!.queryPrepared("""
+                        INSERT INTO sessions(sid) SELECT s FROM unnest($1::text[]) AS u(s) ORDER BY s ON CONFLICT (sid) DO NOTHING
+                        RETURNING id, sid
+                        """, [PGSchema.arrayLiteral(new)])
+                    for r in 0..<made.rowCount {
+                        guard let id = made.int(r, 0), let sid = made.text(r, 1) else { continue }
+                        sessionIDs[sid] = id
+                        out[sid] = id
+                    }
+                    if new.allSatisfy({ out[$0] != nil }) { break }
                 } catch let error as PGError where error.sqlState == "55P03" {
                     // lock_not_available: read again what was stored meanwhile.
                 }
             }
-            read = try found(new)
+            read = try found(new.filter { out[$0] == nil })
         }
         return out
     }
@@ -255,8 +287,7 @@ final class PGIngestSink: IngestSink {
             guard !lines.isEmpty else { return }
             let runs = SessionRuns(lines)
             sessionsOfFile.formUnion(runs.sessions)
-            try holdLoadLocks(runs.sessions)
-            if try directRows(lines, runs) {
+            if try directRows(lines, runs, lockingFirst: loadLockStatement(runs.sessions)) {
                 // The sessions' rows are locked (`directRows`): their count of batches goes up
                 // in the statement that starts the copy, and the copy is not waited for. The
                 // server stores it while this thread decodes the next batch's texts; the next
@@ -270,6 +301,7 @@ final class PGIngestSink: IngestSink {
                     try Self.addBlocks(w, lines, runs, arena)
                 }
                 directBatches += 1
+                directInTransaction.formUnion(batchSessions)
                 if capturesRows { capture(lines) }
                 counts.new = lines.count
                 touched.formUnion(batchSessions)
@@ -520,12 +552,40 @@ final class PGIngestSink: IngestSink {
     /// stored of it (no duplicate within the batch, none with a stored row). The highest seq
     /// stored, read with the lock, is the net a per-event key used to be: rows written behind
     /// lctrace's back, without counting their batch in `changes`, send the batch to the merge.
-    private func directRows(_ lines: [Line], _ runs: SessionRuns) throws -> Bool {
+    /// `loadLocks`: the statement taking the batch's load locks, sent first, in the same round trip.
+    private func directRows(_ lines: [Line], _ runs: SessionRuns, lockingFirst loadLocks: PGConnection.Piped?) throws -> Bool {
         let ids = runs.sessions
-        let locked = try pg.queryPrepared("""
-            SELECT s.id, s.changes, (SELECT max(k.last_seq) FROM event_blocks k WHERE k.session = s.id)
+        if ids.allSatisfy({ directInTransaction.contains($0) && written[$0] != nil }) {
+            if let loadLocks { heldLoadLocks(try pg.queryPrepared(loadLocks.sql, loadLocks.parameters)) }
+            // Locked by this transaction since a batch of each went straight in: another
+            // ingest commits nothing of them before it ends (it must update their rows first),
+            // so what is stored above this run's rows is none.
+            for run in runs.runs {
+                var before = written[run.session]!.maxSeq
+                for i in run.lines {
+                    guard lines[i].event.seq > before else { return false }
+                    before = lines[i].event.seq
+                }
+            }
+            return true
+        }
+        directChecks += 1
+        let read = PGConnection.Piped(sql: """
+            SELECT s.id, s.changes, (SELECT max(k.last_seq) FROM event_blocks k WHERE k.session = s.id),
+                   \(Self.recordColumns.map { "s." + $0 }.joined(separator: ", "))
             FROM sessions s WHERE s.id = ANY($1::bigint[]) ORDER BY s.id FOR UPDATE
-            """, [PGSchema.arrayLiteral(ids)])
+            """, parameters: [PGSchema.arrayLiteral(ids)])
+        let locked: PGResult
+        if let loadLocks {
+            let both = try pg.pipeline([loadLocks, read])
+            heldLoadLocks(both[0])
+            locked = both[1]
+        } else {
+            locked = try pg.queryPrepared(read.sql, read.parameters)
+        }
+        for r in 0..<locked.rowCount {
+            if let id = locked.int(r, 0) { lockedRecords.updateValue(Self.storedRecord(locked, row: r, from: 3), forKey: id) }
+        }
         guard locked.rowCount == ids.count else { return false }
         var last: [Int64: Int64] = [:]
         for r in 0..<locked.rowCount {
@@ -548,7 +608,10 @@ final class PGIngestSink: IngestSink {
     /// Notes what a batch wrote: its highest seq of each session, and a change of each session
     /// in `added` (the sessions whose `changes` it raised).
     private func noteWritten(_ lines: [Line], _ runs: SessionRuns, added: [Int64]) {
-        if written.count > Self.maxWrittenSessions { written.removeAll(keepingCapacity: true) }
+        if written.count > Self.maxWrittenSessions {
+            written.removeAll(keepingCapacity: true)
+            directInTransaction.removeAll()
+        }
         for run in runs.runs {
             var highest = Int64.min
             for i in run.lines { highest = max(highest, lines[i].event.seq) }
@@ -577,16 +640,33 @@ final class PGIngestSink: IngestSink {
         }
     }
 
+    /// The columns of a session's kept record, `record_seq` first.
+    private static let recordColumns = ["record_seq", "app", "app_version", "build", "os", "os_version", "sdk", "device", "recorder", "wall"]
+
+    /// The kept record of a session in `recordColumns` from column `first` of `row`: nil when none is kept.
+    private static func storedRecord(_ q: PGResult, row r: Int, from first: Int) -> (seq: Int64, record: SessionRecord)? {
+        guard let seq = q.int(r, first) else { return nil }
+        return (seq, SessionRecord(app: q.text(r, first + 1), appVersion: q.text(r, first + 2), build: q.text(r, first + 3),
+                                   os: q.text(r, first + 4), osVersion: q.text(r, first + 5), sdk: q.text(r, first + 6),
+                                   device: q.text(r, first + 7), recorder: q.text(r, first + 8), wall: q.text(r, first + 9)))
+    }
+
+    /// The kept records of the sessions `directRows` locked, read with the lock: valid until
+    /// the transaction ends, and used once (a record merged changes it).
+    private var lockedRecords: [Int64: (seq: Int64, record: SessionRecord)?] = [:]
+
     private func mergeRecord(_ record: SessionRecord, seq: Int64, session: Int64) throws {
-        let q = try pg.query("SELECT record_seq, app, app_version, build, os, os_version, sdk, device, recorder, wall FROM sessions WHERE id = $1",
-                             [String(session)])
-        guard q.rowCount > 0, let existingSeq = q.int(0, 0) else {
+        let stored: (seq: Int64, record: SessionRecord)?
+        if let locked = lockedRecords.removeValue(forKey: session) {
+            stored = locked
+        } else {
+            let q = try pg.query("SELECT \(Self.recordColumns.joined(separator: ", ")) FROM sessions WHERE id = $1", [String(session)])
+            stored = q.rowCount > 0 ? Self.storedRecord(q, row: 0, from: 0) : nil
+        }
+        guard let (existingSeq, existing) = stored else {
             try writeRecord(record, seq: seq, session: session, addConflict: false)
             return
         }
-        let existing = SessionRecord(app: q.text(0, 1), appVersion: q.text(0, 2), build: q.text(0, 3), os: q.text(0, 4),
-                                     osVersion: q.text(0, 5), sdk: q.text(0, 6), device: q.text(0, 7), recorder: q.text(0, 8),
-                                     wall: q.text(0, 9))
         let differences = existing.differences(from: record)
         if differences.isEmpty {
             if seq < existingSeq { try pg.query("UPDATE sessions SET record_seq = $1 WHERE id = $2", [String(seq), String(session)]) }
@@ -629,11 +709,23 @@ final class PGIngestSink: IngestSink {
     }
 
     package func planFile(path: String, size: Int64?, hash: String?, deferring: Bool) throws -> FilePlan {
-        try pg.execute("SELECT " + PGSchema.ledgerLock)
+        // The ledger's lock, the rows that may be reused and the earlier reads of the path, in
+        // one round trip (the second read is wasted only when the first finds the content
+        // loaded).
+        let byHash = hash.map { PGConnection.Piped(sql: "SELECT id, path, status FROM files WHERE sha256 = $1", parameters: [$0]) }
+        let byPath = size.flatMap { size in
+            path == "-" ? nil : PGConnection.Piped(sql: "SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = $1 AND size = $2 ORDER BY id",
+                                                   parameters: [path, String(size)])
+        }
+        let earlier = size.map { Self.earlierReadsStatement(path: path, size: $0) }
+        var found = try pg.pipeline([PGConnection.Piped(sql: "SELECT " + PGSchema.ledgerLock)] + [byHash, byPath, earlier].compactMap { $0 }).dropFirst()
+        let hashRows = byHash == nil ? nil : found.popFirst()
+        let pathRows = byPath == nil ? nil : found.popFirst()
+        earlierReadsPlanned = nil
+        if let size, let rows = found.popFirst() { earlierReadsPlanned = (path, size, rows) }
         var reusable: Int64?
         var hashTaken = false
-        if let hash {
-            let q = try pg.query("SELECT id, path, status FROM files WHERE sha256 = $1", [hash])
+        if let q = hashRows {
             if q.rowCount > 0 {
                 if q.text(0, 2) != "loading" {
                     try dropAbandonedLoads(path: path, size: size)
@@ -645,9 +737,7 @@ final class PGIngestSink: IngestSink {
             }
         }
         var busy = hashTaken && reusable == nil
-        if reusable == nil, let size, path != "-" {
-            let q = try pg.query("SELECT id FROM files WHERE status = 'loading' AND sha256 IS NULL AND path = $1 AND size = $2 ORDER BY id",
-                                 [path, String(size)])
+        if reusable == nil, let q = pathRows {
             for r in 0..<q.rowCount {
                 let id = q.int(r, 0) ?? 0
                 guard loadingHere[id] == nil else { continue }
@@ -669,14 +759,17 @@ final class PGIngestSink: IngestSink {
         }
         // Another live ingest is loading the same content: load it too, into a row of our own
         // without the hash; whichever finishes second drops its row (`finishFile`).
+        // The row and its lock in one statement.
         let row = try pg.query("""
-            INSERT INTO files(path, size, sha256, status, ingested_at, loader_pid) VALUES ($1, $2, $3, 'loading', $4, pg_backend_pid())
-            RETURNING id
+            WITH row AS (
+                INSERT INTO files(path, size, sha256, status, ingested_at, loader_pid) VALUES ($1, $2, $3, 'loading', $4, pg_backend_pid())
+                RETURNING id)
+            SELECT id, pg_try_advisory_lock(hashtext(current_schema()), \(Self.fileLockKey("id"))) FROM row
             """, [path, String(size ?? 0), hashTaken ? nil : hash, utcNow()])
         let id = row.int(0, 0) ?? 0
         // The row was made just now: nobody else should hold its lock (only a session taking
         // this schema's key by hand, or a schema whose name hashes alike, can).
-        guard try take(id) else {
+        guard row.text(0, 1) == "t" else {
             throw PGSchema.Refused(description: "another session holds the advisory lock of new file row \(id) (schema \(try PGSchema.currentSchema(pg))): run the ingest again once it ends")
         }
         loadingHere[id] = size ?? -1
@@ -701,12 +794,27 @@ final class PGIngestSink: IngestSink {
     }
 
     package func earlierReads(of path: String, smallerThan size: Int64) throws -> [EarlierRead] {
-        let q = try pg.query("""
-            SELECT id, size, sha256 FROM files
-            WHERE path = $1 AND size < $2 AND sha256 IS NOT NULL AND status IN ('complete', 'damaged') ORDER BY id
-            """, [path, String(size)])
+        defer { earlierReadsPlanned = nil }
+        let q: PGResult
+        if let planned = earlierReadsPlanned, planned.path == path, planned.size == size {
+            q = planned.rows
+        } else {
+            let read = Self.earlierReadsStatement(path: path, size: size)
+            q = try pg.query(read.sql, read.parameters)
+        }
         return (0..<q.rowCount).map { EarlierRead(id: q.int($0, 0) ?? 0, size: q.int($0, 1) ?? 0, hash: q.text($0, 2) ?? "") }
     }
+
+    private static func earlierReadsStatement(path: String, size: Int64) -> PGConnection.Piped {
+        PGConnection.Piped(sql: """
+            SELECT id, size, sha256 FROM files
+            WHERE path = $1 AND size < $2 AND sha256 IS NOT NULL AND status IN ('complete', 'damaged') ORDER BY id
+            """, parameters: [path, String(size)])
+    }
+
+    /// `earlierReads` of the file `planFile` was asked about, read in its round trip (the
+    /// ingest asks for them next, under the same lock of the ledger).
+    private var earlierReadsPlanned: (path: String, size: Int64, rows: PGResult)?
 
     package func replaceEarlierReads(_ ids: [Int64]) throws {
         for id in ids {
@@ -723,26 +831,28 @@ final class PGIngestSink: IngestSink {
     package func finishFile(id: Int64, hash: String, stats: FileStats) throws -> String? {
         defer { sessionsOfFile.removeAll() }
         // Under the ledger's lock until this batch commits: nobody plans the row before then.
-        try pg.execute("SELECT " + PGSchema.ledgerLock)
         loadingHere[id] = nil
-        try pg.execute("SELECT pg_advisory_unlock\(Self.fileLock(id))")
-        let other = try pg.query("SELECT path FROM files WHERE sha256 = $1 AND id <> $2", [hash, String(id)])
+        let other = try pg.pipeline([
+            PGConnection.Piped(sql: "SELECT " + PGSchema.ledgerLock),
+            PGConnection.Piped(sql: "SELECT pg_advisory_unlock\(Self.fileLock(id))"),
+            PGConnection.Piped(sql: "SELECT path FROM files WHERE sha256 = $1 AND id <> $2", parameters: [hash, String(id)])]).last!
         if other.rowCount > 0 {
             try pg.query("DELETE FROM rejects WHERE file = $1", [String(id)])
             try pg.query("DELETE FROM file_sessions WHERE file = $1", [String(id)])
             try pg.query("DELETE FROM files WHERE id = $1", [String(id)])
             return other.text(0, 0) ?? "?"
         }
-        try pg.query("""
+        var writes = [PGConnection.Piped(sql: """
             UPDATE files SET size = $1, sha256 = $2, gzip_members = $3, lines = $4, events = $5, rejects = $6, conflicts = $7,
               status = $8, damage = $9, ingested_at = $10, loader_pid = NULL WHERE id = $11
-            """, [String(stats.size), hash, String(stats.members), String(stats.lines), String(stats.events), String(stats.rejects),
-                  String(stats.conflicts), stats.damage == nil ? "complete" : "damaged", stats.damage, utcNow(), String(id)])
+            """, parameters: [String(stats.size), hash, String(stats.members), String(stats.lines), String(stats.events), String(stats.rejects),
+                              String(stats.conflicts), stats.damage == nil ? "complete" : "damaged", stats.damage, utcNow(), String(id)])]
         if !sessionsOfFile.isEmpty {
-            try pg.query("""
+            writes.append(PGConnection.Piped(sql: """
                 INSERT INTO file_sessions(file, session) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING
-                """, [String(id), PGSchema.arrayLiteral(sessionsOfFile.sorted())])
+                """, parameters: [String(id), PGSchema.arrayLiteral(sessionsOfFile.sorted())]))
         }
+        _ = try pg.pipeline(writes)
         return nil
     }
 

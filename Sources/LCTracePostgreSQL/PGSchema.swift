@@ -12,7 +12,7 @@ enum PGSchema {
     static let schemaLock = "pg_advisory_xact_lock(\(lockClass), 0)"
     static let ledgerLock = "pg_advisory_xact_lock(\(lockClass), 1)"
     /// The key (bigint) of the lock an ingest holds on a session it is loading
-    /// (`PGIngestSink.holdLoadLocks`), of `session` (SQL): negative, so it never meets an
+    /// (`PGIngestSink.loadLockStatement`), of `session` (SQL): negative, so it never meets an
     /// analysis lock (`PGAnalysisStore.sessionLock`), and of this schema only.
     static func loadLockKey(_ session: String) -> String {
         "(-(((hashtext(current_schema())::bigint & 2147483647) << 32) | (\(session))::bigint) - 1)"

@@ -146,6 +146,49 @@ final class PGConnectionTests: XCTestCase {
         try db.commit()
     }
 
+    /// (Issue 26) A BEGIN asked for goes with the next statement, in its round trip, however
+    /// that statement is sent; a commit or rollback with nothing sent sends nothing.
+    func testABeginAskedForGoesWithTheNextStatementInItsRoundTrip() throws {
+        let db = try connect()
+        try db.execute("CREATE TEMP TABLE later (x integer)")
+        _ = try db.queryPrepared("SELECT count(*) FROM later WHERE x = $1", ["0"])
+        _ = try db.queryPrepared("SELECT count(*) FROM later WHERE x = $1", ["0"])  // prepared from now on
+        let sends: [(String, (PGConnection) throws -> Void)] = [
+            ("simple", { try $0.execute("INSERT INTO later VALUES (1)") }),
+            ("parameters", { try $0.query("INSERT INTO later VALUES ($1)", ["1"]) }),
+            ("prepared", { _ = try $0.queryPrepared("SELECT count(*) FROM later WHERE x = $1", ["0"]); try $0.execute("INSERT INTO later VALUES (1)") }),
+            ("pipeline", { _ = try $0.pipeline([.init(sql: "INSERT INTO later VALUES ($1)", parameters: ["1"])]) }),
+            ("copy", { _ = try $0.copyIn("COPY later FROM STDIN") { w in w.add(Int64(1)); try w.endRow() } }),
+        ]
+        for (name, send) in sends {
+            db.beginLater()
+            let before = db.roundTrips
+            try send(db)
+            XCTAssertEqual(db.roundTrips - before, name == "prepared" ? 2 : 1, name)
+            try db.rollback()
+            XCTAssertEqual(try db.query("SELECT count(*) FROM later").int(0, 0), 0, "\(name): the row went in inside the transaction, and went with it")
+        }
+        db.beginLater()
+        let before = db.roundTrips
+        try db.commit()
+        db.beginLater()
+        try db.rollback()
+        XCTAssertEqual(db.roundTrips, before, "nothing to end")
+        try db.execute("INSERT INTO later VALUES (2)")
+        XCTAssertEqual(try db.query("SELECT count(*) FROM later").int(0, 0), 1, "outside a transaction again")
+    }
+
+    /// The key of a file row's advisory lock, computed by the server from the row's id (when
+    /// the row is made) and by lctrace from the id (when it is taken, let go): the same for
+    /// every id, past 32 bits too.
+    func testTheServerComputesAFileLockKeyAsTheClientDoes() throws {
+        let db = try connect()
+        for id: Int64 in [1, 41, 2_147_483_647, 2_147_483_648, 4_294_967_295, 4_294_967_296 + 7, Int64.max] {
+            let key = try db.query("SELECT " + PGIngestSink.fileLockKey("$1::bigint"), [String(id)]).int(0, 0)
+            XCTAssertEqual(key, Int64(Int32(truncatingIfNeeded: id)), "id \(id)")
+        }
+    }
+
     /// A text[] parameter (new texts, new sessions' sids) gives back every text as it was: the
     /// array syntax's quotes, backslashes, braces, commas, the word NULL, spaces and non-ASCII.
     func testTextArrayLiteralsRoundTripEveryCharacterTheArraySyntaxQuotes() throws {

@@ -261,6 +261,36 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual(try pg.query("SELECT changes FROM sessions WHERE sid = 'S-direct'").int(0, 0), 3, "the batches that added rows")
     }
 
+    /// (Issue 26) Against a server across a network an ingest waits a round trip for each
+    /// request, most of its time. A file of three batches takes 12 on the writer's connection,
+    /// 24 before: each BEGIN goes with the next statement, the ledger's statements go in
+    /// pipelines (with the earlier reads of the path, the load locks with the first check), the
+    /// new file row takes its lock in its INSERT, the session's record is read with its lock,
+    /// and the session's rows are checked once, by the first batch: the later ones go in under
+    /// the lock it took.
+    func testAFileOfThreeBatchesTakesTwelveRoundTripsAndOneCheckOfItsSession() throws {
+        func load(_ count: Int) throws -> (roundTrips: Int, sink: PGIngestSink) {
+            var paths: [String] = []
+            for f in 0..<count {
+                var b = TraceBuilder(sid: "S-trips-\(count)-\(f)")
+                // Sizes apart: a file the size of a stored one is hashed first, a round trip more.
+                for i in 0..<(998 + f) { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+                paths.append(dir + "/trips-\(count)-\(f).jsonl")
+                TestSupport.writeLines(b.lines, to: paths.last!)
+            }
+            let storage = try Storage.openForWriting(try freshDatabase())
+            let sink = try XCTUnwrap(try storage.backend.ingestSink() as? PGIngestSink)
+            let run = try Ingester(store: sink).ingest(Ingester.expand(paths).inputs)
+            XCTAssertEqual(run.files.map(\.newEvents), (0..<count).map { 1000 + $0 })
+            return (sink.pg.roundTrips, sink)
+        }
+        // Files past the second: the statements of every file are prepared at their second run.
+        let three = try load(3), five = try load(5)
+        XCTAssertEqual(five.sink.directBatches, 15, "128, 512 and 360 lines a file")
+        XCTAssertEqual(five.sink.directChecks, 5, "one read of a file's session")
+        XCTAssertEqual(Double(five.roundTrips - three.roundTrips) / 2, 12, "round trips a file")
+    }
+
     /// Another writer holding a session (its row locked, a row of it added, not committed
     /// yet): the batch waits for it, then sees the session changed and merges; it never copies
     /// straight in beside rows it cannot see.
