@@ -2,7 +2,7 @@
 """lctrace on PostgreSQL beside SQLite and beside COPY's own floor, on one generated corpus, in one run.
 
     Benchmarks/postgres.py [--sessions N] [--runs N] [--keep DIR] [--url URL]
-                           [--binary LABEL=PATH ...] [--only RUN,RUN]
+                           [--binary LABEL=PATH ...] [--only RUN,RUN] [--round-trip-us N]
 
 Starts a throwaway PostgreSQL cluster (scripts/postgres-test-server) unless --url names a
 server, generates a corpus with lctrace-gen (never committed), and times, in alternating
@@ -19,6 +19,10 @@ Prints medians: wall time, events/s, the client's CPU (user + system of the inge
 server's (every process of the throwaway cluster, ended backends included; not measured with
 --url), peak RSS of one ingester, database size, the ratios to SQLite's time and to the floor;
 then the table of the README's PostgreSQL section. A measurement, never a test.
+
+--round-trip-us N (Linux) makes the server seem N microseconds away, as across a network: every
+wait of a client (lctrace and the floor's psql) for the server's answer first sleeps N us
+(Benchmarks/round-trip-delay.c, loaded with LD_PRELOAD). SQLite's run is not delayed.
 """
 import argparse, glob, os, shutil, statistics, subprocess, sys, tempfile, time, uuid
 
@@ -80,15 +84,16 @@ class ServerClock:
         self.idle_children = len(self._children()) if self.pid else 0
 
 
-def timed_many(commands, clock):
+def timed_many(commands, clock, env=None):
     """Runs the commands at once under /usr/bin/time; returns (wall s, max peak RSS MB, statuses,
-    client CPU s, server CPU s)."""
+    client CPU s, server CPU s). `env`: variables added to the commands' environment."""
     server0 = clock.seconds()
     start = time.perf_counter()
     procs = []
     for cmd in commands:
         out = tempfile.mktemp()
-        p = subprocess.Popen(["/usr/bin/time", "-f", "%M %U %S", "-o", out] + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        p = subprocess.Popen(["/usr/bin/time", "-f", "%M %U %S", "-o", out] + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             env={**os.environ, **(env or {})})
         procs.append((p, out))
     statuses, peak, cpu = [], 0.0, 0.0
     for p, out in procs:
@@ -124,9 +129,17 @@ def main():
     ap.add_argument("--binary", action="append", default=[], metavar="LABEL=PATH",
                     help="an lctrace binary to measure (repeat to compare; default: this checkout's release build)")
     ap.add_argument("--only", help="runs to make, of sqlite,floor,floor4,pg1,pg4-disjoint,pg4-overlapping")
+    ap.add_argument("--round-trip-us", type=int, default=0, metavar="N",
+                    help="make every answer of the server N microseconds later, as across a network (Linux)")
     a = ap.parse_args()
     work = a.keep or tempfile.mkdtemp(prefix="lctrace-pgbench-")
     os.makedirs(work, exist_ok=True)
+    # The PostgreSQL clients' environment: the round-trip delay, when asked for.
+    remote = {}
+    if a.round_trip_us > 0:
+        shim = os.path.join(work, "round-trip-delay.so")
+        sh(["cc", "-O2", "-shared", "-fPIC", "-o", shim, os.path.join(ROOT, "Benchmarks/round-trip-delay.c"), "-ldl"])
+        remote = {"LD_PRELOAD": shim, "LCTRACE_BENCH_ROUND_TRIP_US": str(a.round_trip_us)}
     sh(["swift", "build", "-c", "release", "--product", "lctrace-gen"], cwd=ROOT, stdout=subprocess.DEVNULL)
     if a.binary:
         binaries = [tuple(b.split("=", 1)) for b in a.binary]
@@ -192,7 +205,7 @@ def main():
         def floor(parts):
             schema, target = fresh()
             psql(target, floor_ddl)
-            r = timed_many([["psql", "-q", target, "-c", f"\\copy floor_events FROM '{p}'"] for p in parts], clock)
+            r = timed_many([["psql", "-q", target, "-c", f"\\copy floor_events FROM '{p}'"] for p in parts], clock, remote)
             stored = int(psql(url, f"SELECT count(*) FROM {schema}.floor_events"))
             if stored != events:
                 sys.exit(f"floor: {stored} rows stored, {events} in the corpus")
@@ -221,7 +234,7 @@ def main():
             for label, binary in order:
                 for name in [r for r in runs if r in sets]:
                     schema, target = fresh()
-                    results[(label, name)].append(timed_many([[binary, "ingest", "-q", "--db", target] + s for s in sets[name]], clock))
+                    results[(label, name)].append(timed_many([[binary, "ingest", "-q", "--db", target] + s for s in sets[name]], clock, remote))
                     stored = int(psql(url, f"SELECT count(*) FROM {schema}.events"))
                     if stored != events:
                         sys.exit(f"{label} {name}: {stored} events stored, {events} in the corpus")
@@ -246,6 +259,8 @@ def main():
             return "–" if x is None else format(x, spec)
 
         print(f"\nCorpus: {events:,} events in {len(files)} files; medians of {a.runs} runs; 2 cores shared by the server and the clients")
+        if a.round_trip_us:
+            print(f"Every answer of the server waited for {a.round_trip_us} us longer (--round-trip-us), as across a network; SQLite not delayed")
         if primary_key:
             print(f"Floor table: the columns of events and {primary_key}, nothing else")
         print("\n| run | wall s | events/s | client CPU s | server CPU s | peak RSS MB (one client) | bytes/event in DB | time ÷ SQLite | time ÷ floor |")
