@@ -761,10 +761,10 @@ final class PGIngestSink: IngestSink {
         // without the hash; whichever finishes second drops its row (`finishFile`).
         // The row and its lock in one statement.
         let row = try pg.query("""
-            WITH row AS (
+            WITH made AS (
                 INSERT INTO files(path, size, sha256, status, ingested_at, loader_pid) VALUES ($1, $2, $3, 'loading', $4, pg_backend_pid())
                 RETURNING id)
-            SELECT id, pg_try_advisory_lock(hashtext(current_schema()), \(Self.fileLockKey("id"))) FROM row
+            SELECT id, pg_try_advisory_lock(hashtext(current_schema()), \(Self.fileLockKey("id"))) FROM made
             """, [path, String(size ?? 0), hashTaken ? nil : hash, utcNow()])
         let id = row.int(0, 0) ?? 0
         // The row was made just now: nobody else should hold its lock (only a session taking
