@@ -414,10 +414,60 @@ final class PGConnection {
         beginPending = true
     }
 
-    /// Sends the `BEGIN` asked for, on its own: for the ways of sending that cannot carry it.
+    /// Statements whose results nobody reads (`sendWithNext`), waiting for the next round trip.
+    private var queued: [Piped] = []
+
+    /// Sends `statements` at the head of the next round trip (a pipeline), after a pending
+    /// BEGIN: an ingest's writes that end a file go with its COMMIT. A failure among them is
+    /// thrown by that next call; a rollback before it drops them unsent.
+    func sendWithNext(_ statements: [Piped]) {
+        queued += statements
+    }
+
+    /// `statement` as one text, each `$n` replaced by its parameter as a quoted literal
+    /// (`PQescapeLiteral`, NULL for nil), as the server reads an unknown-typed parameter; in one
+    /// pass, so a literal's own `$` is never taken for a parameter. Nil when the statement
+    /// gives its parameters' types, holds a quote (a `$n` inside a string is no parameter) or
+    /// names a parameter it lacks.
+    func inlined(_ statement: Piped) -> String? {
+        guard statement.types == nil, !statement.sql.contains("'") else { return nil }
+        var literals: [String] = []
+        for value in statement.parameters {
+            guard let value else { literals.append("NULL"); continue }
+            guard let escaped = value.withCString({ PQescapeLiteral(handle, $0, strlen($0)) }) else { return nil }
+            literals.append(String(cString: escaped))
+            PQfreemem(escaped)
+        }
+        var out = ""
+        let chars = Array(statement.sql.unicodeScalars)
+        var i = 0
+        while i < chars.count {
+            guard chars[i] == "$", i + 1 < chars.count, ("0"..."9").contains(chars[i + 1]) else {
+                out.unicodeScalars.append(chars[i])
+                i += 1
+                continue
+            }
+            var n = 0
+            i += 1
+            while i < chars.count, ("0"..."9").contains(chars[i]) {
+                n = n * 10 + Int(chars[i].value - 48)
+                i += 1
+                if n > literals.count { return nil }
+            }
+            guard n >= 1 else { return nil }
+            out += literals[n - 1]
+        }
+        return out
+    }
+
+    /// Sends the pending `BEGIN` and queued statements on their own: for the ways of sending
+    /// that cannot carry them.
     private func sendPendingBegin() throws {
-        guard beginPending else { return }
-        _ = try queryStatements([])
+        if !queued.isEmpty {
+            _ = try pipeline([])
+        } else if beginPending {
+            _ = try queryStatements([])
+        }
     }
 
     /// Cursors done with but not closed yet: closed in the next `pipeline` (no round trip of
@@ -458,23 +508,27 @@ final class PGConnection {
             // to cancel, and what it still sends is drained before the ROLLBACK goes.
             drainLeftovers()
         }
-        if beginPending {
-            beginPending = false
-            return
-        }
+        queued.removeAll()
+        let unsent = beginPending && PQtransactionStatus(handle) == PQTRANS_IDLE
+        beginPending = false
+        if unsent { return }
         try execute("ROLLBACK")
     }
+
+    /// True while a transaction is open on the server (for the tests).
+    package var inTransaction: Bool { PQtransactionStatus(handle) != PQTRANS_IDLE }
 
     /// Ends the transaction, and fails when the server ended it otherwise: in a transaction an
     /// earlier statement failed, PostgreSQL answers COMMIT with ROLLBACK, not with an error
     /// (a deferred copy's failure read and dropped by mistake would otherwise pass for stored).
     func commit() throws {
-        if beginPending {
+        if beginPending && queued.isEmpty && PQtransactionStatus(handle) == PQTRANS_IDLE {
             try settleAhead()
             beginPending = false
             return
         }
-        let status = String(cString: PQcmdStatus(try queryStatements(["COMMIT"]).handle))
+        let ended = queued.isEmpty ? try queryStatements(["COMMIT"]) : try pipeline([Piped(sql: "COMMIT")]).last!
+        let status = String(cString: PQcmdStatus(ended.handle))
         guard status == "COMMIT" else {
             throw PGError(sqlState: "40000", message: "the server ended the transaction with \(status), not COMMIT: a statement in it had failed", sql: "COMMIT")
         }
@@ -490,6 +544,7 @@ final class PGConnection {
     /// closed are closed first, in the same round trip.
     func queryStatements(_ statements: [String]) throws -> PGResult {
         try settleAhead()
+        if !queued.isEmpty { _ = try pipeline([]) }
         let begin = beginPending ? ["BEGIN"] : []
         beginPending = false
         let sql = (begin + statements).joined(separator: "; ")
@@ -517,7 +572,8 @@ final class PGConnection {
         var sendFailure: PGError?
         let begin = beginPending ? [Piped(sql: "BEGIN")] : []
         beginPending = false
-        let all = begin + takeCloses().map { Piped(sql: $0) } + statements
+        let all = begin + queued + takeCloses().map { Piped(sql: $0) } + statements
+        queued.removeAll()
         roundTrips += 1
         for statement in all {
             guard send(statement.sql, statement.parameters, types: statement.types) else {
@@ -556,7 +612,7 @@ final class PGConnection {
     /// parameters' type OIDs, where the server cannot infer them (a cursor's query).
     @discardableResult
     package func query(_ sql: String, _ parameters: [String?] = [], types: [UInt32]? = nil) throws -> PGResult {
-        if beginPending { return try pipeline([Piped(sql: sql, parameters: parameters, types: types)]).last! }
+        if beginPending || !queued.isEmpty { return try pipeline([Piped(sql: sql, parameters: parameters, types: types)]).last! }
         try settleAhead()
         defer { noteTransactionState() }
         roundTrips += 1
@@ -591,7 +647,7 @@ final class PGConnection {
     @discardableResult
     func queryPrepared(_ sql: String, _ parameters: [String?]) throws -> PGResult {
         // Unprepared this once, in the round trip of the pending BEGIN.
-        if beginPending { return try pipeline([Piped(sql: sql, parameters: parameters)]).last! }
+        if beginPending || !queued.isEmpty { return try pipeline([Piped(sql: sql, parameters: parameters)]).last! }
         let name: String
         if let known = prepared[sql] {
             name = known
@@ -668,7 +724,20 @@ final class PGConnection {
     /// own work meanwhile.
     func copyIn(_ sql: String, binary: Bool = false, deferred: Bool = false, _ body: (PGCopyWriter) throws -> Void) throws -> Int {
         try settleAhead()
-        let sent = (beginPending ? "BEGIN; " : "") + sql
+        // The queued statements go in the COPY's own query, their parameters as literals,
+        // unless one cannot be written so (then they go first, in a round trip of their own).
+        var first = beginPending ? ["BEGIN"] : []
+        if !queued.isEmpty {
+            let inlined = queued.compactMap(inlined)
+            if inlined.count == queued.count {
+                first += inlined
+                queued.removeAll()
+            } else {
+                _ = try pipeline([])
+                first = []
+            }
+        }
+        let sent = (first + [sql]).joined(separator: "; ")
         beginPending = false
         roundTrips += 1
         guard PQsendQuery(handle, sent) == 1, let start = try lastResult() else { throw error(nil, sql: sql) }
@@ -720,6 +789,7 @@ final class PGConnection {
     static let beginSnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
     package func transaction<T>(begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
+        assert(!beginPending && queued.isEmpty, "a transaction begun inside one begun later")
         try execute(begin)
         do {
             let value = try body()

@@ -159,20 +159,32 @@ final class PGIngestSink: IngestSink {
     package static let maxLoadLocks = 256
 
     /// The statement that takes the load locks of those of `sessions` not asked for yet; nil
-    /// when none is left to ask for. Its result goes to `heldLoadLocks`.
-    private func loadLockStatement(_ sessions: [Int64]) -> PGConnection.Piped? {
+    /// when none is left to ask for. Run it through `takingLoadLocks`.
+    private func loadLockStatement(_ sessions: [Int64]) -> (statement: PGConnection.Piped, sessions: [Int64])? {
         guard loadLocked.count < Self.maxLoadLocks else { return nil }
-        let new = sessions.filter { !loadLockAsked.contains($0) }.prefix(Self.maxLoadLocks - loadLocked.count)
+        let new = Array(sessions.filter { !loadLockAsked.contains($0) }.prefix(Self.maxLoadLocks - loadLocked.count))
         guard !new.isEmpty else { return nil }
         if loadLockAsked.count > 100_000 { loadLockAsked = loadLocked }
         loadLockAsked.formUnion(new)
-        return PGConnection.Piped(sql: "SELECT s FROM unnest($1::bigint[]) AS u(s) WHERE pg_try_advisory_lock(\(PGSchema.loadLockKey("s")))",
-                                  parameters: [PGSchema.arrayLiteral(new)])
+        return (PGConnection.Piped(sql: "SELECT s FROM unnest($1::bigint[]) AS u(s) WHERE pg_try_advisory_lock(\(PGSchema.loadLockKey("s")))",
+                                   parameters: [PGSchema.arrayLiteral(new)]), new)
     }
 
-    /// Notes the load locks a `loadLockStatement` took.
-    private func heldLoadLocks(_ taken: PGResult) {
-        for r in 0..<taken.rowCount { if let id = taken.int(r, 0) { loadLocked.insert(id) } }
+    /// Runs `send`, whose result `taken` picks the rows of a `loadLockStatement` from, and
+    /// notes the locks taken. When `send` fails they may be held all the same (a statement
+    /// after them in its pipeline failed): every one asked is then let go with the others
+    /// (`releaseLoadLocks`; letting go of a lock not held only warns).
+    private func takingLoadLocks<T>(_ asked: [Int64], _ send: () throws -> T, taken: (T) -> PGResult) throws -> T {
+        let sent: T
+        do {
+            sent = try send()
+        } catch {
+            loadLocked.formUnion(asked)
+            throw error
+        }
+        let rows = taken(sent)
+        for r in 0..<rows.rowCount { if let id = rows.int(r, 0) { loadLocked.insert(id) } }
+        return sent
     }
 
     /// Lets the load locks go: loading has ended, this run's analysis comes next.
@@ -552,11 +564,18 @@ final class PGIngestSink: IngestSink {
     /// stored of it (no duplicate within the batch, none with a stored row). The highest seq
     /// stored, read with the lock, is the net a per-event key used to be: rows written behind
     /// lctrace's back, without counting their batch in `changes`, send the batch to the merge.
+    /// The net is cast once a transaction: the later batches of a session the transaction
+    /// already copied straight in are checked against this run's rows alone (`written`), so
+    /// rows another program commits between two of them without locking the session's row
+    /// are not seen (lctrace's own writers always lock it).
     /// `loadLocks`: the statement taking the batch's load locks, sent first, in the same round trip.
-    private func directRows(_ lines: [Line], _ runs: SessionRuns, lockingFirst loadLocks: PGConnection.Piped?) throws -> Bool {
+    private func directRows(_ lines: [Line], _ runs: SessionRuns,
+                            lockingFirst loadLocks: (statement: PGConnection.Piped, sessions: [Int64])?) throws -> Bool {
         let ids = runs.sessions
         if ids.allSatisfy({ directInTransaction.contains($0) && written[$0] != nil }) {
-            if let loadLocks { heldLoadLocks(try pg.queryPrepared(loadLocks.sql, loadLocks.parameters)) }
+            if let (lock, asked) = loadLocks {
+                _ = try takingLoadLocks(asked, { try pg.queryPrepared(lock.sql, lock.parameters) }, taken: { $0 })
+            }
             // Locked by this transaction since a batch of each went straight in: another
             // ingest commits nothing of them before it ends (it must update their rows first),
             // so what is stored above this run's rows is none.
@@ -576,10 +595,8 @@ final class PGIngestSink: IngestSink {
             FROM sessions s WHERE s.id = ANY($1::bigint[]) ORDER BY s.id FOR UPDATE
             """, parameters: [PGSchema.arrayLiteral(ids)])
         let locked: PGResult
-        if let loadLocks {
-            let both = try pg.pipeline([loadLocks, read])
-            heldLoadLocks(both[0])
-            locked = both[1]
+        if let (lock, asked) = loadLocks {
+            locked = try takingLoadLocks(asked, { try pg.pipeline([lock, read]) }, taken: { $0[0] })[1]
         } else {
             locked = try pg.queryPrepared(read.sql, read.parameters)
         }
@@ -669,24 +686,25 @@ final class PGIngestSink: IngestSink {
         }
         let differences = existing.differences(from: record)
         if differences.isEmpty {
-            if seq < existingSeq { try pg.query("UPDATE sessions SET record_seq = $1 WHERE id = $2", [String(seq), String(session)]) }
+            if seq < existingSeq { pg.sendWithNext([PGConnection.Piped(sql: "UPDATE sessions SET record_seq = $1 WHERE id = $2", parameters: [String(seq), String(session)])]) }
             return
         }
         if seq < existingSeq {
             try writeRecord(record, seq: seq, session: session, addConflict: true)
         } else {
-            try pg.query("UPDATE sessions SET record_conflicts = record_conflicts + 1 WHERE id = $1", [String(session)])
+            pg.sendWithNext([PGConnection.Piped(sql: "UPDATE sessions SET record_conflicts = record_conflicts + 1 WHERE id = $1", parameters: [String(session)])])
         }
         recordConflicts[session, default: (0, [])].count += 1
         recordConflicts[session, default: (0, [])].fields.formUnion(differences)
     }
 
+    /// Sent with the next statement: nothing reads it before (`PGConnection.sendWithNext`).
     private func writeRecord(_ r: SessionRecord, seq: Int64, session: Int64, addConflict: Bool) throws {
-        try pg.query("""
+        pg.sendWithNext([PGConnection.Piped(sql: """
             UPDATE sessions SET app = $1, app_version = $2, build = $3, os = $4, os_version = $5, sdk = $6, device = $7,
               recorder = $8, wall = $9, record_seq = $10, record_conflicts = record_conflicts + $11 WHERE id = $12
-            """, [r.app, r.appVersion, r.build, r.os, r.osVersion, r.sdk, r.device, r.recorder, r.wall, String(seq),
-                  addConflict ? "1" : "0", String(session)])
+            """, parameters: [r.app, r.appVersion, r.build, r.os, r.osVersion, r.sdk, r.device, r.recorder, r.wall, String(seq),
+                              addConflict ? "1" : "0", String(session)])])
     }
 
     package func reject(file: Int64, kind: RejectKind, line: Int?, offset: Int64?, reason: String, sample: UnsafeRawBufferPointer?) throws {
@@ -831,11 +849,12 @@ final class PGIngestSink: IngestSink {
     package func finishFile(id: Int64, hash: String, stats: FileStats) throws -> String? {
         defer { sessionsOfFile.removeAll() }
         // Under the ledger's lock until this batch commits: nobody plans the row before then.
-        loadingHere[id] = nil
         let other = try pg.pipeline([
             PGConnection.Piped(sql: "SELECT " + PGSchema.ledgerLock),
             PGConnection.Piped(sql: "SELECT pg_advisory_unlock\(Self.fileLock(id))"),
             PGConnection.Piped(sql: "SELECT path FROM files WHERE sha256 = $1 AND id <> $2", parameters: [hash, String(id)])]).last!
+        // Let go of (not before: a wait for the ledger that fails leaves it to `releaseLoads`).
+        loadingHere[id] = nil
         if other.rowCount > 0 {
             try pg.query("DELETE FROM rejects WHERE file = $1", [String(id)])
             try pg.query("DELETE FROM file_sessions WHERE file = $1", [String(id)])
@@ -852,7 +871,8 @@ final class PGIngestSink: IngestSink {
                 INSERT INTO file_sessions(file, session) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING
                 """, parameters: [String(id), PGSchema.arrayLiteral(sessionsOfFile.sorted())]))
         }
-        _ = try pg.pipeline(writes)
+        // Nothing reads their outcome but the COMMIT: they go in its round trip.
+        pg.sendWithNext(writes)
         return nil
     }
 

@@ -174,8 +174,61 @@ final class PGConnectionTests: XCTestCase {
         db.beginLater()
         try db.rollback()
         XCTAssertEqual(db.roundTrips, before, "nothing to end")
-        try db.execute("INSERT INTO later VALUES (2)")
-        XCTAssertEqual(try db.query("SELECT count(*) FROM later").int(0, 0), 1, "outside a transaction again")
+        XCTAssertFalse(db.inTransaction, "outside a transaction again")
+    }
+
+    /// (Issue 26) Statements queued with `sendWithNext` go at the head of the next round trip:
+    /// a query's pipeline, a COPY's own query (their parameters written as literals), the
+    /// COMMIT's; a rollback drops them unsent; a failure among them is the next call's.
+    func testQueuedStatementsGoWithTheNextRoundTrip() throws {
+        let db = try connect()
+        try db.execute("CREATE TEMP TABLE queued (x integer, note text)")
+        let note = #"it's a \ "note" $1 with é"#
+        func count() throws -> Int64? { try db.query("SELECT count(*) FROM queued").int(0, 0) }
+        let writes: [(String, (PGConnection) throws -> Void)] = [
+            ("query", { _ = try $0.query("SELECT 1") }),
+            ("copy", { _ = try $0.copyIn("COPY queued FROM STDIN") { w in w.add(Int64(0)); w.add("copied"); try w.endRow() } }),
+            ("commit", { try $0.commit() }),
+        ]
+        for (name, send) in writes {
+            db.beginLater()
+            db.sendWithNext([.init(sql: "INSERT INTO queued VALUES ($1, $2)", parameters: ["7", note]),
+                             .init(sql: "INSERT INTO queued VALUES ($2::integer, $1)", parameters: [nil, "8"])])
+            let before = db.roundTrips
+            try send(db)
+            XCTAssertEqual(db.roundTrips - before, 1, name)
+            if name != "commit" { try db.commit() }
+            let rows = try db.query("SELECT x, note FROM queued WHERE x > 0 ORDER BY x")
+            XCTAssertEqual((0..<rows.rowCount).map { [rows.text($0, 0), rows.text($0, 1)] }, [["7", note], ["8", nil]], name)
+            try db.execute("DELETE FROM queued")
+        }
+        db.beginLater()
+        db.sendWithNext([.init(sql: "INSERT INTO queued VALUES ($1, $2)", parameters: ["9", "dropped"])])
+        let before = db.roundTrips
+        try db.rollback()
+        XCTAssertEqual(db.roundTrips, before, "dropped unsent")
+        XCTAssertEqual(try count(), 0)
+        db.beginLater()
+        db.sendWithNext([.init(sql: "INSERT INTO queued VALUES ($1, $2)", parameters: ["not a number", "x"])])
+        XCTAssertThrowsError(try db.query("SELECT 1"), "the queued insert's failure")
+        try db.rollback()
+        XCTAssertEqual(try count(), 0)
+    }
+
+    /// A statement's parameters written into it as literals read back as the parameters do,
+    /// whatever they hold (a `$2` in a value is not a parameter), past nine of them too.
+    func testParametersWrittenAsLiteralsReadAsParameters() throws {
+        let db = try connect()
+        let values: [String?] = ["plain", "it's", #"back\slash"#, "$2 and $1", nil, "é 😀", "", "tab\there", "9", "10", "eleven"]
+        let sql = "SELECT " + (1...values.count).reversed().map { "$\($0)::text" }.joined(separator: ", ")
+        let text = try XCTUnwrap(db.inlined(.init(sql: sql, parameters: values)))
+        let literal = try db.query(text), parameter = try db.query(sql, values)
+        for c in 0..<values.count {
+            XCTAssertEqual(literal.text(0, c), parameter.text(0, c), "column \(c + 1)")
+            XCTAssertEqual(literal.text(0, c), values[values.count - 1 - c])
+        }
+        XCTAssertNil(db.inlined(.init(sql: "SELECT '$1'", parameters: ["x"])), "a quote in the statement")
+        XCTAssertNil(db.inlined(.init(sql: "SELECT $2::text", parameters: ["x"])), "a parameter it lacks")
     }
 
     /// The key of a file row's advisory lock, computed by the server from the row's id (when

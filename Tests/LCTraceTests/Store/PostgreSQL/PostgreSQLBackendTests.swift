@@ -262,13 +262,14 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
     }
 
     /// (Issue 26) Against a server across a network an ingest waits a round trip for each
-    /// request, most of its time. A file of three batches takes 12 on the writer's connection,
+    /// request, most of its time. A file of three batches takes 10 on the writer's connection,
     /// 24 before: each BEGIN goes with the next statement, the ledger's statements go in
     /// pipelines (with the earlier reads of the path, the load locks with the first check), the
-    /// new file row takes its lock in its INSERT, the session's record is read with its lock,
-    /// and the session's rows are checked once, by the first batch: the later ones go in under
-    /// the lock it took.
-    func testAFileOfThreeBatchesTakesTwelveRoundTripsAndOneCheckOfItsSession() throws {
+    /// new file row takes its lock in its INSERT, the session's record is read with its lock
+    /// and written with the next copy, the file row's writes go with the COMMIT, and the
+    /// session's rows are checked once, by the first batch: the later ones go in under the lock
+    /// it took.
+    func testAFileOfThreeBatchesTakesTenRoundTripsAndOneCheckOfItsSession() throws {
         func load(_ count: Int) throws -> (roundTrips: Int, sink: PGIngestSink) {
             var paths: [String] = []
             for f in 0..<count {
@@ -288,19 +289,84 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         let three = try load(3), five = try load(5)
         XCTAssertEqual(five.sink.directBatches, 15, "128, 512 and 360 lines a file")
         XCTAssertEqual(five.sink.directChecks, 5, "one read of a file's session")
-        XCTAssertEqual(Double(five.roundTrips - three.roundTrips) / 2, 12, "round trips a file")
+        XCTAssertEqual(Double(five.roundTrips - three.roundTrips) / 2, 10, "round trips a file")
+    }
+
+    /// A file of session `sid` (its record, a scene, eight controllers' inits), its lines, a
+    /// fresh database and a connection of another writer to it.
+    private func oneSessionAndAWriter(_ sid: String) throws -> (path: String, lines: Int, storage: Storage, writer: PGConnection) {
+        var b = TraceBuilder(sid: sid)
+        for i in 0..<8 { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+        let path = dir + "/\(sid).jsonl"
+        TestSupport.writeLines(b.lines, to: path)
+        let url = try freshDatabase()
+        return (path, b.lines.count, try Storage.openForWriting(url), try PGConnection(url: url))
+    }
+
+    /// The advisory locks an ingest holds on the server, by its connection's pid.
+    private func advisoryLocks(of pid: Int64, seenBy pg: PGConnection) throws -> Int64? {
+        try pg.query("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = $1", [String(pid)]).int(0, 0)
+    }
+
+    /// A batch's load locks go in the pipeline of its sessions' check: when the check fails
+    /// (another writer holds a session's row past the lock timeout), the locks its first
+    /// statement took are let go all the same when the run ends.
+    func testAFailedSessionCheckLetsGoOfTheLoadLocksItsPipelineTook() throws {
+        let (path, _, storage, writer) = try oneSessionAndAWriter("S-held-row")
+        try writer.execute("INSERT INTO sessions(sid) VALUES ('S-held-row')")
+        try writer.execute("BEGIN; SELECT id FROM sessions WHERE sid = 'S-held-row' FOR UPDATE")
+        let sink = try XCTUnwrap(try storage.backend.ingestSink() as? PGIngestSink)
+        try sink.pg.execute("SET lock_timeout = '300ms'")
+        let pid = try XCTUnwrap(try sink.pg.query("SELECT pg_backend_pid()").int(0, 0))
+        XCTAssertThrowsError(try Ingester(store: sink).ingest(Ingester.expand([path]).inputs))
+        try writer.execute("ROLLBACK")
+        XCTAssertEqual(try advisoryLocks(of: pid, seenBy: writer), 0, "locks left held by the ingest's connection")
+    }
+
+    /// A file's end waits for the ledger's lock before it lets go of the file row's: when that
+    /// wait fails, the row's lock is still this run's to let go of (`releaseLoads`).
+    func testAFailedWaitForTheLedgerAtAFilesEndLeavesItsRowToReleaseLoads() throws {
+        let url = try freshDatabase()
+        let sink = try XCTUnwrap(try Storage.openForWriting(url).backend.ingestSink() as? PGIngestSink)
+        try sink.startRun(capturesRows: false, backgroundWork: false)
+        try sink.begin()
+        guard case .load(let id) = try sink.planFile(path: dir + "/x.jsonl", size: 10, hash: nil, deferring: false) else { return XCTFail("not loaded") }
+        _ = try sink.earlierReads(of: dir + "/x.jsonl", smallerThan: 10)
+        try sink.commit()
+        let other = try PGConnection(url: url)
+        try other.execute("BEGIN; SELECT " + PGSchema.ledgerLock)
+        try sink.pg.execute("SET lock_timeout = '300ms'")
+        let pid = try XCTUnwrap(try sink.pg.query("SELECT pg_backend_pid()").int(0, 0))
+        try sink.begin()
+        XCTAssertThrowsError(try sink.finishFile(id: id, hash: String(repeating: "0", count: 64), stats: FileStats()))
+        sink.rollback()
+        sink.releaseLoads()
+        sink.endRun()
+        try other.execute("ROLLBACK")
+        XCTAssertEqual(try advisoryLocks(of: pid, seenBy: other), 0, "file row \(id)'s lock left held")
+    }
+
+    /// The later batches of a session skip its check only inside the transaction whose check
+    /// locked its row: a file of three batches, a transaction each (100 lines a transaction at
+    /// most), checks its session three times.
+    func testASessionIsCheckedAgainInEachTransaction() throws {
+        var b = TraceBuilder(sid: "S-checked")
+        for i in 0..<998 { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+        TestSupport.writeLines(b.lines, to: dir + "/checked.jsonl")
+        let sink = try XCTUnwrap(try Storage.openForWriting(try freshDatabase()).backend.ingestSink() as? PGIngestSink)
+        var options = IngestOptions()
+        options.batchSize = 100
+        let run = try Ingester(store: sink, options: options).ingest(Ingester.expand([dir + "/checked.jsonl"]).inputs)
+        XCTAssertEqual(run.files.map(\.newEvents), [1000])
+        XCTAssertEqual(sink.directBatches, 3, "128, 512 and 360 lines")
+        XCTAssertEqual(sink.directChecks, 3, "one check a transaction")
     }
 
     /// Another writer holding a session (its row locked, a row of it added, not committed
     /// yet): the batch waits for it, then sees the session changed and merges; it never copies
     /// straight in beside rows it cannot see.
     func testABatchWaitsForAnotherWriterOfItsSessionAndThenMerges() throws {
-        var b = TraceBuilder(sid: "S-held")
-        for i in 0..<8 { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
-        TestSupport.writeLines(b.lines, to: dir + "/held.jsonl")
-        let url = try freshDatabase()
-        let storage = try Storage.openForWriting(url)
-        let writer = try PGConnection(url: url)
+        let (path, lines, storage, writer) = try oneSessionAndAWriter("S-held")
         try writer.execute("INSERT INTO sessions(sid) VALUES ('S-held'); INSERT INTO strings(text) VALUES ('init') ON CONFLICT DO NOTHING")
         try writer.execute("BEGIN")
         try writer.execute("""
@@ -310,12 +376,12 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
             UPDATE sessions SET changes = changes + 1, dirty = 1 WHERE sid = 'S-held'
             """)
         let sink = try XCTUnwrap(try storage.backend.ingestSink() as? PGIngestSink)
-        let load = IngestOnThread(Ingester(store: sink), Ingester.expand([dir + "/held.jsonl"]).inputs)
+        let load = IngestOnThread(Ingester(store: sink), Ingester.expand([path]).inputs)
         XCTAssertEqual(load.done.wait(timeout: .now() + 1.5), .timedOut, "the batch waits for the session's writer")
         try writer.execute("COMMIT")
         XCTAssertEqual(load.done.wait(timeout: .now() + 30), .success)
         let summary = try XCTUnwrap(load.outcome).get()
-        XCTAssertEqual(summary.files.map(\.newEvents), [b.lines.count - 1])
+        XCTAssertEqual(summary.files.map(\.newEvents), [lines - 1])
         XCTAssertEqual(summary.files.map { $0.duplicates + $0.conflicts }, [1])
         XCTAssertEqual([sink.directBatches, sink.mergedBatches], [0, 1])
     }
