@@ -159,7 +159,7 @@ final class PGIngestSink: IngestSink {
     package static let maxLoadLocks = 256
 
     /// The statement that takes the load locks of those of `sessions` not asked for yet; nil
-    /// when none is left to ask for. Run it through `takingLoadLocks`.
+    /// when none is left to ask for. Sent through `pipelined(afterLoadLocks:)`.
     private func loadLockStatement(_ sessions: [Int64]) -> (statement: PGConnection.Piped, sessions: [Int64])? {
         guard loadLocked.count < Self.maxLoadLocks else { return nil }
         let new = Array(sessions.filter { !loadLockAsked.contains($0) }.prefix(Self.maxLoadLocks - loadLocked.count))
@@ -170,21 +170,22 @@ final class PGIngestSink: IngestSink {
                                    parameters: [PGSchema.arrayLiteral(new)]), new)
     }
 
-    /// Runs `send`, whose result `taken` picks the rows of a `loadLockStatement` from, and
-    /// notes the locks taken. When `send` fails they may be held all the same (a statement
-    /// after them in its pipeline failed): every one asked is then let go with the others
-    /// (`releaseLoadLocks`; letting go of a lock not held only warns).
-    private func takingLoadLocks<T>(_ asked: [Int64], _ send: () throws -> T, taken: (T) -> PGResult) throws -> T {
-        let sent: T
+    /// Sends `statements` in one pipeline after the statement taking `loadLocks`, notes the
+    /// locks taken, and returns the statements' results. When it fails the locks may be held
+    /// all the same (a statement after them failed): every one asked is then let go with the
+    /// others (`releaseLoadLocks`; letting go of a lock not held only warns).
+    private func pipelined(afterLoadLocks loadLocks: (statement: PGConnection.Piped, sessions: [Int64]),
+                           _ statements: [PGConnection.Piped]) throws -> [PGResult] {
+        let results: [PGResult]
         do {
-            sent = try send()
+            results = try pg.pipeline([loadLocks.statement] + statements)
         } catch {
-            loadLocked.formUnion(asked)
+            loadLocked.formUnion(loadLocks.sessions)
             throw error
         }
-        let rows = taken(sent)
-        for r in 0..<rows.rowCount { if let id = rows.int(r, 0) { loadLocked.insert(id) } }
-        return sent
+        let taken = results[0]
+        for r in 0..<taken.rowCount { if let id = taken.int(r, 0) { loadLocked.insert(id) } }
+        return Array(results.dropFirst())
     }
 
     /// Lets the load locks go: loading has ended, this run's analysis comes next.
@@ -572,45 +573,34 @@ final class PGIngestSink: IngestSink {
     private func directRows(_ lines: [Line], _ runs: SessionRuns,
                             lockingFirst loadLocks: (statement: PGConnection.Piped, sessions: [Int64])?) throws -> Bool {
         let ids = runs.sessions
+        // The highest seq stored of each session: its lines must rise from above it.
+        var last: [Int64: Int64] = [:]
         if ids.allSatisfy({ directInTransaction.contains($0) && written[$0] != nil }) {
-            if let (lock, asked) = loadLocks {
-                _ = try takingLoadLocks(asked, { try pg.queryPrepared(lock.sql, lock.parameters) }, taken: { $0 })
-            }
+            if let loadLocks { _ = try pipelined(afterLoadLocks: loadLocks, []) }
             // Locked by this transaction since a batch of each went straight in: another
             // ingest commits nothing of them before it ends (it must update their rows first),
             // so what is stored above this run's rows is none.
-            for run in runs.runs {
-                var before = written[run.session]!.maxSeq
-                for i in run.lines {
-                    guard lines[i].event.seq > before else { return false }
-                    before = lines[i].event.seq
-                }
-            }
-            return true
-        }
-        directChecks += 1
-        let read = PGConnection.Piped(sql: """
-            SELECT s.id, s.changes, (SELECT max(k.last_seq) FROM event_blocks k WHERE k.session = s.id),
-                   \(Self.recordColumns.map { "s." + $0 }.joined(separator: ", "))
-            FROM sessions s WHERE s.id = ANY($1::bigint[]) ORDER BY s.id FOR UPDATE
-            """, parameters: [PGSchema.arrayLiteral(ids)])
-        let locked: PGResult
-        if let (lock, asked) = loadLocks {
-            locked = try takingLoadLocks(asked, { try pg.pipeline([lock, read]) }, taken: { $0[0] })[1]
+            for id in ids { last[id] = written[id]!.maxSeq }
         } else {
-            locked = try pg.queryPrepared(read.sql, read.parameters)
+            directChecks += 1
+            let read = PGConnection.Piped(sql: """
+                SELECT s.id, s.changes, (SELECT max(k.last_seq) FROM event_blocks k WHERE k.session = s.id),
+                       \(Self.recordColumns.map { "s." + $0 }.joined(separator: ", "))
+                FROM sessions s WHERE s.id = ANY($1::bigint[]) ORDER BY s.id FOR UPDATE
+                """, parameters: [PGSchema.arrayLiteral(ids)])
+            let locked = try loadLocks.map { try pipelined(afterLoadLocks: $0, [read])[0] } ?? pg.queryPrepared(read.sql, read.parameters)
+            for r in 0..<locked.rowCount {
+                if let id = locked.int(r, 0) { lockedRecords.updateValue(Self.storedRecord(locked, row: r, from: 3), forKey: id) }
+            }
+            guard locked.rowCount == ids.count else { return false }
+            for r in 0..<locked.rowCount {
+                guard let id = locked.int(r, 0), let changes = locked.int(r, 1) else { return false }
+                let mine = written[id]
+                guard changes == (mine?.changes ?? 0) else { return false }
+                last[id] = max(mine?.maxSeq ?? Int64.min, locked.int(r, 2) ?? Int64.min)
+            }
         }
-        for r in 0..<locked.rowCount {
-            if let id = locked.int(r, 0) { lockedRecords.updateValue(Self.storedRecord(locked, row: r, from: 3), forKey: id) }
-        }
-        guard locked.rowCount == ids.count else { return false }
-        var last: [Int64: Int64] = [:]
-        for r in 0..<locked.rowCount {
-            guard let id = locked.int(r, 0), let changes = locked.int(r, 1) else { return false }
-            let mine = written[id]
-            guard changes == (mine?.changes ?? 0) else { return false }
-            last[id] = max(mine?.maxSeq ?? Int64.min, locked.int(r, 2) ?? Int64.min)
-        }
+        // Rising across the whole batch: a session's later run goes on from its earlier one.
         for run in runs.runs {
             guard var before = last[run.session] else { return false }
             for i in run.lines {

@@ -292,6 +292,25 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual(Double(five.roundTrips - three.roundTrips) / 2, 10, "round trips a file")
     }
 
+    /// A later batch of sessions the transaction already copied straight in is not read
+    /// again, but its seqs must still rise across the whole batch: a session met twice in it
+    /// (another session's lines between) with a seq again is merged, the copy counted as a
+    /// duplicate and stored once.
+    func testALaterBatchRepeatingASeqAcrossItsRunsIsMerged() throws {
+        var a = TraceBuilder(sid: "S-runs-a"), b = TraceBuilder(sid: "S-runs-b")
+        for i in 0..<63 { a.vc(Double(10 + i), "init", "0xA\(i)", #""cls":"CellVC""#); b.vc(Double(10 + i), "init", "0xB\(i)", #""cls":"CellVC""#) }
+        // The first batch: 128 lines, each session's 64 in a run of their own.
+        let first = Array(a.lines.prefix(64)) + Array(b.lines.prefix(64))
+        TestSupport.writeLines(first + [a.lines[64], b.lines[64], a.lines[64]], to: dir + "/runs.jsonl")
+        let url = try freshDatabase()
+        let sink = try XCTUnwrap(try Storage.openForWriting(url).backend.ingestSink() as? PGIngestSink)
+        let run = try Ingester(store: sink).ingest(Ingester.expand([dir + "/runs.jsonl"]).inputs)
+        XCTAssertEqual(run.files.map(\.newEvents), [130])
+        XCTAssertEqual(run.files.map(\.duplicates), [1])
+        XCTAssertEqual([sink.directBatches, sink.mergedBatches], [1, 1])
+        XCTAssertEqual(try PGConnection(url: url).query("SELECT count(*) FROM events").int(0, 0), 130)
+    }
+
     /// A file of session `sid` (its record, a scene, eight controllers' inits), its lines, a
     /// fresh database and a connection of another writer to it.
     private func oneSessionAndAWriter(_ sid: String) throws -> (path: String, lines: Int, storage: Storage, writer: PGConnection) {
