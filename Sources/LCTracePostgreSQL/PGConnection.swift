@@ -340,7 +340,7 @@ final class PGConnection {
     /// while it steps through events) still sees every result in order.
     func sendAhead(_ sql: String) throws -> PGAhead {
         try settleAhead()
-        try sendPendingBegin()
+        try sendPending()
         roundTrips += 1
         guard PQsendQuery(handle, sql) == 1 else { throw error(nil, sql: sql) }
         let sent = PGAhead(sql: sql)
@@ -460,14 +460,30 @@ final class PGConnection {
         return out
     }
 
-    /// Sends the pending `BEGIN` and queued statements on their own: for the ways of sending
-    /// that cannot carry them.
-    private func sendPendingBegin() throws {
-        if !queued.isEmpty {
+    /// A `BEGIN` or queued statements wait for the next round trip.
+    private var hasPending: Bool { beginPending || !queued.isEmpty }
+
+    /// Sends the pending `BEGIN` and queued statements on their own, in a pipeline: for the
+    /// ways of sending that cannot carry them.
+    private func sendPending() throws {
+        guard hasPending else { return }
+        _ = try pipeline([])
+    }
+
+    /// What a simple query must run before its own statements: the pending `BEGIN` and the
+    /// queued statements, their parameters written as literals (`inlined`). Queued statements
+    /// that cannot be written so are sent first, with the `BEGIN`, in a pipeline of their own.
+    private func takePending() throws -> [String] {
+        let inlined = queued.compactMap(inlined)
+        guard inlined.count == queued.count else {
             _ = try pipeline([])
-        } else if beginPending {
-            _ = try queryStatements([])
+            return []
         }
+        defer {
+            beginPending = false
+            queued.removeAll()
+        }
+        return (beginPending ? ["BEGIN"] : []) + inlined
     }
 
     /// Cursors done with but not closed yet: closed in the next `pipeline` (no round trip of
@@ -527,8 +543,7 @@ final class PGConnection {
             beginPending = false
             return
         }
-        let ended = queued.isEmpty ? try queryStatements(["COMMIT"]) : try pipeline([Piped(sql: "COMMIT")]).last!
-        let status = String(cString: PQcmdStatus(ended.handle))
+        let status = String(cString: PQcmdStatus(try queryStatements(["COMMIT"]).handle))
         guard status == "COMMIT" else {
             throw PGError(sqlState: "40000", message: "the server ended the transaction with \(status), not COMMIT: a statement in it had failed", sql: "COMMIT")
         }
@@ -544,12 +559,11 @@ final class PGConnection {
     /// closed are closed first, in the same round trip.
     func queryStatements(_ statements: [String]) throws -> PGResult {
         try settleAhead()
-        if !queued.isEmpty { _ = try pipeline([]) }
-        let begin = beginPending ? ["BEGIN"] : []
-        beginPending = false
-        let sql = (begin + statements).joined(separator: "; ")
+        // The pending statements' parameters stay out of an error's text.
+        let sql = statements.joined(separator: "; ")
+        let pending = try takePending()
         roundTrips += 1
-        guard PQsendQuery(handle, (begin + takeCloses() + statements).joined(separator: "; ")) == 1 else { throw error(nil, sql: sql) }
+        guard PQsendQuery(handle, (pending + takeCloses() + statements).joined(separator: "; ")) == 1 else { throw error(nil, sql: sql) }
         defer { noteTransactionState() }
         return try check(try lastResult(), sql: sql)
     }
@@ -612,7 +626,7 @@ final class PGConnection {
     /// parameters' type OIDs, where the server cannot infer them (a cursor's query).
     @discardableResult
     package func query(_ sql: String, _ parameters: [String?] = [], types: [UInt32]? = nil) throws -> PGResult {
-        if beginPending || !queued.isEmpty { return try pipeline([Piped(sql: sql, parameters: parameters, types: types)]).last! }
+        if hasPending { return try pipeline([Piped(sql: sql, parameters: parameters, types: types)]).last! }
         try settleAhead()
         defer { noteTransactionState() }
         roundTrips += 1
@@ -647,7 +661,7 @@ final class PGConnection {
     @discardableResult
     func queryPrepared(_ sql: String, _ parameters: [String?]) throws -> PGResult {
         // Unprepared this once, in the round trip of the pending BEGIN.
-        if beginPending || !queued.isEmpty { return try pipeline([Piped(sql: sql, parameters: parameters)]).last! }
+        if hasPending { return try pipeline([Piped(sql: sql, parameters: parameters)]).last! }
         let name: String
         if let known = prepared[sql] {
             name = known
@@ -679,7 +693,7 @@ final class PGConnection {
     /// `DECLARE … CURSOR FOR` plans its query without inferring them, so it is told.
     func parameterTypes(_ sql: String) throws -> [UInt32] {
         try settleAhead()
-        try sendPendingBegin()
+        try sendPending()
         roundTrips += 2
         guard PQsendPrepare(handle, "", sql, 0, nil) == 1 else { throw error(nil, sql: sql) }
         _ = try check(try lastResult(), sql: sql)
@@ -692,7 +706,7 @@ final class PGConnection {
     /// mode), so a result of any size streams in constant memory.
     package func forEachRow(_ sql: String, _ parameters: [String?] = [], _ body: (PGResult) throws -> Void) throws {
         try settleAhead()
-        try sendPendingBegin()
+        try sendPending()
         roundTrips += 1
         guard send(sql, parameters) else { throw error(nil, sql: sql) }
         PQsetSingleRowMode(handle)
@@ -724,21 +738,8 @@ final class PGConnection {
     /// own work meanwhile.
     func copyIn(_ sql: String, binary: Bool = false, deferred: Bool = false, _ body: (PGCopyWriter) throws -> Void) throws -> Int {
         try settleAhead()
-        // The queued statements go in the COPY's own query, their parameters as literals,
-        // unless one cannot be written so (then they go first, in a round trip of their own).
-        var first = beginPending ? ["BEGIN"] : []
-        if !queued.isEmpty {
-            let inlined = queued.compactMap(inlined)
-            if inlined.count == queued.count {
-                first += inlined
-                queued.removeAll()
-            } else {
-                _ = try pipeline([])
-                first = []
-            }
-        }
-        let sent = (first + [sql]).joined(separator: "; ")
-        beginPending = false
+        // The pending BEGIN and queued statements go in the COPY's own query.
+        let sent = (try takePending() + [sql]).joined(separator: "; ")
         roundTrips += 1
         guard PQsendQuery(handle, sent) == 1, let start = try lastResult() else { throw error(nil, sql: sql) }
         let started = PGResult(start)
@@ -789,7 +790,7 @@ final class PGConnection {
     static let beginSnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
     package func transaction<T>(begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
-        assert(!beginPending && queued.isEmpty, "a transaction begun inside one begun later")
+        assert(!hasPending, "a transaction begun inside one begun later")
         try execute(begin)
         do {
             let value = try body()

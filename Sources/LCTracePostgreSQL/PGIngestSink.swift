@@ -204,9 +204,15 @@ final class PGIngestSink: IngestSink {
         inBatch = true
     }
 
-    package func commit() throws {
+    /// Forgets what holds only while the transaction is open: the sessions it locked and copied
+    /// straight in, and their records read with the lock.
+    private func forgetTransaction() {
         directInTransaction.removeAll(keepingCapacity: true)
         lockedRecords.removeAll(keepingCapacity: true)
+    }
+
+    package func commit() throws {
+        forgetTransaction()
         try pg.commit()
         inBatch = false
         part = 0
@@ -216,8 +222,7 @@ final class PGIngestSink: IngestSink {
         if inBatch { try? pg.rollback() }
         inBatch = false
         part = 0
-        directInTransaction.removeAll()
-        lockedRecords.removeAll()
+        forgetTransaction()
         sessionsOfFile.removeAll()
         dropCaptures()
         // What the rolled-back batches wrote is gone: forgotten, those sessions take the
