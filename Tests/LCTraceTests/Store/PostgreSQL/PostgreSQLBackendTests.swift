@@ -311,6 +311,57 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual(try PGConnection(url: url).query("SELECT count(*) FROM events").int(0, 0), 130)
     }
 
+    /// Two ingesters whose transactions meet two sessions in opposite orders: one locks the
+    /// higher session's row, the other the lower's, and each then needs the other's. A
+    /// transaction takes rows in rising id order only, committing first when a batch needs a
+    /// lower one than it holds, so neither waits in a cycle (the server failed one of them with
+    /// "deadlock detected" before), and every event goes in once.
+    func testTwoIngestersMeetingTwoSessionsInOppositeOrdersDoNotDeadlock() throws {
+        let url = try freshDatabase()
+        // Two ingests: a storage (and connection) each.
+        let x = try XCTUnwrap(try Storage.openForWriting(url).backend.ingestSink() as? PGIngestSink)
+        let y = try XCTUnwrap(try Storage.openForWriting(url).backend.ingestSink() as? PGIngestSink)
+        try PGConnection(url: url).execute("INSERT INTO sessions(sid) VALUES ('S-low'); INSERT INTO sessions(sid) VALUES ('S-high')")
+        func batch(_ sid: String, from seq: Int, _ name: String) throws -> EventBatch {
+            var b = TraceBuilder(sid: sid, record: false)
+            b.seq = Int64(seq)
+            for i in 0..<4 { b.vc(Double(seq + i), "init", "0x\(sid)-\(seq + i)", #""cls":"CellVC""#) }
+            TestSupport.writeLines(b.lines, to: dir + "/" + name)
+            return try XCTUnwrap(BatchReader.decodeLines(of: try TraceInput(location: .file(dir + "/" + name)), startingWith: EventBatch(),
+                                                         maxLineLength: 1 << 20, decoder: EventDecoder()) { _ in nil })
+        }
+        for sink in [x, y] {
+            try sink.startRun(capturesRows: false, backgroundWork: false)
+            try sink.begin()
+        }
+        defer { x.endRun(); y.endRun() }
+        _ = try x.store(try batch("S-high", from: 0, "x1.jsonl"), file: 0)
+        _ = try y.store(try batch("S-low", from: 0, "y1.jsonl"), file: 0)
+        // x now needs S-low (held by y) and y S-high (held by x, unless x let it go).
+        let xSecond = try batch("S-low", from: 10, "x2.jsonl"), ySecond = try batch("S-high", from: 10, "y2.jsonl")
+        /// x's second batch, stored and committed on a thread of its own (handed over whole).
+        final class OnThread: @unchecked Sendable {
+            let sink: PGIngestSink, batch: EventBatch
+            var error: Error?
+            let done = DispatchSemaphore(value: 0)
+            init(_ sink: PGIngestSink, _ batch: EventBatch) { self.sink = sink; self.batch = batch }
+        }
+        let xDone = OnThread(x, xSecond)
+        Thread {
+            do { _ = try xDone.sink.store(xDone.batch, file: 0); try xDone.sink.commit() } catch { xDone.error = error }
+            xDone.done.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: 0.3)  // x waits for S-low's row
+        var yError: Error?
+        do { _ = try y.store(ySecond, file: 0); try y.commit() } catch { yError = error }
+        XCTAssertEqual(xDone.done.wait(timeout: .now() + 30), .success)
+        XCTAssertNil(xDone.error, "x: \(String(describing: xDone.error))")
+        XCTAssertNil(yError, "y: \(String(describing: yError))")
+        XCTAssertEqual([x.earlyCommits, y.earlyCommits], [1, 0], "x let S-high go before asking for S-low")
+        let rows = try PGConnection(url: url).query("SELECT sid || ':' || string_agg(seq::text, ',' ORDER BY seq) FROM events_v GROUP BY sid ORDER BY sid")
+        XCTAssertEqual((0..<rows.rowCount).map { rows.text($0, 0) }, ["S-high:0,1,2,3,10,11,12,13", "S-low:0,1,2,3,10,11,12,13"])
+    }
+
     /// A file of session `sid` (its record, a scene, eight controllers' inits), its lines, a
     /// fresh database and a connection of another writer to it.
     private func oneSessionAndAWriter(_ sid: String) throws -> (path: String, lines: Int, storage: Storage, writer: PGConnection) {
