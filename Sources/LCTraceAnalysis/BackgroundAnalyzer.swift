@@ -286,9 +286,11 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
             guard let model = result.model, store.unchangedSince(result.stamp, session: result.session) else { continue }
             if writer == nil { writer = try store.modelStore() }
             if result.first { try writer!.clear(session: result.session) }
-            try writer!.writeRows(session: result.session, model)
-            guard result.last else { continue }
-            try writer!.finish(session: result.session, model)
+            guard result.last else {
+                try writer!.writeRows(session: result.session, model)
+                continue
+            }
+            try writer!.writeLastRowsAndFinish(session: result.session, model)
             recordStored(result.session, model, fromCapturedRows: result.fromCapturedRows)
         }
     }

@@ -25,21 +25,45 @@ final class PGStrings {
 
     /// The ids of `texts`, inserting those the table does not have yet.
     package func ids<S: Sequence>(_ texts: S) throws -> [String: Int64] where S.Element == String {
-        var out: [String: Int64] = [:]
-        var missing: [String] = []
+        try collect(try send(texts))
+    }
+
+    /// Texts whose ids are on their way (`send`): those cached, the others' insert.
+    struct Pending {
+        fileprivate var out: [String: Int64]
+        fileprivate var missing: [String]
+        fileprivate var inserted: PGAhead?
+    }
+
+    private static let insert = """
+        INSERT INTO strings(text) SELECT t FROM unnest($1::text[]) AS u(t) ORDER BY t
+        ON CONFLICT (text) DO NOTHING RETURNING id, text
+        """
+
+    /// The first half of `ids`: the insert of the texts not cached is sent and not waited for
+    /// (once prepared), so the caller waits on another connection meanwhile.
+    func send<S: Sequence>(_ texts: S) throws -> Pending where S.Element == String {
+        var pending = Pending(out: [:], missing: [], inserted: nil)
         for text in Set(texts) {
-            if let id = ids[text] { out[text] = id } else { missing.append(text) }
+            if let id = ids[text] { pending.out[text] = id } else { pending.missing.append(text) }
         }
-        guard !missing.isEmpty else { return out }
-        missing.sort()
+        guard !pending.missing.isEmpty else { return pending }
+        pending.missing.sort()
         if inserter == nil { inserter = try PGConnection(url: url, stop: stop) }
+        pending.inserted = try inserter!.sendAheadPrepared(Self.insert, [PGSchema.arrayLiteral(pending.missing)])
+        return pending
+    }
+
+    /// The second half of `ids`: the ids of every text `send` was given.
+    func collect(_ pending: Pending) throws -> [String: Int64] {
+        var out = pending.out
+        let missing = pending.missing
+        guard !missing.isEmpty else { return out }
         // Most texts a batch does not know yet are new to the table too (controller ids): the
         // insert returns their ids; only those it skipped (stored before, or by another
         // ingester meanwhile) are looked up, in a second statement that then sees them.
-        let inserted = try inserter!.queryPrepared("""
-            INSERT INTO strings(text) SELECT t FROM unnest($1::text[]) AS u(t) ORDER BY t
-            ON CONFLICT (text) DO NOTHING RETURNING id, text
-            """, [PGSchema.arrayLiteral(missing)])
+        let inserted = try pending.inserted.map { try inserter!.collect($0) }
+            ?? inserter!.queryPrepared(Self.insert, [PGSchema.arrayLiteral(missing)])
         if ids.count + missing.count > Self.maxCached { ids.removeAll(keepingCapacity: true) }
         func keep(_ rows: PGResult) {
             for r in 0..<rows.rowCount {
@@ -190,14 +214,32 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
     }
 
     package func writeRows(session: Int64, _ model: SessionModel) throws {
+        try pg.copyIn(try rowParts(session: session, model))
+    }
+
+    package func finish(session: Int64, _ model: SessionModel) throws {
+        try pg.copyIn(try findingParts(model.findings, session: session, file: nil))
+        markAnalysed(session: session, model)
+    }
+
+    /// The last rows and the findings in one query of COPYs (five waits for the four kinds,
+    /// not eight), and the session's counts with the COMMIT.
+    package func writeLastRowsAndFinish(session: Int64, _ model: SessionModel) throws {
+        try pg.copyIn(try rowParts(session: session, model) + findingParts(model.findings, session: session, file: nil))
+        markAnalysed(session: session, model)
+    }
+
+    /// The COPYs of a model's rows (none for a kind it has none of), their texts' ids known.
+    private func rowParts(session: Int64, _ model: SessionModel) throws -> [PGConnection.CopyPart] {
         var texts: [String] = []
         for x in model.instances { texts.append(x.key.vc); texts += [x.cls, x.lastParent, x.presenter].compactMap { $0 } }
         for c in model.cycles { texts.append(c.instance.vc) }
         for e in model.edges { texts += [e.child.vc, e.parent] }
         let id = try strings.ids(texts)
+        var parts: [PGConnection.CopyPart] = []
         if !model.instances.isEmpty {
             // Schema 4's packed layout: 8-byte columns first, ids as integer, the texts as `codes`.
-            try pg.copyIn("COPY instances (since, init_t, end_seq, end_t, release_seq, release_t, session, vc, cls, parent, presenter, appearances, codes) FROM STDIN") { w in
+            parts.append(.init(sql: "COPY instances (since, init_t, end_seq, end_t, release_seq, release_t, session, vc, cls, parent, presenter, appearances, codes) FROM STDIN") { w in
                 for x in model.instances {
                     w.add(x.key.since); w.add(x.initT); w.add(x.endSeq); w.add(x.endT); w.add(x.release?.seq); w.add(x.release?.t)
                     w.add(session); w.add(id[x.key.vc]); w.add(x.cls.flatMap { id[$0] })
@@ -205,10 +247,10 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
                     w.add(Int64(x.cycleCount)); w.add(ModelCodes.instance(state: x.state, end: x.end, release: x.release?.how))
                     try w.endRow()
                 }
-            }
+            })
         }
         if !model.cycles.isEmpty {
-            try pg.copyIn("COPY appearances (will_seq, since, will_t, is_t, did_t, will_disappear_t, did_disappear_t, session, vc, codes) FROM STDIN") { w in
+            parts.append(.init(sql: "COPY appearances (will_seq, since, will_t, is_t, did_t, will_disappear_t, did_disappear_t, session, vc, codes) FROM STDIN") { w in
                 for c in model.cycles {
                     w.add(c.willSeq); w.add(c.instance.since); w.add(c.willT)
                     w.add(c.isT); w.add(c.didT); w.add(c.willDisappearT); w.add(c.didDisappearT)
@@ -217,35 +259,37 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
                                                 interactive: c.interactive, backgrounded: c.backgrounded))
                     try w.endRow()
                 }
-            }
+            })
         }
         if !model.edges.isEmpty {
-            try pg.copyIn("COPY containment (add_seq, child_since, parent_since, add_t, will_move_seq, did_move_seq, will_remove_seq, remove_seq, remove_t, did_remove_seq, session, child, parent) FROM STDIN") { w in
+            parts.append(.init(sql: "COPY containment (add_seq, child_since, parent_since, add_t, will_move_seq, did_move_seq, will_remove_seq, remove_seq, remove_t, did_remove_seq, session, child, parent) FROM STDIN") { w in
                 for e in model.edges {
                     w.add(e.addSeq); w.add(e.child.since); w.add(e.parentSince); w.add(e.addT); w.add(e.willMoveSeq); w.add(e.didMoveSeq)
                     w.add(e.willRemoveSeq); w.add(e.removeSeq); w.add(e.removeT); w.add(e.didRemoveSeq)
                     w.add(session); w.add(id[e.child.vc]); w.add(id[e.parent])
                     try w.endRow()
                 }
-            }
+            })
         }
+        return parts
     }
 
-    package func finish(session: Int64, _ model: SessionModel) throws {
-        try write(model.findings, session: session, file: nil)
+    /// The session's counts, and current unless a batch changed it since the build began:
+    /// written with the transaction's COMMIT (nothing reads it before).
+    private func markAnalysed(session: Int64, _ model: SessionModel) {
         let st = model.stats
-        try pg.query("""
+        pg.sendWithNext([.init(sql: """
             UPDATE sessions SET events = $1, first_seq = $2, last_seq = $3, first_t = $4, last_t = $5, lost_events = $6,
               end_reason = $7, dirty = CASE WHEN changes = $8 THEN 0 ELSE 1 END WHERE id = $9
-            """, [String(st.events), st.firstSeq.map(String.init), st.lastSeq.map(String.init), st.firstT.map(String.init),
-                  st.lastT.map(String.init), String(st.lostEvents), st.endReason, String(changesAtStart[session] ?? -1), String(session)])
+            """, parameters: [String(st.events), st.firstSeq.map(String.init), st.lastSeq.map(String.init), st.firstT.map(String.init),
+                              st.lastT.map(String.init), String(st.lostEvents), st.endReason, String(changesAtStart[session] ?? -1), String(session)])])
     }
 
-    /// Findings of a session (`session` 0 and a `file` for file-level ones).
-    private func write(_ findings: [Finding], session: Int64, file: Int64?) throws {
-        guard !findings.isEmpty else { return }
+    /// The COPY of findings of a session (`session` 0 and a `file` for file-level ones).
+    private func findingParts(_ findings: [Finding], session: Int64, file: Int64?) throws -> [PGConnection.CopyPart] {
+        guard !findings.isEmpty else { return [] }
         let id = try strings.ids(findings.flatMap { [$0.vc, $0.cls].compactMap { $0 } })
-        try pg.copyIn("COPY findings (session, rule, name, severity, vc, since, cls, t, message, evidence, confidence, file, detail, identity_key, identity) FROM STDIN") { w in
+        return [.init(sql: "COPY findings (session, rule, name, severity, vc, since, cls, t, message, evidence, confidence, file, detail, identity_key, identity) FROM STDIN") { w in
             for f in findings {
                 w.add(session); w.add(f.rule); w.add(f.name); w.add(f.severity.rawValue)
                 w.add(f.vc.flatMap { id[$0] }); w.add(f.since); w.add(f.cls.flatMap { id[$0] }); w.add(f.t); w.add(f.message)
@@ -253,7 +297,7 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
                 w.add(f.detail.isEmpty ? nil : DetailValue.encode(f.detail)); w.add(f.identityKey); w.add(f.identity)
                 try w.endRow()
             }
-        }
+        }]
     }
 
     package func saveSettings(_ settings: RuleSettings) throws {
@@ -264,7 +308,7 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
     package func replaceFileFindings(_ findings: [(file: Int64, finding: Finding)]) throws {
         try pg.execute("DELETE FROM findings WHERE session = 0 AND file IS NOT NULL")
         for (file, group) in Dictionary(grouping: findings, by: \.file).sorted(by: { $0.key < $1.key }) {
-            try write(group.map(\.finding), session: 0, file: file)
+            try pg.copyIn(try findingParts(group.map(\.finding), session: 0, file: file))
         }
     }
 

@@ -269,54 +269,42 @@ final class PGIngestSink: IngestSink {
             try inserter!.execute("SET lock_timeout = '\(Self.sessionInsertWait)'")
         }
         if sessionIDs.count > 100_000 { sessionIDs.removeAll(keepingCapacity: true) }
-        /// Reads the stored ones of `sids`; false when a lock (DDL on `sessions`) outlasted
-        /// the timeout, to try again.
-        func found(_ sids: [String]) throws -> Bool {
+        // One statement reads the stored sids and inserts the others, in one round trip. A sid
+        // its snapshot holds is never inserted: an insert meeting a stored sid waits for any
+        // open transaction that updated its row (another ingest's batch), and that ingest may be
+        // waiting, through its own inserter, for this one's batch, a wait the server cannot see
+        // (it hung the concurrent-kill test). A sid stored since the snapshot still makes the
+        // insert wait: it gives up after a moment (lock_timeout), and the statement runs again
+        // with a later snapshot. (A lock held longer, DDL on the table, is waited for so, a
+        // timeout at a time, as long as it lasts: a stop request ends the wait.)
+        var asked = missing
+        while true {
+            try pg.stop?.check()
             do {
-                let rows = try inserter!.queryPrepared("SELECT id, sid FROM sessions WHERE sid = ANY($1::text[])", [PGSchema.arrayLiteral(sids)])
+                let rows = try inserter!.queryPrepared("""
+                    WITH made AS (
+                        INSERT INTO sessions(sid) SELECT s FROM unnest($1::text[]) AS u(s)
+                        WHERE NOT EXISTS (SELECT 1 FROM sessions x WHERE x.sid = u.s) ORDER BY s
+                        ON CONFLICT (sid) DO NOTHING RETURNING id, sid)
+                    SELECT id, sid FROM made UNION ALL SELECT id, sid FROM sessions WHERE sid = ANY($1::text[])
+                    """, [PGSchema.arrayLiteral(asked)])
                 for r in 0..<rows.rowCount {
                     guard let id = rows.int(r, 0), let sid = rows.text(r, 1) else { continue }
                     sessionIDs[sid] = id
                     out[sid] = id
                 }
-                return true
             } catch let error as PGError where error.sqlState == "55P03" {
-                return false
+                // lock_not_available: asked again below.
             }
-        }
-        // Only the sids not stored yet are inserted. An insert meeting a stored sid waits for
-        // any open transaction that updated its row (another ingest's batch): that ingest may be
-        // waiting, through its own inserter, for this one's batch, a wait the server cannot see
-        // (it hung the concurrent-kill test). A stored row is read without waiting; an insert
-        // that still has to wait (a sid stored and updated since) gives up after a moment and
-        // the stored row is read again. (A lock held longer, DDL on the table, is waited for
-        // so, a timeout at a time, as long as it lasts: a stop request ends the wait.)
-        var read = try found(missing)
-        while true {
-            try pg.stop?.check()
-            let new = missing.filter { out[$0] == nil }
-            guard !new.isEmpty || !read else { break }
-            if read {
-                do {
-                    // The rows made come back; only a sid stored meanwhile is read again.
-                    let made = try inserter!.queryPrepared("""
-                        INSERT INTO sessions(sid) SELECT s FROM unnest($1::text[]) AS u(s) ORDER BY s ON CONFLICT (sid) DO NOTHING
-                        RETURNING id, sid
-                        """, [PGSchema.arrayLiteral(new)])
-                    for r in 0..<made.rowCount {
-                        guard let id = made.int(r, 0), let sid = made.text(r, 1) else { continue }
-                        sessionIDs[sid] = id
-                        out[sid] = id
-                    }
-                    if new.allSatisfy({ out[$0] != nil }) { break }
-                } catch let error as PGError where error.sqlState == "55P03" {
-                    // lock_not_available: read again what was stored meanwhile.
-                }
-            }
-            read = try found(new.filter { out[$0] == nil })
+            // Left: a sid another ingest stored after the snapshot (the insert skipped it).
+            asked = asked.filter { out[$0] == nil }
+            if asked.isEmpty { break }
         }
         return out
     }
+
+    /// Requests sent on the new sessions' connection (for the tests).
+    var sessionInserterRoundTrips: Int { inserter?.roundTrips ?? 0 }
 
     /// How long a new session's insert waits for a row another ingest is updating.
     static let sessionInsertWait = "500ms"
@@ -541,8 +529,12 @@ final class PGIngestSink: IngestSink {
                               modelAttrs: e.kind.modelReadsAttrs ? Self.bytes(e.attrs, arena).map { String(decoding: $0, as: UTF8.self) } : nil))
         }
         guard !unresolved.isEmpty else { return lines }
+        // The new texts' insert runs while this thread waits for the new sessions' and for the
+        // previous batch's copy (each on its own connection): one wait instead of three.
+        let pendingTexts = try strings.send(newTexts)
         let sessions = try sessionIDs(newSids)
-        let texts = try strings.ids(newTexts)
+        try pg.settle()
+        let texts = try strings.collect(pendingTexts)
         for (text, id) in sessions { remember(text, id, in: sidBytes) }
         for (text, id) in texts { remember(text, id, in: textBytes) }
         func known(_ span: Span, _ id: Int64?, _ ids: [String: Int64]) -> Int64? {

@@ -525,10 +525,11 @@ final class PGReadConnection: SQLReadConnection {
         """
     }
 
-    /// Runs `body` in a transaction of the caller's (the analysis's write transactions).
+    /// Runs `body` in a transaction of the caller's (the analysis's write transactions), its
+    /// BEGIN sent with the first statement.
     package func transaction<T>(_ body: () throws -> T) throws -> T {
         precondition(!inTransaction, "nested transaction")
-        return try pg.transaction {
+        return try pg.transaction(later: true) {
             inTransaction = true
             defer { inTransaction = false }
             return try body()

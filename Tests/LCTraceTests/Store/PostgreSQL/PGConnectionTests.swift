@@ -215,6 +215,47 @@ final class PGConnectionTests: XCTestCase {
         XCTAssertEqual(try count(), 0)
     }
 
+    /// (Issue 26) Several COPYs in one query: the pending BEGIN and queued statements ahead of
+    /// them, every row stored, one request; a COPY the server refuses, or whose rows fail to be
+    /// written, fails the call once the query has been read, and the connection goes on.
+    func testSeveralCopiesInOneQueryStoreEveryRowOrFailWhole() throws {
+        let db = try connect()
+        try db.execute("CREATE TEMP TABLE a (x integer); CREATE TEMP TABLE b (y text); CREATE TEMP TABLE c (z integer)")
+        func counts() throws -> [Int64?] {
+            try ["a", "b", "c"].map { try db.query("SELECT count(*) FROM \($0)").int(0, 0) }
+        }
+        func parts(_ rows: Int, badInB: Bool = false, throwingInC: Bool = false) -> [PGConnection.CopyPart] {
+            [.init(sql: "COPY a FROM STDIN") { w in for i in 0..<rows { w.add(Int64(i)); try w.endRow() } },
+             .init(sql: badInB ? "COPY b (no_such_column) FROM STDIN" : "COPY b FROM STDIN") { w in
+                for i in 0..<rows { w.add("it's \\ \t \(i)"); try w.endRow() } },
+             .init(sql: "COPY c FROM STDIN") { w in
+                if throwingInC { throw CocoaError(.fileReadCorruptFile) }
+                for i in 0..<rows { w.add(Int64(i)); try w.endRow() } }]
+        }
+        db.beginLater()
+        db.sendWithNext([.init(sql: "INSERT INTO c VALUES ($1)", parameters: ["-1"])])
+        let before = db.roundTrips
+        try db.copyIn(parts(1000))
+        XCTAssertEqual(db.roundTrips - before, 1, "one query")
+        XCTAssertTrue(db.inTransaction, "the BEGIN went with it")
+        try db.commit()
+        XCTAssertEqual(try counts(), [1000, 1000, 1001])
+        XCTAssertEqual(try db.query("SELECT y FROM b WHERE y LIKE '% 999'").text(0, 0), "it's \\ \t 999")
+
+        for (name, failing) in [("refused", parts(10, badInB: true)), ("thrown", parts(10, throwingInC: true))] {
+            db.beginLater()
+            XCTAssertThrowsError(try db.copyIn(failing), name) { error in
+                if name == "refused" { XCTAssertTrue("\(error)".contains("no_such_column"), "\(error)") } else { XCTAssertTrue(error is CocoaError, "\(error)") }
+            }
+            try db.rollback()
+            XCTAssertEqual(try counts(), [1000, 1000, 1001], "\(name): nothing of the query stayed")
+            XCTAssertEqual(try db.query("SELECT 1").int(0, 0), 1, "\(name): the connection takes statements again")
+        }
+        let idle = db.roundTrips
+        try db.copyIn([])
+        XCTAssertEqual(db.roundTrips, idle, "nothing to send")
+    }
+
     /// A statement's parameters written into it as literals read back as the parameters do,
     /// whatever they hold (a `$2` in a value is not a parameter), past nine of them too.
     func testParametersWrittenAsLiteralsReadAsParameters() throws {

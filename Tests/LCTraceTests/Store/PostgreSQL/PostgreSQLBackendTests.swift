@@ -182,6 +182,19 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual(table.count, 6)
         // The first one again, cached and not: the same ids.
         XCTAssertEqual(try first.ids(["SettingsVC", "0x1"]), ["SettingsVC": table["SettingsVC"]!, "0x1": table["0x1"]!])
+
+        // Sent ahead (the insert prepared by now) and collected after a wait on another
+        // connection: the same ids; one sent and never collected (a batch that failed between
+        // the two) leaves the connection to the next texts.
+        let pending = try first.send(["0x3", "0x2", "UIViewController"])
+        _ = try second.ids(["0x4"])
+        let c = try first.collect(pending)
+        _ = try first.send(["0x5"])
+        let d = try first.ids(["0x6", "0x5"])
+        let after = try stored()
+        XCTAssertEqual(c, ["0x3": after["0x3"]!, "0x2": after["0x2"]!, "UIViewController": after["UIViewController"]!])
+        XCTAssertEqual(d, ["0x6": after["0x6"]!, "0x5": after["0x5"]!])
+        XCTAssertEqual(after.count, 10)
     }
 
     /// A bulk load leaves the planner statistics of what it loaded: without them, the first
@@ -290,6 +303,41 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual(five.sink.directBatches, 15, "128, 512 and 360 lines a file")
         XCTAssertEqual(five.sink.directChecks, 5, "one read of a file's session")
         XCTAssertEqual(Double(five.roundTrips - three.roundTrips) / 2, 10, "round trips a file")
+    }
+
+    /// (Issue 26) The analysis stores a session's model in three requests: its old rows
+    /// deleted (the BEGIN with them), its four kinds of rows and its findings in one query of
+    /// COPYs, its counts with the COMMIT. Eight before: a BEGIN, a COPY each, the counts.
+    func testAnAnalysisStoresASessionsModelInThreeRequests() throws {
+        let url = try freshDatabase()
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url,
+                                        TestSupport.root.appendingPathComponent("SampleTraces/device-002-aad71e75.jsonl.gz").path]).status, 0)
+        let storage = try Storage.openForWriting(url)
+        let store = try XCTUnwrap(try storage.backend.analysisStore() as? PGAnalysisStore)
+        let session = try XCTUnwrap(try store.sessionsToAnalyse(all: true, after: 0, limit: 1).first)
+        let analysis = SessionAnalysis()
+        let model = try store.writeTransaction {
+            try analysis.build(session: session.id, sid: session.sid, metadata: try store.sessionMetadata(session.id), source: store)
+        }
+        XCTAssertFalse(model.instances.isEmpty || model.cycles.isEmpty || model.edges.isEmpty || model.findings.isEmpty,
+                       "a session with every kind of row")
+        let pg = store.connection.pg
+        let before = pg.roundTrips
+        try store.writeTransaction {
+            try store.clear(session: session.id)
+            try store.writeLastRowsAndFinish(session: session.id, model)
+        }
+        XCTAssertEqual(pg.roundTrips - before, 3)
+        let other = try PGConnection(url: url)
+        func count(_ table: String) throws -> Int { Int(try other.query("SELECT count(*) FROM \(table) WHERE session = $1", [String(session.id)]).int(0, 0) ?? -1) }
+        XCTAssertEqual(try [count("instances"), count("appearances"), count("containment"), count("findings")],
+                       [model.instances.count, model.cycles.count, model.edges.count, model.findings.count])
+        let row = try other.query("SELECT events, dirty FROM sessions WHERE id = $1", [String(session.id)])
+        XCTAssertEqual([row.int(0, 0), row.int(0, 1)], [Int64(model.stats.events), 0], "the counts went with the COMMIT")
+        // The same session analysed through the command gives the same rows.
+        let summary = try Analyzer(db: storage, settings: RuleSettings()).analyze(all: true)
+        XCTAssertEqual(summary.findings, model.findings.count)
+        XCTAssertEqual(try count("findings"), model.findings.count)
     }
 
     /// A later batch of sessions the transaction already copied straight in is not read
@@ -472,9 +520,13 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         let release = DispatchWorkItem { try? writer.execute("ROLLBACK") }
         DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: release)
         let sink = try XCTUnwrap(try storage.backend.ingestSink() as? PGIngestSink)
-        let started = Date()
+        // The connection made, and the statement prepared (at its second run).
+        _ = try sink.sessionIDs(["S-first"])
+        _ = try sink.sessionIDs(["S-second"])
+        let started = Date(), before = sink.sessionInserterRoundTrips
         let ids = try sink.sessionIDs(["S-stored", "S-new"])
         XCTAssertLessThan(Date().timeIntervalSince(started), 10, "the insert waited for the other batch")
+        XCTAssertEqual(sink.sessionInserterRoundTrips - before, 1, "read and inserted in one request, never timed out and asked again")
         XCTAssertEqual(Set(ids.keys), ["S-stored", "S-new"])
         let stored = try PGConnection(url: url).query("SELECT id FROM sessions WHERE sid = 'S-stored'").int(0, 0)
         XCTAssertEqual(ids["S-stored"], stored)
