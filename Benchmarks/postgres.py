@@ -20,9 +20,9 @@ server's (every process of the throwaway cluster, ended backends included; not m
 --url), peak RSS of one ingester, database size, the ratios to SQLite's time and to the floor;
 then the table of the README's PostgreSQL section. A measurement, never a test.
 
---round-trip-us N (Linux) makes the server seem N microseconds away, as across a network: every
-wait of a client (lctrace and the floor's psql) for the server's answer first sleeps N us
-(Benchmarks/round-trip-delay.c, loaded with LD_PRELOAD). SQLite's run is not delayed.
+--round-trip-us N (Linux) makes the server seem N microseconds away, as across a network: a
+client (lctrace and the floor's psql) reads no answer sooner than N us after it last sent on that
+connection (Benchmarks/round-trip-delay.c, loaded with LD_PRELOAD). SQLite's run is not delayed.
 """
 import argparse, glob, os, shutil, statistics, subprocess, sys, tempfile, time, uuid
 
@@ -130,7 +130,7 @@ def main():
                     help="an lctrace binary to measure (repeat to compare; default: this checkout's release build)")
     ap.add_argument("--only", help="runs to make, of sqlite,floor,floor4,pg1,pg4-disjoint,pg4-overlapping")
     ap.add_argument("--round-trip-us", type=int, default=0, metavar="N",
-                    help="make every answer of the server N microseconds later, as across a network (Linux)")
+                    help="no answer of the server sooner than N microseconds after the client sent, as across a network (Linux)")
     a = ap.parse_args()
     work = a.keep or tempfile.mkdtemp(prefix="lctrace-pgbench-")
     os.makedirs(work, exist_ok=True)
@@ -260,7 +260,7 @@ def main():
 
         print(f"\nCorpus: {events:,} events in {len(files)} files; medians of {a.runs} runs; 2 cores shared by the server and the clients")
         if a.round_trip_us:
-            print(f"Every answer of the server waited for {a.round_trip_us} us longer (--round-trip-us), as across a network; SQLite not delayed")
+            print(f"No answer of the server read sooner than {a.round_trip_us} us after the client sent (--round-trip-us), as across a network; SQLite not delayed")
         if primary_key:
             print(f"Floor table: the columns of events and {primary_key}, nothing else")
         print("\n| run | wall s | events/s | client CPU s | server CPU s | peak RSS MB (one client) | bytes/event in DB | time ÷ SQLite | time ÷ floor |")
