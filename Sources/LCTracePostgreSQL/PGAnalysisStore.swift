@@ -33,6 +33,8 @@ final class PGStrings {
         fileprivate var out: [String: Int64]
         fileprivate var missing: [String]
         fileprivate var inserted: PGAhead?
+        /// The insert went without waiting (for the tests).
+        var sentAhead: Bool { inserted != nil }
     }
 
     private static let insert = """
@@ -86,6 +88,9 @@ final class PGStrings {
         if ids.count + texts.count > Self.maxCached { ids.removeAll(keepingCapacity: true) }
         for (id, text) in texts where ids.count < Self.maxCached { ids[text] = id }
     }
+
+    /// Requests sent on the inserting connection (for the tests).
+    var roundTrips: Int { inserter?.roundTrips ?? 0 }
 
     /// Forgets every id (after a rollback nothing is lost: texts are committed on their own).
     package func close() {
@@ -141,10 +146,13 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
         self.strings = strings
         self.known = known
         events = PGEventReader(pg: connection.pg)
+        events.learn = { [strings] in strings.remember($0) }
         try super.init(connection: connection)
     }
 
     private var pg: PGConnection { connection.pg }
+    /// Requests sent for texts' ids (for the tests).
+    var stringsRoundTrips: Int { strings.roundTrips }
 
     override package func forEachEvent(session: Int64, sid: String, _ body: (TraceEvent) throws -> Void) throws {
         try events.forEachEvent(session: session, sid: sid, body)

@@ -410,6 +410,7 @@ final class PGConnection {
         guard PQtransactionStatus(handle) == PQTRANS_ACTIVE || PQpipelineStatus(handle) != PQ_PIPELINE_OFF else { return }
         let end = DispatchTime.now() + .seconds(5)
         while PQtransactionStatus(handle) == PQTRANS_ACTIVE || PQpipelineStatus(handle) != PQ_PIPELINE_OFF {
+            guard DispatchTime.now() < end else { return }
             if PQpipelineStatus(handle) != PQ_PIPELINE_OFF && PQexitPipelineMode(handle) == 1 { continue }
             if PQisBusy(handle) == 1 {
                 guard (try? Self.wait(PQsocket(handle), writing: false, until: end, stop: nil)) == true,
@@ -417,7 +418,13 @@ final class PGConnection {
                 continue
             }
             if let raw = PQgetResult(handle) {
+                let status = PQresultStatus(raw)
                 PQclear(raw)
+                // A COPY that started after the wait was given up (the next of several in one
+                // query, the cancel too late for the one before): ended with an error, which
+                // the server then reports; libpq would otherwise hand its start forever.
+                if status == PGRES_COPY_IN { guard PQputCopyEnd(handle, "lctrace: interrupted") == 1 else { return } }
+                if status == PGRES_COPY_OUT || status == PGRES_COPY_BOTH { return }
             } else if PQpipelineStatus(handle) == PQ_PIPELINE_OFF {
                 return
             }
@@ -832,7 +839,8 @@ final class PGConnection {
             }
             let started = PGResult(start)
             guard PQresultStatus(start) == PGRES_COPY_IN else {
-                failure = error(start, sql: part.sql)
+                // The COPY before, a statement ahead or this COPY's start failed: named whole.
+                failure = error(start, sql: sql)
                 break
             }
             _ = started

@@ -12,6 +12,9 @@ final class PGEventReader {
     private let pg: PGConnection
     private var texts: PGTextCache
     let pageRows: Int
+    /// Told each page's texts by id: the analysis's `PGStrings` keeps them, so the model's
+    /// rows, whose texts are the events', find their ids without a round trip.
+    var learn: (([Int64: String]) -> Void)?
 
     init(pg: PGConnection, maxCached: Int = 200_000, pageRows: Int = 4096) {
         self.pg = pg
@@ -64,6 +67,11 @@ final class PGEventReader {
             for c in [2, 3, 4, 6, 7, 8] { if let id = page.int(r, c), id != 0 { ids.insert(id) } }
         }
         try texts.load(ids, on: pg)
+        if let learn {
+            var known: [Int64: String] = [:]
+            for id in ids { known[id] = texts[id] }
+            learn(known)
+        }
     }
 }
 

@@ -532,8 +532,16 @@ final class PGIngestSink: IngestSink {
         // The new texts' insert runs while this thread waits for the new sessions' and for the
         // previous batch's copy (each on its own connection): one wait instead of three.
         let pendingTexts = try strings.send(newTexts)
-        let sessions = try sessionIDs(newSids)
-        try pg.settle()
+        let sessions: [String: Int64]
+        do {
+            sessions = try sessionIDs(newSids)
+            try pg.settle()
+        } catch {
+            // The insert's outcome read now: left, a failure of it would be thrown again by
+            // whatever next asks for texts.
+            _ = try? strings.collect(pendingTexts)
+            throw error
+        }
         let texts = try strings.collect(pendingTexts)
         for (text, id) in sessions { remember(text, id, in: sidBytes) }
         for (text, id) in texts { remember(text, id, in: textBytes) }

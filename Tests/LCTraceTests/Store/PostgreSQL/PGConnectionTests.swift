@@ -242,10 +242,21 @@ final class PGConnectionTests: XCTestCase {
         XCTAssertEqual(try counts(), [1000, 1000, 1001])
         XCTAssertEqual(try db.query("SELECT y FROM b WHERE y LIKE '% 999'").text(0, 0), "it's \\ \t 999")
 
-        for (name, failing) in [("refused", parts(10, badInB: true)), ("thrown", parts(10, throwingInC: true))] {
+        var badLast = parts(10)
+        badLast[2] = .init(sql: "COPY c FROM STDIN") { w in w.add("not a number"); try w.endRow() }
+        var badFirst = parts(10)
+        badFirst[0] = .init(sql: "COPY a FROM STDIN") { w in w.add("not a number"); try w.endRow() }
+        for (name, failing, queued) in [("refused", parts(10, badInB: true), false), ("thrown", parts(10, throwingInC: true), false),
+                                        ("last rows rejected", badLast, false), ("first rows rejected", badFirst, false),
+                                        ("queued statement failing", parts(10), true)] {
             db.beginLater()
+            if queued { db.sendWithNext([.init(sql: "INSERT INTO c VALUES ($1)", parameters: ["not a number"])]) }
             XCTAssertThrowsError(try db.copyIn(failing), name) { error in
-                if name == "refused" { XCTAssertTrue("\(error)".contains("no_such_column"), "\(error)") } else { XCTAssertTrue(error is CocoaError, "\(error)") }
+                switch name {
+                case "refused": XCTAssertTrue("\(error)".contains("no_such_column"), "\(error)")
+                case "thrown": XCTAssertTrue(error is CocoaError, "\(error)")
+                default: XCTAssertTrue("\(error)".contains("not a number"), "\(name): \(error)")
+                }
             }
             try db.rollback()
             XCTAssertEqual(try counts(), [1000, 1000, 1001], "\(name): nothing of the query stayed")
@@ -254,6 +265,43 @@ final class PGConnectionTests: XCTestCase {
         let idle = db.roundTrips
         try db.copyIn([])
         XCTAssertEqual(db.roundTrips, idle, "nothing to send")
+    }
+
+    /// A stop while the server still stores the first of two COPYs, and answers after the
+    /// client gave up (the cancel too late: a trigger that swallows it stands in): the second
+    /// COPY has started meanwhile. The rollback ends it and returns, within its few seconds;
+    /// it used to spin for ever on the started COPY.
+    func testARollbackAfterAStopBetweenTwoCopiesReturnsAndTheConnectionGoesOn() throws {
+        guard let url = Self.url else { throw XCTSkip("no PostgreSQL server: set LCTRACE_TEST_POSTGRES_URL (.ci/run starts one)") }
+        let stop = StopRequest()
+        let db = try PGConnection(url: url, stop: stop)
+        try db.execute("""
+            CREATE TEMP TABLE a (x integer); CREATE TEMP TABLE c (z integer);
+            CREATE FUNCTION pg_temp.slow() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+              BEGIN PERFORM pg_sleep(0.8); EXCEPTION WHEN query_canceled THEN NULL; END;
+              RETURN NULL;
+            END $$;
+            CREATE TRIGGER slow AFTER INSERT ON a FOR EACH STATEMENT EXECUTE FUNCTION pg_temp.slow();
+            """)
+        func rows(_ sql: String) -> PGConnection.CopyPart {
+            .init(sql: sql) { w in for i in 0..<5 { w.add(Int64(i)); try w.endRow() } }
+        }
+        db.beginLater()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { stop.request() }
+        XCTAssertThrowsError(try db.copyIn([rows("COPY a FROM STDIN"), rows("COPY c FROM STDIN")])) {
+            XCTAssertTrue($0 is Interrupted, "\($0)")
+        }
+        let started = Date()
+        nonisolated(unsafe) let connection = db
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? connection.rollback()
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 15), .success, "the rollback returned")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+        XCTAssertEqual(try db.query("SELECT (SELECT count(*) FROM a) + (SELECT count(*) FROM c)").int(0, 0), 0, "nothing stayed")
     }
 
     /// A statement's parameters written into it as literals read back as the parameters do,

@@ -187,6 +187,7 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         // connection: the same ids; one sent and never collected (a batch that failed between
         // the two) leaves the connection to the next texts.
         let pending = try first.send(["0x3", "0x2", "UIViewController"])
+        XCTAssertTrue(pending.sentAhead, "not waited for")
         _ = try second.ids(["0x4"])
         let c = try first.collect(pending)
         _ = try first.send(["0x5"])
@@ -322,12 +323,13 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertFalse(model.instances.isEmpty || model.cycles.isEmpty || model.edges.isEmpty || model.findings.isEmpty,
                        "a session with every kind of row")
         let pg = store.connection.pg
-        let before = pg.roundTrips
+        let before = pg.roundTrips, textsBefore = store.stringsRoundTrips
         try store.writeTransaction {
             try store.clear(session: session.id)
             try store.writeLastRowsAndFinish(session: session.id, model)
         }
         XCTAssertEqual(pg.roundTrips - before, 3)
+        XCTAssertEqual(store.stringsRoundTrips - textsBefore, 0, "the rows' texts are the events' read: their ids known")
         let other = try PGConnection(url: url)
         func count(_ table: String) throws -> Int { Int(try other.query("SELECT count(*) FROM \(table) WHERE session = $1", [String(session.id)]).int(0, 0) ?? -1) }
         XCTAssertEqual(try [count("instances"), count("appearances"), count("containment"), count("findings")],
@@ -532,6 +534,17 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual(ids["S-stored"], stored)
         release.cancel()
         try writer.execute("ROLLBACK")
+
+        // A sid another ingest inserts meanwhile, not committed yet: the insert waits for it
+        // (a lock timeout at a time), then reads the row it committed; one row for the sid.
+        nonisolated(unsafe) let other = try PGConnection(url: url)
+        try other.execute("BEGIN; INSERT INTO sessions(sid) VALUES ('S-race')")
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.7) { try? other.execute("COMMIT") }
+        let raced = try sink.sessionIDs(["S-race", "S-new-2"])
+        let rows = try PGConnection(url: url).query("SELECT id FROM sessions WHERE sid = 'S-race'")
+        XCTAssertEqual(rows.rowCount, 1)
+        XCTAssertEqual(raced["S-race"], rows.int(0, 0))
+        XCTAssertNotNil(raced["S-new-2"])
         sink.endRun()
     }
 
