@@ -368,6 +368,7 @@ final class PGConnection {
     /// Waits for the statement sent ahead (a deferred copy's outcome) and throws its failure:
     /// done at once, so that a wait on another connection runs beside it.
     func settle() throws {
+        guard openCopy == nil else { return }
         try settleAhead()
     }
 
@@ -387,6 +388,7 @@ final class PGConnection {
     /// Results an interrupted wait left unread (a page asked for ahead, a pipeline) are
     /// drained first, so the connection takes the next statement.
     private func settleAhead(rethrowing: Bool = true) throws {
+        endOpenCopy(abandoning: false)
         guard let sent = ahead else { drainLeftovers(); return }
         ahead = nil
         do {
@@ -547,6 +549,7 @@ final class PGConnection {
     /// Ends the transaction: sent even when a page asked for ahead failed, or a wait was
     /// interrupted, before it.
     func rollback() throws {
+        endOpenCopy(abandoning: true)
         do {
             try settleAhead(rethrowing: false)
         } catch {
@@ -859,6 +862,82 @@ final class PGConnection {
             _ = result
         }
         if let failure { throw failure }
+    }
+
+    /// A COPY left open for more rows (`copyInKeepingOpen`).
+    private final class OpenCopy {
+        let sql: String
+        let writer: PGCopyWriter
+        let binary: Bool
+        let opened = DispatchTime.now()
+        var parts = 1
+        init(sql: String, writer: PGCopyWriter, binary: Bool) {
+            self.sql = sql
+            self.writer = writer
+            self.binary = binary
+        }
+    }
+
+    private var openCopy: OpenCopy?
+
+    /// How long, and for how many calls, a COPY stays open: a `statement_timeout` counts the
+    /// whole COPY, and the server stores the rows sent so far as they come anyway.
+    static let openCopyLimit = (seconds: 1.0, parts: 64)
+
+    /// Writes `body`'s rows into a COPY of `sql` left open by the call before, or starts one
+    /// after `statements` (and the pending BEGIN and queued statements), and leaves it open
+    /// once its rows are sent: the ingest's batches of a file go into one COPY, not one each,
+    /// with no wait between them (two a batch before). Rows going into an open COPY queue
+    /// `statements` for the next round trip instead: callers give only statements that may
+    /// run after the rows, in the same transaction. Any other use of the connection ends the
+    /// COPY first and reads its outcome (a failure is thrown there); a rollback abandons it.
+    func copyInKeepingOpen(_ sql: String, binary: Bool = false, with statements: [Piped],
+                           _ body: (PGCopyWriter) throws -> Void) throws {
+        if let open = openCopy, open.sql == sql, open.parts < Self.openCopyLimit.parts,
+           Double(DispatchTime.now().uptimeNanoseconds - open.opened.uptimeNanoseconds) / 1e9 < Self.openCopyLimit.seconds {
+            sendWithNext(statements)
+            open.parts += 1
+            do {
+                try body(open.writer)
+                try open.writer.flush()
+            } catch {
+                endOpenCopy(abandoning: true)
+                throw error
+            }
+            return
+        }
+        try settleAhead()
+        sendWithNext(statements)
+        let sent = (try takePending() + [sql]).joined(separator: "; ")
+        roundTrips += 1
+        guard PQsendQuery(handle, sent) == 1, let start = try lastResult() else { throw error(nil, sql: sql) }
+        let started = PGResult(start)
+        guard PQresultStatus(start) == PGRES_COPY_IN else { throw error(start, sql: sql) }
+        _ = started
+        let open = OpenCopy(sql: sql, writer: PGCopyWriter(connection: self, sql: sql), binary: binary)
+        openCopy = open
+        do {
+            if binary { open.writer.binaryHeader() }
+            try body(open.writer)
+            try open.writer.flush()
+        } catch {
+            endOpenCopy(abandoning: true)
+            throw error
+        }
+    }
+
+    /// Ends the open COPY, if any: its outcome is read by the next statement (`settleAhead`).
+    /// `abandoning`: ended with an error, so the server stores none of its rows.
+    private func endOpenCopy(abandoning: Bool) {
+        guard let open = openCopy else { return }
+        openCopy = nil
+        var ended = abandoning
+        if !abandoning {
+            if open.binary { open.writer.binaryTrailer() }
+            ended = (try? open.writer.flush()) == nil
+        }
+        _ = ended ? PQputCopyEnd(handle, "lctrace: copy abandoned") : PQputCopyEnd(handle, nil)
+        ahead = PGAhead(sql: open.sql)
     }
 
     /// Sends `bytes` as COPY data.

@@ -322,15 +322,19 @@ final class PGIngestSink: IngestSink {
             try lockInOrder(runs.sessions)
             if try directRows(lines, runs, lockingFirst: loadLockStatement(runs.sessions)) {
                 // The sessions' rows are locked (`directRows`): their count of batches goes up
-                // in the statement that starts the copy, and the copy is not waited for. The
-                // server stores it while this thread decodes the next batch's texts; the next
-                // statement reads its outcome (one ingester: 0.7 s of 1.6 were spent waiting
-                // on the server, most of it for the copies). A copy that fails (a block stored
-                // behind lctrace's back since `directRows` read the highest seq under the lock)
-                // fails the file's transaction there, with the server's reason.
+                // in the statement that starts the copy, and the copy is not waited for: it is
+                // left open, and the file's next batches go into it while nothing else needs
+                // the connection (their sessions' counts then go up in the next round trip:
+                // their rows are this transaction's since its first batch of them). The server
+                // stores the rows while this thread decodes the next batch's texts (one
+                // ingester: 0.7 s of 1.6 were spent waiting on the server, most of it for the
+                // copies). A copy that fails (a block stored behind lctrace's back since
+                // `directRows` read the highest seq under the lock) fails the file's
+                // transaction where it ends, with the server's reason.
                 let batchSessions = runs.sessions
-                try pg.copyIn("UPDATE sessions SET dirty = 1, changes = changes + 1 WHERE id = ANY('"
-                              + PGSchema.arrayLiteral(batchSessions) + "'::bigint[]); " + PGEventRow.copy, binary: true, deferred: true) { w in
+                try pg.copyInKeepingOpen(PGEventRow.copy, binary: true, with: [
+                    .init(sql: "UPDATE sessions SET dirty = 1, changes = changes + 1 WHERE id = ANY($1::bigint[])",
+                          parameters: [PGSchema.arrayLiteral(batchSessions)])]) { w in
                     try Self.addBlocks(w, lines, runs, arena)
                 }
                 directBatches += 1

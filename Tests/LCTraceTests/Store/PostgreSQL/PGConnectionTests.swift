@@ -267,6 +267,63 @@ final class PGConnectionTests: XCTestCase {
         XCTAssertEqual(db.roundTrips, idle, "nothing to send")
     }
 
+    /// (Issue 26) Rows of several calls go into one COPY left open: one request, their
+    /// statements run before the COPY (the first call's) or with the next round trip (the
+    /// others'); any other statement ends it and reads its outcome, a failure thrown there; a
+    /// rollback, or a body that throws, abandons it whole; another COPY's statement starts anew.
+    func testACopyLeftOpenTakesTheRowsOfSeveralCallsAndEndsBeforeAnyOtherStatement() throws {
+        let db = try connect()
+        try db.execute("CREATE TEMP TABLE kept (x integer PRIMARY KEY); CREATE TEMP TABLE counts (n integer); INSERT INTO counts VALUES (0)")
+        let bump = PGConnection.Piped(sql: "UPDATE counts SET n = n + $1::integer", parameters: ["1"])
+        func rows(_ range: Range<Int>) -> (PGCopyWriter) throws -> Void {
+            { w in for i in range { w.add(Int64(i)); try w.endRow() } }
+        }
+        func count(_ table: String) throws -> Int64? { try db.query("SELECT count(*) FROM \(table)").int(0, 0) }
+
+        db.beginLater()
+        let before = db.roundTrips
+        for k in 0..<3 { try db.copyInKeepingOpen("COPY kept FROM STDIN", with: [bump], rows(k * 100..<(k + 1) * 100)) }
+        try db.settle()  // leaves an open COPY alone
+        XCTAssertEqual(db.roundTrips - before, 1, "one COPY for the three")
+        XCTAssertTrue(db.inTransaction)
+        try db.commit()
+        XCTAssertEqual(try count("kept"), 300)
+        XCTAssertEqual(try db.query("SELECT n FROM counts").int(0, 0), 3, "every call's statement ran")
+
+        // A row already stored, in the second call: the failure comes at the statement that ends the COPY.
+        db.beginLater()
+        try db.copyInKeepingOpen("COPY kept FROM STDIN", with: [], rows(1000..<1010))
+        try db.copyInKeepingOpen("COPY kept FROM STDIN", with: [], rows(0..<1))
+        XCTAssertThrowsError(try db.query("SELECT 1")) { XCTAssertTrue("\($0)".contains("duplicate key"), "\($0)") }
+        try db.rollback()
+        XCTAssertEqual(try count("kept"), 300)
+
+        // A rollback, and a body that throws, abandon the rows sent.
+        db.beginLater()
+        try db.copyInKeepingOpen("COPY kept FROM STDIN", with: [bump], rows(2000..<2010))
+        try db.rollback()
+        db.beginLater()
+        try db.copyInKeepingOpen("COPY kept FROM STDIN", with: [], rows(3000..<3010))
+        XCTAssertThrowsError(try db.copyInKeepingOpen("COPY kept FROM STDIN", with: []) { w in
+            w.add(Int64(3100)); try w.endRow()
+            throw CocoaError(.fileReadCorruptFile)
+        })
+        try db.rollback()
+        XCTAssertEqual(try count("kept"), 300)
+        XCTAssertEqual(try db.query("SELECT n FROM counts").int(0, 0), 3)
+
+        // Another COPY statement, or another kind of statement, ends the open one first.
+        db.beginLater()
+        let again = db.roundTrips
+        try db.copyInKeepingOpen("COPY kept FROM STDIN", with: [], rows(4000..<4010))
+        try db.copyInKeepingOpen("COPY kept (x) FROM STDIN", with: [], rows(4010..<4020))
+        try db.execute("INSERT INTO counts VALUES (7)")
+        try db.copyInKeepingOpen("COPY kept FROM STDIN", with: [], rows(4020..<4030))
+        try db.commit()
+        XCTAssertEqual(db.roundTrips - again, 5, "three COPYs, the insert, the COMMIT")
+        XCTAssertEqual(try count("kept"), 330)
+    }
+
     /// A stop while the server still stores the first of two COPYs, and answers after the
     /// client gave up (the cancel too late: a trigger that swallows it stands in): the second
     /// COPY has started meanwhile. The rollback ends it and returns, within its few seconds;
