@@ -365,8 +365,8 @@ final class PGConnection {
         return ahead
     }
 
-    /// Waits for the statement sent ahead (a deferred copy's outcome) and throws its failure:
-    /// done at once, so that a wait on another connection runs beside it.
+    /// Waits for the statement sent ahead, if any, and throws its failure: done at once, so
+    /// that a wait on another connection runs beside it. A COPY left open stays open.
     func settle() throws {
         guard openCopy == nil else { return }
         try settleAhead()
@@ -435,8 +435,8 @@ final class PGConnection {
 
     /// A `BEGIN` asked for and not sent yet (`beginLater`).
     private var beginPending = false
-    /// Requests sent that the server answers (a pipeline counts once; a deferred copy's
-    /// outcome rides on the next): what a network's latency multiplies. For the tests.
+    /// Requests sent that the server answers (a pipeline counts once; rows into a COPY left
+    /// open, none): what a network's latency multiplies. For the tests.
     package private(set) var roundTrips = 0
 
     /// Begins a transaction with the next statement, in its round trip: an ingest begins one
@@ -553,8 +553,8 @@ final class PGConnection {
         do {
             try settleAhead(rethrowing: false)
         } catch {
-            // Interrupted while a deferred copy's outcome was on its way: the server was asked
-            // to cancel, and what it still sends is drained before the ROLLBACK goes.
+            // Interrupted while the outcome of a COPY was on its way: the server was asked to
+            // cancel, and what it still sends is drained before the ROLLBACK goes.
             drainLeftovers()
         }
         queued.removeAll()
@@ -569,7 +569,8 @@ final class PGConnection {
 
     /// Ends the transaction, and fails when the server ended it otherwise: in a transaction an
     /// earlier statement failed, PostgreSQL answers COMMIT with ROLLBACK, not with an error
-    /// (a deferred copy's failure read and dropped by mistake would otherwise pass for stored).
+    /// (a failure of a COPY not waited for, read and dropped by mistake, would otherwise pass
+    /// for stored).
     func commit() throws {
         if beginPending && queued.isEmpty && PQtransactionStatus(handle) == PQTRANS_IDLE {
             try settleAhead()
@@ -765,24 +766,11 @@ final class PGConnection {
     /// the number of rows the server stored.
     @discardableResult
     /// `binary`: the COPY is `FORMAT binary` (its header and trailer written here; `body` uses
-    /// the writer's binary fields). `deferred`: once the rows are sent, returns (0) without
-    /// waiting for the server to store them; the next statement on the connection reads the
-    /// outcome first and throws its failure (`settleAhead`), so the caller goes on with its
-    /// own work meanwhile.
-    func copyIn(_ sql: String, binary: Bool = false, deferred: Bool = false, _ body: (PGCopyWriter) throws -> Void) throws -> Int {
+    /// the writer's binary fields). (`copyInKeepingOpen` returns before the server stores the rows.)
+    func copyIn(_ sql: String, binary: Bool = false, _ body: (PGCopyWriter) throws -> Void) throws -> Int {
         try settleAhead()
-        // The pending BEGIN and queued statements go in the COPY's own query.
-        let sent = (try takePending() + [sql]).joined(separator: "; ")
-        roundTrips += 1
-        guard PQsendQuery(handle, sent) == 1, let start = try lastResult() else { throw error(nil, sql: sql) }
-        let started = PGResult(start)
-        guard PQresultStatus(start) == PGRES_COPY_IN else { throw error(start, sql: sql) }
-        _ = started
+        try startCopy(sql)
         var failure = feed(sql, binary: binary, body)
-        if deferred && failure == nil {
-            ahead = PGAhead(sql: sql)
-            return 0
-        }
         var rows = 0
         while let raw = try nextResult() {
             let result = PGResult(raw)
@@ -792,6 +780,17 @@ final class PGConnection {
         }
         if let failure { throw failure }
         return rows
+    }
+
+    /// Sends `sql`, a COPY, after the pending BEGIN and queued statements (in its own query),
+    /// and waits for the server to take its rows.
+    private func startCopy(_ sql: String) throws {
+        let sent = (try takePending() + [sql]).joined(separator: "; ")
+        roundTrips += 1
+        guard PQsendQuery(handle, sent) == 1, let start = try lastResult() else { throw error(nil, sql: sql) }
+        let started = PGResult(start)
+        guard PQresultStatus(start) == PGRES_COPY_IN else { throw error(start, sql: sql) }
+        _ = started
     }
 
     /// Sends the rows `body` writes to the COPY just started, and ends it: with an error
@@ -908,12 +907,7 @@ final class PGConnection {
         }
         try settleAhead()
         sendWithNext(statements)
-        let sent = (try takePending() + [sql]).joined(separator: "; ")
-        roundTrips += 1
-        guard PQsendQuery(handle, sent) == 1, let start = try lastResult() else { throw error(nil, sql: sql) }
-        let started = PGResult(start)
-        guard PQresultStatus(start) == PGRES_COPY_IN else { throw error(start, sql: sql) }
-        _ = started
+        try startCopy(sql)
         let open = OpenCopy(sql: sql, writer: PGCopyWriter(connection: self, sql: sql), binary: binary)
         openCopy = open
         do {

@@ -82,20 +82,20 @@ final class PGConnectionTests: XCTestCase {
         XCTAssertEqual(back, values)
     }
 
-    /// A copy not waited for (the ingest's blocks) that the server refuses fails the next
-    /// statement with the copy's own reason, never silently; the transaction then rolls back,
-    /// and the connection takes statements again. One that succeeds is stored by then.
-    func testADeferredCopyTellsItsOutcomeAtTheNextStatement() throws {
+    /// A copy left open, not waited for (the ingest's blocks), that the server refuses fails
+    /// the next statement with the copy's own reason, never silently; the transaction then
+    /// rolls back, and the connection takes statements again. One that succeeds is stored by then.
+    func testACopyLeftOpenTellsItsOutcomeAtTheNextStatement() throws {
         let db = try connect()
         try db.execute("CREATE TEMP TABLE deferred_check (n bigint PRIMARY KEY)")
         try db.execute("BEGIN")
-        XCTAssertEqual(try db.copyIn("COPY deferred_check FROM STDIN", deferred: true) { w in
+        try db.copyInKeepingOpen("COPY deferred_check FROM STDIN", with: []) { w in
             for n in [1, 2, 3] as [Int64] { w.add(n); try w.endRow() }
-        }, 0)
+        }
         XCTAssertEqual(try db.query("SELECT count(*) FROM deferred_check").int(0, 0), 3)
-        XCTAssertEqual(try db.copyIn("COPY deferred_check FROM STDIN", deferred: true) { w in
+        try db.copyInKeepingOpen("COPY deferred_check FROM STDIN", with: []) { w in
             for n in [4, 2] as [Int64] { w.add(n); try w.endRow() }
-        }, 0, "returns before the server has stored the rows")
+        }  // returns before the server has stored the rows
         XCTAssertThrowsError(try db.query("SELECT count(*) FROM deferred_check")) { error in
             let failure = error as? PGError
             XCTAssertEqual(failure?.sqlState, "23505", "\(error)")
@@ -121,10 +121,10 @@ final class PGConnectionTests: XCTestCase {
         XCTAssertEqual(try db.query("SELECT count(*) FROM commit_check").int(0, 0), 1)
     }
 
-    /// A stop request while a deferred copy is still being stored (each row sleeps in a
+    /// A stop request while a copy left open is still being stored (each row sleeps in a
     /// trigger) ends the wait; the ROLLBACK is still sent, and the connection takes the next
     /// transaction.
-    func testAStopWhileADeferredCopyIsStoredStillRollsBack() throws {
+    func testAStopWhileACopyLeftOpenIsStoredStillRollsBack() throws {
         guard let url = Self.url else { throw XCTSkip("no PostgreSQL server: set LCTRACE_TEST_POSTGRES_URL (.ci/run starts one)") }
         let stop = StopRequest()
         let db = try PGConnection(url: url, stop: stop)
@@ -135,7 +135,7 @@ final class PGConnectionTests: XCTestCase {
             """)
         try db.execute("BEGIN")
         let started = Date()
-        _ = try db.copyIn("COPY slow_copy FROM STDIN", deferred: true) { w in
+        try db.copyInKeepingOpen("COPY slow_copy FROM STDIN", with: []) { w in
             for n in [1, 2, 3] as [Int64] { w.add(n); try w.endRow() }
         }
         stop.request()
