@@ -879,6 +879,14 @@ final class PGConnection {
 
     private var openCopy: OpenCopy?
 
+    /// False: `copyInKeepingOpen` ends each COPY once its rows are sent (outcome read at the
+    /// next statement), for a session with a `statement_timeout`, which would count an open
+    /// COPY's whole life, the client's pauses too.
+    var keepsCopiesOpen = true
+
+    /// A COPY is open (for the tests).
+    var hasOpenCopy: Bool { openCopy != nil }
+
     /// How long, and for how many calls, a COPY stays open: a `statement_timeout` counts the
     /// whole COPY, and the server stores the rows sent so far as they come anyway.
     static let openCopyLimit = (seconds: 1.0, parts: 64)
@@ -892,7 +900,7 @@ final class PGConnection {
     /// COPY first and reads its outcome (a failure is thrown there); a rollback abandons it.
     func copyInKeepingOpen(_ sql: String, binary: Bool = false, with statements: [Piped],
                            _ body: (PGCopyWriter) throws -> Void) throws {
-        if let open = openCopy, open.sql == sql, open.parts < Self.openCopyLimit.parts,
+        if keepsCopiesOpen, let open = openCopy, open.sql == sql, open.parts < Self.openCopyLimit.parts,
            Double(DispatchTime.now().uptimeNanoseconds - open.opened.uptimeNanoseconds) / 1e9 < Self.openCopyLimit.seconds {
             sendWithNext(statements)
             open.parts += 1
@@ -918,6 +926,7 @@ final class PGConnection {
             endOpenCopy(abandoning: true)
             throw error
         }
+        if !keepsCopiesOpen { endOpenCopy(abandoning: false) }
     }
 
     /// Ends the open COPY, if any: its outcome is read by the next statement (`settleAhead`).

@@ -133,7 +133,10 @@ final class PGIngestSink: IngestSink {
         // small, and the merge path's plans (below) cost enough to compile them each time
         // (270 ms a statement, for 5 ms of work). The statements of every batch are prepared
         // (`PGConnection.queryPrepared`) and planned once: their plans do not depend on the values.
-        try pg.execute("""
+        // A `statement_timeout` (the role's, the database's, the URL's) counts a COPY whole,
+        // also while this ingest waits for its input (a slow pipe): with one set, each batch's
+        // COPY is ended at once (its outcome still read at the next statement).
+        let timeout = try pg.queryStatements(["""
             SET jit = off;
             SET plan_cache_mode = force_generic_plan;
             CREATE TEMP TABLE IF NOT EXISTS lctrace_batch (
@@ -141,7 +144,8 @@ final class PGIngestSink: IngestSink {
                 vc bigint, cls bigint, other bigint, flags integer, detail bigint, thread bigint, wall text, attrs text,
                 record integer) ON COMMIT DELETE ROWS;
             CREATE TEMP TABLE IF NOT EXISTS lctrace_inserted (part integer, session bigint, seq bigint) ON COMMIT DELETE ROWS
-            """)
+            """, "SELECT current_setting('statement_timeout')"])
+        pg.keepsCopiesOpen = timeout.text(0, 0) == "0"
     }
 
     package func endRun() {

@@ -283,7 +283,8 @@ final class PGConnectionTests: XCTestCase {
         db.beginLater()
         let before = db.roundTrips
         for k in 0..<3 { try db.copyInKeepingOpen("COPY kept FROM STDIN", with: [bump], rows(k * 100..<(k + 1) * 100)) }
-        try db.settle()  // leaves an open COPY alone
+        try db.settle()
+        XCTAssertTrue(db.hasOpenCopy, "settle leaves an open COPY alone")
         XCTAssertEqual(db.roundTrips - before, 1, "one COPY for the three")
         XCTAssertTrue(db.inTransaction)
         try db.commit()
@@ -322,6 +323,36 @@ final class PGConnectionTests: XCTestCase {
         try db.commit()
         XCTAssertEqual(db.roundTrips - again, 5, "three COPYs, the insert, the COMMIT")
         XCTAssertEqual(try count("kept"), 330)
+    }
+
+    /// (Review of dfa301d) A `statement_timeout` counts an open COPY's whole life, the
+    /// client's pause before its next batch too (a slow pipe): with `keepsCopiesOpen` off,
+    /// which the ingest sets when the session has a timeout, each call's COPY ends at once
+    /// and a pause longer than the timeout fails nothing.
+    func testCopiesEndAtOnceWhereAStatementTimeoutWouldCountTheClientsPauses() throws {
+        let db = try connect()
+        try db.execute("CREATE TEMP TABLE paused (x integer); SET statement_timeout = '300ms'")
+        func rows(_ range: Range<Int>) -> (PGCopyWriter) throws -> Void {
+            { w in for i in range { w.add(Int64(i)); try w.endRow() } }
+        }
+        db.keepsCopiesOpen = false
+        db.beginLater()
+        try db.copyInKeepingOpen("COPY paused FROM STDIN", with: [], rows(0..<10))
+        XCTAssertFalse(db.hasOpenCopy)
+        Thread.sleep(forTimeInterval: 0.6)
+        try db.copyInKeepingOpen("COPY paused FROM STDIN", with: [], rows(10..<20))
+        Thread.sleep(forTimeInterval: 0.6)
+        try db.commit()
+        XCTAssertEqual(try db.query("SELECT count(*) FROM paused").int(0, 0), 20)
+
+        // Kept open, the same pause fails the COPY: why the ingest turns it off.
+        db.keepsCopiesOpen = true
+        db.beginLater()
+        try db.copyInKeepingOpen("COPY paused FROM STDIN", with: [], rows(20..<30))
+        Thread.sleep(forTimeInterval: 0.6)
+        XCTAssertThrowsError(try db.commit()) { XCTAssertEqual(($0 as? PGError)?.sqlState, "57014", "\($0)") }
+        try db.rollback()
+        XCTAssertEqual(try db.query("SELECT count(*) FROM paused").int(0, 0), 20)
     }
 
     /// A stop while the server still stores the first of two COPYs, and answers after the

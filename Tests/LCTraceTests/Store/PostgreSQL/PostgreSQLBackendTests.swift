@@ -342,6 +342,18 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual(try count("findings"), model.findings.count)
     }
 
+    /// (Review of dfa301d) The ingest keeps its COPY open between batches only where no
+    /// `statement_timeout` would count the pauses between them (the URL's, here).
+    func testTheIngestKeepsItsCopyOpenOnlyWithoutAStatementTimeout() throws {
+        for (options, open) in [("", true), ("%20-cstatement_timeout%3D5000", false)] {
+            let url = try freshDatabase("timeout\(open)") + options
+            let sink = try XCTUnwrap(try Storage.openForWriting(url).backend.ingestSink() as? PGIngestSink)
+            try sink.startRun(capturesRows: false, backgroundWork: false)
+            XCTAssertEqual(sink.pg.keepsCopiesOpen, open, options)
+            sink.endRun()
+        }
+    }
+
     /// A later batch of sessions the transaction already copied straight in is not read
     /// again, but its seqs must still rise across the whole batch: a session met twice in it
     /// (another session's lines between) with a seq again is merged, the copy counted as a
