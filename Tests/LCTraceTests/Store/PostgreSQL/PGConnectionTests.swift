@@ -325,6 +325,31 @@ final class PGConnectionTests: XCTestCase {
         XCTAssertEqual(try count("kept"), 330)
     }
 
+    /// (Review of dfa301d) A stop while the COMMIT waits for the outcome of a COPY left open
+    /// (each row sleeps in a trigger) ends the wait; the rollback returns and ends the
+    /// transaction, and the server goes on serving.
+    func testAStopWhileACommitWaitsForACopysOutcomeStillRollsBack() throws {
+        guard let url = Self.url else { throw XCTSkip("no PostgreSQL server: set LCTRACE_TEST_POSTGRES_URL (.ci/run starts one)") }
+        let stop = StopRequest()
+        let db = try PGConnection(url: url, stop: stop)
+        try db.execute("""
+            CREATE TEMP TABLE slow_commit (n bigint);
+            CREATE FUNCTION pg_temp.slow_commit_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$;
+            CREATE TRIGGER slow BEFORE INSERT ON slow_commit FOR EACH ROW EXECUTE FUNCTION pg_temp.slow_commit_row()
+            """)
+        db.beginLater()
+        try db.copyInKeepingOpen("COPY slow_commit FROM STDIN", with: []) { w in
+            for n in [1, 2, 3] as [Int64] { w.add(n); try w.endRow() }
+        }
+        let started = Date()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { stop.request() }
+        XCTAssertThrowsError(try db.commit()) { XCTAssertTrue($0 is Interrupted, "\($0)") }
+        XCTAssertNoThrow(try db.rollback())
+        XCTAssertLessThan(Date().timeIntervalSince(started), 8, "the stop ended the wait")
+        XCTAssertFalse(db.inTransaction)
+        XCTAssertEqual(try PGConnection(url: url).query("SELECT 1").int(0, 0), 1)
+    }
+
     /// (Review of dfa301d) A `statement_timeout` counts an open COPY's whole life, the
     /// client's pause before its next batch too (a slow pipe): with `keepsCopiesOpen` off,
     /// which the ingest sets when the session has a timeout, each call's COPY ends at once
