@@ -121,23 +121,30 @@ final class PGConnectionTests: XCTestCase {
         XCTAssertEqual(try db.query("SELECT count(*) FROM commit_check").int(0, 0), 1)
     }
 
-    /// A stop request while a copy left open is still being stored (each row sleeps in a
-    /// trigger) ends the wait; the ROLLBACK is still sent, and the connection takes the next
-    /// transaction.
-    func testAStopWhileACopyLeftOpenIsStoredStillRollsBack() throws {
+    /// A connection with a stop request of its own, in a transaction whose COPY into temporary
+    /// table `table` (three rows, each sleeping `secondsARow` in a trigger) is left open.
+    func slowCopyLeftOpen(_ table: String, secondsARow: Int) throws -> (PGConnection, StopRequest) {
         guard let url = Self.url else { throw XCTSkip("no PostgreSQL server: set LCTRACE_TEST_POSTGRES_URL (.ci/run starts one)") }
         let stop = StopRequest()
         let db = try PGConnection(url: url, stop: stop)
         try db.execute("""
-            CREATE TEMP TABLE slow_copy (n bigint);
-            CREATE FUNCTION pg_temp.slow_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(5); RETURN NEW; END $$;
-            CREATE TRIGGER slow BEFORE INSERT ON slow_copy FOR EACH ROW EXECUTE FUNCTION pg_temp.slow_row()
+            CREATE TEMP TABLE \(table) (n bigint);
+            CREATE FUNCTION pg_temp.\(table)_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(\(secondsARow)); RETURN NEW; END $$;
+            CREATE TRIGGER slow BEFORE INSERT ON \(table) FOR EACH ROW EXECUTE FUNCTION pg_temp.\(table)_row()
             """)
-        try db.execute("BEGIN")
-        let started = Date()
-        try db.copyInKeepingOpen("COPY slow_copy FROM STDIN", with: []) { w in
+        db.beginLater()
+        try db.copyInKeepingOpen("COPY \(table) FROM STDIN", with: []) { w in
             for n in [1, 2, 3] as [Int64] { w.add(n); try w.endRow() }
         }
+        return (db, stop)
+    }
+
+    /// A stop request while a copy left open is still being stored (each row sleeps in a
+    /// trigger) ends the wait; the ROLLBACK is still sent, and the connection takes the next
+    /// transaction.
+    func testAStopWhileACopyLeftOpenIsStoredStillRollsBack() throws {
+        let (db, stop) = try slowCopyLeftOpen("slow_copy", secondsARow: 5)
+        let started = Date()
         stop.request()
         XCTAssertNoThrow(try db.rollback())
         XCTAssertLessThan(Date().timeIntervalSince(started), 10, "the stop ended the wait; the copy was cancelled")
@@ -329,25 +336,14 @@ final class PGConnectionTests: XCTestCase {
     /// (each row sleeps in a trigger) ends the wait; the rollback returns and ends the
     /// transaction, and the server goes on serving.
     func testAStopWhileACommitWaitsForACopysOutcomeStillRollsBack() throws {
-        guard let url = Self.url else { throw XCTSkip("no PostgreSQL server: set LCTRACE_TEST_POSTGRES_URL (.ci/run starts one)") }
-        let stop = StopRequest()
-        let db = try PGConnection(url: url, stop: stop)
-        try db.execute("""
-            CREATE TEMP TABLE slow_commit (n bigint);
-            CREATE FUNCTION pg_temp.slow_commit_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$;
-            CREATE TRIGGER slow BEFORE INSERT ON slow_commit FOR EACH ROW EXECUTE FUNCTION pg_temp.slow_commit_row()
-            """)
-        db.beginLater()
-        try db.copyInKeepingOpen("COPY slow_commit FROM STDIN", with: []) { w in
-            for n in [1, 2, 3] as [Int64] { w.add(n); try w.endRow() }
-        }
+        let (db, stop) = try slowCopyLeftOpen("slow_commit", secondsARow: 1)
         let started = Date()
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { stop.request() }
         XCTAssertThrowsError(try db.commit()) { XCTAssertTrue($0 is Interrupted, "\($0)") }
         XCTAssertNoThrow(try db.rollback())
         XCTAssertLessThan(Date().timeIntervalSince(started), 8, "the stop ended the wait")
         XCTAssertFalse(db.inTransaction)
-        XCTAssertEqual(try PGConnection(url: url).query("SELECT 1").int(0, 0), 1)
+        XCTAssertEqual(try connect().query("SELECT 1").int(0, 0), 1)
     }
 
     /// (Review of dfa301d) A `statement_timeout` counts an open COPY's whole life, the
