@@ -787,7 +787,15 @@ final class PGConnection {
     private func startCopy(_ sql: String) throws {
         let sent = (try takePending() + [sql]).joined(separator: "; ")
         roundTrips += 1
-        guard PQsendQuery(handle, sent) == 1, let start = try lastResult() else { throw error(nil, sql: sql) }
+        guard PQsendQuery(handle, sent) == 1 else { throw error(nil, sql: sql) }
+        try awaitCopyStart(sql)
+    }
+
+    /// Reads the results of the query sent up to its next COPY's start; a failure before it (a
+    /// statement ahead, the COPY before, this COPY refused) is thrown, named `sql`, once
+    /// `lastResult` has read the query to its end.
+    private func awaitCopyStart(_ sql: String) throws {
+        guard let start = try lastResult() else { throw error(nil, sql: sql) }
         let started = PGResult(start)
         guard PQresultStatus(start) == PGRES_COPY_IN else { throw error(start, sql: sql) }
         _ = started
@@ -827,25 +835,19 @@ final class PGConnection {
     func copyIn(_ parts: [CopyPart]) throws {
         guard !parts.isEmpty else { return }
         try settleAhead()
+        // A failure is named by the whole query: it may be the COPY before's.
         let sql = parts.map(\.sql).joined(separator: "; ")
-        let sent = (try takePending() + [sql]).joined(separator: "; ")
-        roundTrips += 1
-        guard PQsendQuery(handle, sent) == 1 else { throw error(nil, sql: sql) }
+        try startCopy(sql)
         var failure: Error?
-        for part in parts {
-            // The results before this COPY's start: the statements ahead of it, the previous
-            // COPY's outcome (a failure among them ends the query: `lastResult` reads to its end).
-            guard let start = try lastResult() else {
-                failure = error(nil, sql: part.sql)
-                break
+        for (index, part) in parts.enumerated() {
+            if index > 0 {
+                do {
+                    try awaitCopyStart(sql)
+                } catch let failed as PGError {
+                    failure = failed
+                    break
+                }
             }
-            let started = PGResult(start)
-            guard PQresultStatus(start) == PGRES_COPY_IN else {
-                // The COPY before, a statement ahead or this COPY's start failed: named whole.
-                failure = error(start, sql: sql)
-                break
-            }
-            _ = started
             if let failed = feed(part.sql, binary: false, part.body) {
                 failure = failed
                 break
@@ -887,8 +889,10 @@ final class PGConnection {
     /// A COPY is open (for the tests).
     var hasOpenCopy: Bool { openCopy != nil }
 
-    /// How long, and for how many calls, a COPY stays open: a `statement_timeout` counts the
-    /// whole COPY, and the server stores the rows sent so far as they come anyway.
+    /// How long, and for how many calls, a COPY stays open: the server stores the rows sent so
+    /// far as they come, so renewing it costs one wait, and no statement spans a long load
+    /// (what `pg_stat_activity` shows, what a cancel ends). (A `statement_timeout` is met by
+    /// `keepsCopiesOpen`.)
     static let openCopyLimit = (seconds: 1.0, parts: 64)
 
     /// Writes `body`'s rows into a COPY of `sql` left open by the call before, or starts one
@@ -900,26 +904,21 @@ final class PGConnection {
     /// COPY first and reads its outcome (a failure is thrown there); a rollback abandons it.
     func copyInKeepingOpen(_ sql: String, binary: Bool = false, with statements: [Piped],
                            _ body: (PGCopyWriter) throws -> Void) throws {
-        if keepsCopiesOpen, let open = openCopy, open.sql == sql, open.parts < Self.openCopyLimit.parts,
-           Double(DispatchTime.now().uptimeNanoseconds - open.opened.uptimeNanoseconds) / 1e9 < Self.openCopyLimit.seconds {
+        let open: OpenCopy
+        if keepsCopiesOpen, let kept = openCopy, kept.sql == sql, kept.parts < Self.openCopyLimit.parts,
+           Double(DispatchTime.now().uptimeNanoseconds - kept.opened.uptimeNanoseconds) / 1e9 < Self.openCopyLimit.seconds {
             sendWithNext(statements)
-            open.parts += 1
-            do {
-                try body(open.writer)
-                try open.writer.flush()
-            } catch {
-                endOpenCopy(abandoning: true)
-                throw error
-            }
-            return
-        }
-        try settleAhead()
-        sendWithNext(statements)
-        try startCopy(sql)
-        let open = OpenCopy(sql: sql, writer: PGCopyWriter(connection: self, sql: sql), binary: binary)
-        openCopy = open
-        do {
+            kept.parts += 1
+            open = kept
+        } else {
+            try settleAhead()
+            sendWithNext(statements)
+            try startCopy(sql)
+            open = OpenCopy(sql: sql, writer: PGCopyWriter(connection: self, sql: sql), binary: binary)
+            openCopy = open
             if binary { open.writer.binaryHeader() }
+        }
+        do {
             try body(open.writer)
             try open.writer.flush()
         } catch {
@@ -934,12 +933,13 @@ final class PGConnection {
     private func endOpenCopy(abandoning: Bool) {
         guard let open = openCopy else { return }
         openCopy = nil
-        var ended = abandoning
-        if !abandoning {
+        var abandon = abandoning
+        if !abandon {
             if open.binary { open.writer.binaryTrailer() }
-            ended = (try? open.writer.flush()) == nil
+            // Rows that could not be sent: the server must not store the others alone.
+            abandon = (try? open.writer.flush()) == nil
         }
-        _ = ended ? PQputCopyEnd(handle, "lctrace: copy abandoned") : PQputCopyEnd(handle, nil)
+        _ = PQputCopyEnd(handle, abandon ? "lctrace: copy abandoned" : nil)
         ahead = PGAhead(sql: open.sql)
     }
 

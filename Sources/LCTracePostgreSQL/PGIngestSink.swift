@@ -537,8 +537,9 @@ final class PGIngestSink: IngestSink {
                               modelAttrs: e.kind.modelReadsAttrs ? Self.bytes(e.attrs, arena).map { String(decoding: $0, as: UTF8.self) } : nil))
         }
         guard !unresolved.isEmpty else { return lines }
-        // The new texts' insert runs while this thread waits for the new sessions' and for the
-        // previous batch's copy (each on its own connection): one wait instead of three.
+        // The new texts' insert runs while this thread waits for the new sessions and, where
+        // the previous batch's COPY was ended rather than left open, for its outcome (each on
+        // its own connection).
         let pendingTexts = try strings.send(newTexts)
         let sessions: [String: Int64]
         do {
