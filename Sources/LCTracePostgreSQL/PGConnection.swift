@@ -309,13 +309,28 @@ final class PGConnection {
         message.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
+    /// Why one of lctrace's own prepared statements (`lctrace_p…`) or temporary tables
+    /// (`lctrace_…`) can be missing, or a prepared name taken already: the server session
+    /// changed under the connection. A pooler in transaction or statement mode does that
+    /// (pgbouncer's `pool_mode = transaction`); lctrace keeps session state on each connection
+    /// (prepared statements, temporary tables, the advisory locks that say which ingest loads
+    /// which file), so it needs a session of its own. Empty for any other error.
+    static func sessionChangedHint(state: String, message: String) -> String {
+        let ours = (state == "26000" || state == "42P05") && message.contains("\"lctrace_p")
+            || state == "42P01" && message.contains("\"lctrace_")
+        guard ours else { return "" }
+        return ": the server session changed under this connection, as behind a pooler in transaction or statement"
+            + " mode (pgbouncer's pool_mode = transaction); lctrace keeps prepared statements, temporary tables and"
+            + " advisory locks on each connection: connect to the server directly, or through a pooler in session mode"
+    }
+
     /// The server's error for a failed result (or the connection's, when there is none).
     private func error(_ result: OpaquePointer?, sql: String?) -> PGError {
         if let result {
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
             let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
-            let message = primary ?? String(cString: PQresultErrorMessage(result))
-            return PGError(sqlState: state, message: Self.oneLine(message), sql: sql)
+            let message = Self.oneLine(primary ?? String(cString: PQresultErrorMessage(result)))
+            return PGError(sqlState: state, message: message + Self.sessionChangedHint(state: state, message: message), sql: sql)
         }
         let message = Self.oneLine(String(cString: PQerrorMessage(handle)))
         return PGError(sqlState: "", message: message.isEmpty ? "connection lost" : message, sql: sql)

@@ -522,4 +522,27 @@ final class PGConnectionTests: XCTestCase {
             XCTAssertFalse("\(error)".contains("hunter2"), "\(error)")
         }
     }
+
+    /// A pooler in transaction mode hands each transaction to whichever server session is free:
+    /// lctrace's prepared statements then vanish (or their names are taken) between two
+    /// statements. The error says so and what to do, instead of only "prepared statement
+    /// lctrace_p1 does not exist". (DEALLOCATE ALL stands in for the pooler's switch.)
+    func testALostPreparedStatementIsToldAsASessionChangedUnderneathAsByAPooler() throws {
+        let db = try connect()
+        let sql = "SELECT count(*) FROM pg_class WHERE relpages >= $1"
+        _ = try db.queryPrepared(sql, ["0"])
+        _ = try db.queryPrepared(sql, ["0"])  // prepared (lctrace_pN) from now on
+        try db.execute("DEALLOCATE ALL")
+        XCTAssertThrowsError(try db.queryPrepared(sql, ["0"])) { error in
+            let e = error as? PGError
+            XCTAssertEqual(e?.sqlState, "26000", "\(error)")
+            XCTAssertTrue("\(error)".contains("as behind a pooler in transaction or statement mode"), "\(error)")
+            XCTAssertTrue("\(error)".contains("through a pooler in session mode"), "\(error)")
+        }
+        // The same SQLSTATEs for names that are not lctrace's own get no such hint.
+        XCTAssertEqual(PGConnection.sessionChangedHint(state: "26000", message: #"prepared statement "mine" does not exist"#), "")
+        XCTAssertEqual(PGConnection.sessionChangedHint(state: "42P01", message: #"relation "lctrace_batch" does not exist"#).isEmpty, false)
+        XCTAssertEqual(PGConnection.sessionChangedHint(state: "42P01", message: #"relation "events" does not exist"#), "")
+        XCTAssertEqual(PGConnection.sessionChangedHint(state: "42P05", message: #"prepared statement "lctrace_p1" already exists"#).isEmpty, false)
+    }
 }
