@@ -10,8 +10,8 @@ compare, report --baseline) is timed on the analyzed corpus, and with --scaling 
 analyzed 10 M-event database (--gate-db DB times only the gate, on a database kept before).
 The corpus is generated deterministically by lctrace-gen (never committed). Every tool runs
 on the same files, runs alternate between tools, and the table shows medians: wall time,
-events/s, MB/s of JSON, bytes per event in the database, peak RSS, and the ratio of each
-tool's time to lctrace's; before each timed command the disk is synced (untimed), so no tool
+events/s, MB/s of JSON, bytes per event in the database, peak RSS, CPU seconds (user +
+system), and the ratio of each tool's time to lctrace's (and lctrace's to DuckDB's in each round); before each timed command the disk is synced (untimed), so no tool
 pays for another's writes. Peers: gzip -dc; a C floor of our own (Benchmarks/cfloor.c, scan
 only, and scan + SQLite with and without the raw line); the sqlite3 CLI loading raw lines
 then INSERT … SELECT json_extract; DuckDB read_ndjson on 2 threads (from PyPI, in a private

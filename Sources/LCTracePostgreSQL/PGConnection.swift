@@ -309,19 +309,33 @@ final class PGConnection {
         message.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
-    /// Why one of lctrace's own prepared statements (`lctrace_p…`) or temporary tables
-    /// (`lctrace_…`) can be missing, or a prepared name taken already: the server session
-    /// changed under the connection. A pooler in transaction or statement mode does that
-    /// (pgbouncer's `pool_mode = transaction`); lctrace keeps session state on each connection
+    /// Why one of lctrace's own prepared statements (`lctrace_p1` …) or temporary tables
+    /// (`lctrace_batch`, `lctrace_inserted`) can be missing, or a prepared name taken already:
+    /// the server session changed under the connection, as a pooler in transaction mode does
+    /// (pgbouncer's `pool_mode = transaction`). lctrace keeps session state on each connection
     /// (prepared statements, temporary tables, the advisory locks that say which ingest loads
-    /// which file), so it needs a session of its own. Empty for any other error.
+    /// which file), so it needs a session of its own. Only those exact names: a user's query
+    /// (`lctrace query`) naming a table `lctrace_daily` that does not exist gets no hint.
+    /// Empty for any other error.
     static func sessionChangedHint(state: String, message: String) -> String {
-        let ours = (state == "26000" || state == "42P05") && message.contains("\"lctrace_p")
-            || state == "42P01" && message.contains("\"lctrace_")
-        guard ours else { return "" }
-        return ": the server session changed under this connection, as behind a pooler in transaction or statement"
-            + " mode (pgbouncer's pool_mode = transaction); lctrace keeps prepared statements, temporary tables and"
+        guard sessionObjectIsLctraces(state: state, message: message) else { return "" }
+        return ": the server session changed under this connection, as behind a pooler in transaction mode"
+            + " (pgbouncer's pool_mode = transaction); lctrace keeps prepared statements, temporary tables and"
             + " advisory locks on each connection: connect to the server directly, or through a pooler in session mode"
+    }
+
+    private static func sessionObjectIsLctraces(state: String, message: String) -> Bool {
+        switch state {
+        case "26000", "42P05":  // prepared statement does not exist / already exists
+            guard let range = message.range(of: "\"lctrace_p") else { return false }
+            let rest = message[range.upperBound...]
+            let digits = rest.prefix(while: { $0.isASCII && $0.isNumber })
+            return !digits.isEmpty && rest.dropFirst(digits.count).first == "\""
+        case "42P01":  // relation does not exist
+            return message.contains("relation \"lctrace_batch\"") || message.contains("relation \"lctrace_inserted\"")
+        default:
+            return false
+        }
     }
 
     /// The server's error for a failed result (or the connection's, when there is none).

@@ -536,13 +536,24 @@ final class PGConnectionTests: XCTestCase {
         XCTAssertThrowsError(try db.queryPrepared(sql, ["0"])) { error in
             let e = error as? PGError
             XCTAssertEqual(e?.sqlState, "26000", "\(error)")
-            XCTAssertTrue("\(error)".contains("as behind a pooler in transaction or statement mode"), "\(error)")
+            XCTAssertTrue("\(error)".contains("as behind a pooler in transaction mode"), "\(error)")
             XCTAssertTrue("\(error)".contains("through a pooler in session mode"), "\(error)")
         }
-        // The same SQLSTATEs for names that are not lctrace's own get no such hint.
-        XCTAssertEqual(PGConnection.sessionChangedHint(state: "26000", message: #"prepared statement "mine" does not exist"#), "")
-        XCTAssertEqual(PGConnection.sessionChangedHint(state: "42P01", message: #"relation "lctrace_batch" does not exist"#).isEmpty, false)
-        XCTAssertEqual(PGConnection.sessionChangedHint(state: "42P01", message: #"relation "events" does not exist"#), "")
-        XCTAssertEqual(PGConnection.sessionChangedHint(state: "42P05", message: #"prepared statement "lctrace_p1" already exists"#).isEmpty, false)
+    }
+
+    /// The hint goes only with lctrace's own prepared statements and temporary tables, never
+    /// with a user's query naming something alike (no server needed).
+    func testOnlyLctracesOwnSessionObjectsGetThePoolerHint() {
+        let hint = PGConnection.sessionChangedHint
+        XCTAssertFalse(hint("26000", #"prepared statement "lctrace_p12" does not exist"#).isEmpty)
+        XCTAssertFalse(hint("42P05", #"prepared statement "lctrace_p1" already exists"#).isEmpty)
+        XCTAssertFalse(hint("42P01", #"relation "lctrace_batch" does not exist"#).isEmpty)
+        XCTAssertFalse(hint("42P01", #"relation "lctrace_inserted" does not exist"#).isEmpty)
+        XCTAssertEqual(hint("26000", #"prepared statement "mine" does not exist"#), "")
+        XCTAssertEqual(hint("26000", #"prepared statement "lctrace_plan" does not exist"#), "")
+        XCTAssertEqual(hint("42P01", #"relation "lctrace_daily" does not exist"#), "", "a user's own view")
+        XCTAssertEqual(hint("42P01", #"missing FROM-clause entry for table "lctrace_x""#), "")
+        XCTAssertEqual(hint("42P01", #"relation "events" does not exist"#), "")
+        XCTAssertEqual(hint("23505", #"duplicate key value violates unique constraint "lctrace_p1""#), "")
     }
 }
