@@ -290,7 +290,7 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
                 try writer!.writeRows(session: result.session, model)
                 continue
             }
-            try writer!.writeLastRowsAndFinish(session: result.session, model)
+            try writer!.finish(session: result.session, model)
             recordStored(result.session, model, fromCapturedRows: result.fromCapturedRows)
         }
     }

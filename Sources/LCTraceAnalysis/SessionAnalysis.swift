@@ -89,7 +89,7 @@ package struct SessionAnalysis: Sendable {
         let model = try build(session: id, sid: sid, metadata: metadata, source: source, captured: captured,
                               retired: retired, batches: { try sink.writeRows(session: id, $0) }, progress: progress)
         if let error = retired.error { throw error }
-        try sink.writeLastRowsAndFinish(session: id, model)
+        try sink.finish(session: id, model)
         return model
     }
 

@@ -225,14 +225,9 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
         try pg.copyIn(try rowParts(session: session, model))
     }
 
-    package func finish(session: Int64, _ model: SessionModel) throws {
-        try pg.copyIn(try findingParts(model.findings, session: session, file: nil))
-        markAnalysed(session: session, model)
-    }
-
     /// The last rows and the findings in one query of COPYs (five waits for the four kinds,
     /// not eight), and the session's counts with the COMMIT.
-    package func writeLastRowsAndFinish(session: Int64, _ model: SessionModel) throws {
+    package func finish(session: Int64, _ model: SessionModel) throws {
         try pg.copyIn(try rowParts(session: session, model) + findingParts(model.findings, session: session, file: nil))
         markAnalysed(session: session, model)
     }

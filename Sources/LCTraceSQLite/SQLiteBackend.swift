@@ -131,7 +131,10 @@ final class SQLiteAnalysisStore: SQLiteSessionSource, AnalysisStore {
 
     package func clear(session: Int64) throws { try writer.clear(session: session) }
     package func writeRows(session: Int64, _ model: SessionModel) throws { try writer.writeRows(session: session, model) }
-    package func finish(session: Int64, _ model: SessionModel) throws { try writer.finish(session: session, model) }
+    package func finish(session: Int64, _ model: SessionModel) throws {
+        try writer.writeRows(session: session, model)
+        try writer.finish(session: session, model)
+    }
     package func saveSettings(_ settings: RuleSettings) throws { try writer.saveSettings(settings) }
     package func replaceFileFindings(_ findings: [(file: Int64, finding: Finding)]) throws { try writer.replaceFileFindings(findings) }
     package func fileProblems() throws -> [(Int64, RejectedLinesRule.FileProblems)] { try model.fileProblems() }

@@ -43,23 +43,14 @@ package protocol ModelSink: AnyObject {
     func clear(session: Int64) throws
     /// Stores the rows of a batch of final facts, or of what was left at the end.
     func writeRows(session: Int64, _ model: SessionModel) throws
-    /// Stores the session's counts and findings and marks it analysed.
+    /// Stores what was left of the model at the end (its last rows, as `writeRows` does), then
+    /// the session's counts and findings, and marks it analysed: one step with nothing read in
+    /// it, so a backend may send it together (PostgreSQL: one query of COPYs for every kind).
     func finish(session: Int64, _ model: SessionModel) throws
-    /// `writeRows` of what was left at the end, then `finish`, with nothing read between
-    /// them: one step, so a backend may send them together (PostgreSQL: one round trip less
-    /// for each kind of row).
-    func writeLastRowsAndFinish(session: Int64, _ model: SessionModel) throws
     /// Records the rule settings the stored findings were built with.
     func saveSettings(_ settings: RuleSettings) throws
     /// Replaces the file-level findings (LC904, built by the analysis from `fileProblems`).
     func replaceFileFindings(_ findings: [(file: Int64, finding: Finding)]) throws
-}
-
-extension ModelSink {
-    package func writeLastRowsAndFinish(session: Int64, _ model: SessionModel) throws {
-        try writeRows(session: session, model)
-        try finish(session: session, model)
-    }
 }
 
 /// The analysis's connection: it reads sessions and replaces their models in one transaction.

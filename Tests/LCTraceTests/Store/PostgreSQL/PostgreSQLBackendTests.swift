@@ -144,7 +144,6 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
                 meanwhile()
                 let meta = try store.sessionMetadata(id)
                 let model = try SessionAnalysis().build(session: id, sid: meta.sid, metadata: meta, source: store)
-                try store.writeRows(session: id, model)
                 try store.finish(session: id, model)
             }
         }
@@ -326,7 +325,7 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         let before = pg.roundTrips, textsBefore = store.stringsRoundTrips
         try store.writeTransaction {
             try store.clear(session: session.id)
-            try store.writeLastRowsAndFinish(session: session.id, model)
+            try store.finish(session: session.id, model)
         }
         XCTAssertEqual(pg.roundTrips - before, 3)
         XCTAssertEqual(store.stringsRoundTrips - textsBefore, 0, "the rows' texts are the events' read: their ids known")
