@@ -799,7 +799,13 @@ final class PGConnection {
     func copyIn(_ sql: String, binary: Bool = false, _ body: (PGCopyWriter) throws -> Void) throws -> Int {
         try settleAhead()
         try startCopy(sql)
-        var failure = feed(sql, binary: binary, body)
+        return try readCopyOutcome(sql, after: feed(sql, binary: binary, body))
+    }
+
+    /// Reads the query's results to their end once its last COPY was fed: the rows that COPY
+    /// stored; `failure` (what feeding met), or else the first result that failed, is thrown.
+    private func readCopyOutcome(_ sql: String, after failure: Error?) throws -> Int {
+        var failure = failure
         var rows = 0
         while let raw = try nextResult() {
             let result = PGResult(raw)
@@ -883,15 +889,7 @@ final class PGConnection {
             }
         }
         // The last COPY's outcome, or what a failure left to read.
-        while let raw = try nextResult() {
-            let result = PGResult(raw)
-            let status = PQresultStatus(raw)
-            if status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && failure == nil {
-                failure = error(raw, sql: sql)
-            }
-            _ = result
-        }
-        if let failure { throw failure }
+        _ = try readCopyOutcome(sql, after: failure)
     }
 
     /// A COPY left open for more rows (`copyInKeepingOpen`).
