@@ -108,9 +108,13 @@ final class PGIngestSink: IngestSink {
     /// Sessions met in the file being loaded: a capture starts at a session's first batch in it only.
     var metInFile = Set<Int64>()
 
-    package init(pg: PGConnection, url: String) throws {
+    /// Held from the first file this run loads (`PGIngestersLock`).
+    let ingesters: PGIngestersLock
+
+    package init(pg: PGConnection, url: String, ingesters: PGIngestersLock = PGIngestersLock()) throws {
         self.pg = pg
         self.url = url
+        self.ingesters = ingesters
         strings = PGStrings(url: url, stop: pg.stop, learned: PGLearnedTexts())
     }
 
@@ -804,6 +808,7 @@ final class PGIngestSink: IngestSink {
                   loader_pid = pg_backend_pid() WHERE id = $3
                 """, [path, utcNow(), String(id)])
             loadingHere[id] = size ?? -1
+            holdIngestersLock()
             return .load(fileID: id)
         }
         // Another live ingest is loading the same content: load it too, into a row of our own
@@ -822,7 +827,13 @@ final class PGIngestSink: IngestSink {
             throw PGSchema.Refused(description: "another session holds the advisory lock of new file row \(id) (schema \(try PGSchema.currentSchema(pg))): run the ingest again once it ends")
         }
         loadingHere[id] = size ?? -1
+        holdIngestersLock()
         return .load(fileID: id)
+    }
+
+    /// Takes `ingesters` with this run's first file to load, in the round trip of its first batch.
+    private func holdIngestersLock() {
+        if let take = ingesters.take() { pg.sendWithNext([take]) }
     }
 
     /// Rows of killed loads of this file (same path and size, no hash yet, nobody holding
@@ -910,6 +921,7 @@ final class PGIngestSink: IngestSink {
     package func releaseLoads() {
         for id in loadingHere.keys { _ = try? pg.execute("SELECT pg_advisory_unlock\(Self.fileLock(id))") }
         loadingHere.removeAll()
+        ingesters.release(pg)
     }
 
     // MARK: Sessions

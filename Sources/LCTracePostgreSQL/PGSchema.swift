@@ -11,6 +11,9 @@ enum PGSchema {
     static let lockClass: Int32 = 0x6c63_7472
     static let schemaLock = "pg_advisory_xact_lock(\(lockClass), 0)"
     static let ledgerLock = "pg_advisory_xact_lock(\(lockClass), 1)"
+    /// The first key of the lock every ingest of a schema holds while it adds files
+    /// (`PGIngestersLock`), the second being the schema's (a hash of its name). 0x6c637469 is "lcti".
+    static let ingestersLockClass: Int32 = 0x6c63_7469
     /// The key (bigint) of the lock an ingest holds on a session it is loading
     /// (`PGIngestSink.loadLockStatement`), of `session` (SQL): negative, so it never meets an
     /// analysis lock (`PGAnalysisStore.sessionLock`), and of this schema only.

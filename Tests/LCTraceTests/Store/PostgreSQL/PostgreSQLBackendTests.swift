@@ -240,6 +240,43 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual(try analyzed(), before, "no ANALYZE for a few events more")
     }
 
+    /// (Issue 26) Of ingesters into one schema, only the last to end analyses: one that ends
+    /// while another still loads (holding the ingesters' lock, as a connection does here)
+    /// leaves the `ANALYZE` to it, and that one's counts and sample then take in both.
+    func testOfIngestersEndingOneAfterAnotherOnlyTheLastAnalyses() throws {
+        let url = try freshDatabase()
+        let pg = try PGConnection(url: url)
+        func ingest(_ sid: String, inits: Int, into storage: Storage) throws {
+            var b = TraceBuilder(sid: sid)
+            for i in 0..<inits { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+            TestSupport.writeLines(b.lines, to: dir + "/\(sid).jsonl")
+            XCTAssertEqual(try IngestRun(db: storage).run([dir + "/\(sid).jsonl"]).ingest.newEvents, b.lines.count)
+        }
+        let manualAnalyses = { try XCTUnwrap(try pg.query("SELECT analyze_count FROM pg_stat_user_tables WHERE relid = to_regclass('event_blocks')").int(0, 0)) }
+        let ingestersLocks = {
+            try pg.query("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = \(PGSchema.ingestersLockClass) AND objsubid = 2").int(0, 0)
+        }
+        try ingest("S-first", inits: 20, into: try Storage.openForWriting(url))
+        XCTAssertEqual(try manualAnalyses(), 1, "the first load, alone, is analysed")
+        let other = try PGConnection(url: url)
+        try other.execute("SELECT pg_advisory_lock_shared(\(PGSchema.ingestersLockClass), hashtext(current_schema()))")
+        let storage = try Storage.openForWriting(url)
+        try ingest("S-meanwhile", inits: 400, into: storage)
+        XCTAssertEqual(try manualAnalyses(), 1, "twenty times the rows, left to the ingest still loading")
+        XCTAssertEqual(try ingestersLocks(), 1, "the ingest let go of its share")
+        try other.execute("SELECT pg_advisory_unlock_shared(\(PGSchema.ingestersLockClass), hashtext(current_schema()))")
+        try ingest("S-last", inits: 500, into: storage)
+        XCTAssertEqual(try manualAnalyses(), 2, "the last to end analyses")
+        let blocks = try XCTUnwrap(try pg.query("SELECT count(*) FROM event_blocks").int(0, 0))
+        let estimated = try XCTUnwrap(try pg.query("SELECT reltuples FROM pg_class WHERE oid = to_regclass('event_blocks')").text(0, 0).flatMap(Double.init))
+        XCTAssertEqual(estimated, Double(blocks), accuracy: 1, "its ANALYZE counted the other ingest's blocks too")
+        XCTAssertEqual(try ingestersLocks(), 0)
+        // An ingest of nothing new takes no lock, and leaves the statistics alone.
+        XCTAssertEqual(try IngestRun(db: storage).run([dir + "/S-last.jsonl"]).ingest.newEvents, 0)
+        XCTAssertEqual(try manualAnalyses(), 2)
+        XCTAssertEqual(try ingestersLocks(), 0)
+    }
+
     /// (Issue 26) A file whose sessions hold nothing stored goes straight into `events` (no
     /// temporary table, no `ON CONFLICT`), and so does the next part of a session this run
     /// wrote; a file that overlaps what is stored, or a session another run wrote, is merged,
@@ -619,7 +656,13 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         var c = TraceBuilder(sid: "S-c")
         for i in 0..<3 { c.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
         TestSupport.writeLines(c.lines, to: dir + "/c.jsonl")
-        let heldKeys = { try loader.query("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid() AND granted").int(0, 0) }
+        // (The ingesters' lock, `PGIngestersLock`, stays until the run's planner statistics.)
+        let heldKeys = {
+            try loader.query("""
+                SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid() AND granted
+                AND NOT (objsubid = 2 AND classid = \(PGSchema.ingestersLockClass))
+                """).int(0, 0)
+        }
         let box = IngestOnThread(Ingester(store: sink), Ingester.expand([dir + "/c.jsonl"]).inputs)
         XCTAssertEqual(box.done.wait(timeout: .now() + 30), .success)
         _ = try XCTUnwrap(box.outcome).get()
