@@ -132,24 +132,35 @@ final class PGIngestSink: IngestSink {
 
     package func startRun(capturesRows: Bool, backgroundWork: Bool) throws {
         self.capturesRows = capturesRows
-        // Emptied at each commit (cheaper than emptying them after every batch stored); a
-        // transaction's batches are told apart by `part`. No JIT: a batch's statements are
-        // small, and the merge path's plans (below) cost enough to compile them each time
-        // (270 ms a statement, for 5 ms of work). The statements of every batch are prepared
-        // (`PGConnection.queryPrepared`) and planned once: their plans do not depend on the values.
+        // No JIT: a batch's statements are small, and the merge path's plans (below) cost
+        // enough to compile them each time (270 ms a statement, for 5 ms of work). The
+        // statements of every batch are prepared (`PGConnection.queryPrepared`) and planned
+        // once: their plans do not depend on the values.
         // A `statement_timeout` (the role's, the database's, the URL's) counts a COPY whole,
         // also while this ingest waits for its input (a slow pipe): with one set, each batch's
         // COPY is ended at once (its outcome still read at the next statement).
-        let timeout = try pg.queryStatements(["""
-            SET jit = off;
-            SET plan_cache_mode = force_generic_plan;
+        let timeout = try pg.queryStatements(["SET jit = off; SET plan_cache_mode = force_generic_plan",
+                                              "SELECT current_setting('statement_timeout')"])
+        pg.keepsCopiesOpen = timeout.text(0, 0) == "0"
+    }
+
+    /// The merge path's temporary tables, made by its first batch on this connection: emptied
+    /// at each commit (cheaper than emptying them after every batch stored), a transaction's
+    /// batches told apart by `part`. Not made up front: an ingest whose files hold only new
+    /// sessions never merges, and the tables cost the server 2.5–4 ms a process to make and
+    /// drop (a CI worker's one-file ingest, four ingesters' extra processes).
+    private var mergeTablesMade = false
+
+    private func makeMergeTables() throws {
+        guard !mergeTablesMade else { return }
+        try pg.execute("""
             CREATE TEMP TABLE IF NOT EXISTS lctrace_batch (
                 part integer, ord integer, line bigint, "offset" bigint, session bigint, seq bigint, t bigint, ev bigint,
                 vc bigint, cls bigint, other bigint, flags integer, detail bigint, thread bigint, wall text, attrs text,
                 record integer) ON COMMIT DELETE ROWS;
             CREATE TEMP TABLE IF NOT EXISTS lctrace_inserted (part integer, session bigint, seq bigint) ON COMMIT DELETE ROWS
-            """, "SELECT current_setting('statement_timeout')"])
-        pg.keepsCopiesOpen = timeout.text(0, 0) == "0"
+            """)
+        mergeTablesMade = true
     }
 
     package func endRun() {
@@ -256,6 +267,8 @@ final class PGIngestSink: IngestSink {
     package func rollback() {
         if inBatch { try? pg.rollback() }
         inBatch = false
+        // Made in the transaction rolled back, perhaps: made again (if missing) when next merging.
+        mergeTablesMade = false
         forgetTransaction()
         sessionsOfFile.removeAll()
         dropCaptures()
@@ -358,6 +371,7 @@ final class PGIngestSink: IngestSink {
                 if capturesRows { dropCaptures(of: runs.sessions) }
                 part += 1
                 let part = String(self.part)
+                try makeMergeTables()
                 try pg.copyIn("COPY lctrace_batch FROM STDIN") { w in
                     for (ord, l) in lines.enumerated() {
                         let e = l.event

@@ -277,6 +277,34 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual(try ingestersLocks(), 0)
     }
 
+    /// (Issue 26) The merge path's temporary tables are made by its first batch, not by every
+    /// ingest: one whose sessions are all new makes none; a rolled-back batch that made them
+    /// leaves the next merge to make them again.
+    func testTheMergeTablesAreMadeByTheFirstFileThatOverlaps() throws {
+        var b = TraceBuilder(sid: "S-lazy")
+        for i in 0..<30 { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+        TestSupport.writeLines(Array(b.lines[0..<10]), to: dir + "/new.jsonl")
+        TestSupport.writeLines(Array(b.lines[5..<20]), to: dir + "/overlap.jsonl")
+        TestSupport.writeLines(Array(b.lines[15...]), to: dir + "/again.jsonl")
+        let url = try freshDatabase()
+        let storage = try Storage.openForWriting(url)
+        let sink = try XCTUnwrap(try storage.backend.ingestSink() as? PGIngestSink)
+        let temporaryTables = { try XCTUnwrap(try sink.pg.query("SELECT count(*) FROM pg_class WHERE relnamespace = pg_my_temp_schema() AND relkind = 'r'").int(0, 0)) }
+        XCTAssertEqual(try Ingester(store: sink).ingest(Ingester.expand([dir + "/new.jsonl"]).inputs).files.map(\.newEvents), [10])
+        XCTAssertEqual(sink.mergedBatches, 0)
+        XCTAssertEqual(try temporaryTables(), 0, "nothing to merge, no table made")
+        XCTAssertEqual(try Ingester(store: sink).ingest(Ingester.expand([dir + "/overlap.jsonl"]).inputs).files.map(\.duplicates), [5])
+        XCTAssertEqual(sink.mergedBatches, 1)
+        XCTAssertEqual(try temporaryTables(), 2)
+        // Made in a transaction that rolls back, they are gone, and made again when needed.
+        try sink.pg.execute("DROP TABLE lctrace_batch, lctrace_inserted")
+        sink.rollback()
+        let run = try Ingester(store: sink).ingest(Ingester.expand([dir + "/again.jsonl"]).inputs)
+        XCTAssertEqual(run.files.map(\.duplicates), [5])
+        XCTAssertEqual(run.files.map(\.newEvents), [b.lines.count - 20])
+        XCTAssertEqual(try temporaryTables(), 2)
+    }
+
     /// (Issue 26) A file whose sessions hold nothing stored goes straight into `events` (no
     /// temporary table, no `ON CONFLICT`), and so does the next part of a session this run
     /// wrote; a file that overlaps what is stored, or a session another run wrote, is merged,
