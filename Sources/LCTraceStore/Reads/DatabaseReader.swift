@@ -266,10 +266,18 @@ package final class DatabaseReader {
         return out
     }
 
-    /// The events and findings stored for `sessions` (their model's counts), in two passes
+    /// The events and findings stored for `sessions` (their model's counts): up to
+    /// `countedByID` sessions by their ids, so an ingest of one file into a large database (a
+    /// CI worker's upload) reads its own sessions, not the whole tables; more in two passes
     /// over the tables rather than a query per session.
-    package func storedCounts(of sessions: SessionSet) throws -> (events: Int, findings: Int) {
+    package func storedCounts(of sessions: SessionSet, byIDUpTo limit: Int = countedByID) throws -> (events: Int, findings: Int) {
         guard sessions.count > 0 else { return (0, 0) }
+        if sessions.count <= limit {
+            let ids = sessions.ids.map(String.init).joined(separator: ",")
+            let events = try db.scalarInt("SELECT coalesce(sum(events), 0) FROM sessions WHERE id IN (\(ids))") ?? 0
+            let findings = try db.scalarInt("SELECT count(*) FROM findings WHERE session > 0 AND session IN (\(ids))") ?? 0
+            return (Int(events), Int(findings))
+        }
         var events = 0, findings = 0
         let rows = try db.query("SELECT id, events FROM sessions")
         while try rows.step() { if sessions.contains(rows.int(0)) { events += Int(rows.int(1)) } }
@@ -277,6 +285,9 @@ package final class DatabaseReader {
         while try found.step() { if sessions.contains(found.int(0)) { findings += Int(found.int(1)) } }
         return (events, findings)
     }
+
+    /// Sessions up to which `storedCounts` reads by id.
+    package static let countedByID = 1000
 
     /// What the whole database holds, whichever runs loaded it: what `ingest` reports beside
     /// the numbers of its own run.

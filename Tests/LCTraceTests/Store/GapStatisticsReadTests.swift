@@ -44,4 +44,35 @@ final class GapStatisticsReadTests: TemporaryDirectoryTestCase {
             XCTAssertEqual(read[series]?.sorted(), values.sorted(), "\(series)")
         }
     }
+
+    /// The stored counts of the sessions an ingest analyzed while loading: read by id for a
+    /// few sessions, by two passes over the tables for many; the same either way, file
+    /// findings (session 0) never among them.
+    func testStoredCountsReadByIdOrByPassesAgree() throws {
+        let samples = TestSupport.root.appendingPathComponent("SampleTraces").path
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, samples]).status, 0)
+        let sqlite = try SQLiteDatabase(path: db, mode: .readOnly)
+        let reader = DatabaseReader(db: sqlite)
+        var all: [Int64] = []
+        let q = try sqlite.prepare("SELECT id FROM sessions ORDER BY id")
+        while try q.step() { all.append(q.int(0)) }
+        XCTAssertGreaterThan(all.count, 3)
+        let expected = { (ids: [Int64]) -> (Int, Int) in
+            let list = ids.map(String.init).joined(separator: ",")
+            let events = try sqlite.scalarInt("SELECT coalesce(sum(events), 0) FROM sessions WHERE id IN (\(list))") ?? -1
+            let findings = try sqlite.scalarInt("SELECT count(*) FROM findings_v WHERE session_id IN (\(list))") ?? -1
+            return (Int(events), Int(findings))
+        }
+        for ids in [all, Array(all.prefix(2)), [all.last!, 999_999], [all[1]]] {
+            let set = SessionSet(ids)
+            let byID = try reader.storedCounts(of: set)
+            let byPasses = try reader.storedCounts(of: set, byIDUpTo: 0)
+            let want = try expected(ids)
+            XCTAssertEqual(byID.events, want.0, "\(ids)")
+            XCTAssertEqual(byID.findings, want.1, "\(ids)")
+            XCTAssertEqual(byPasses.events, want.0, "\(ids)")
+            XCTAssertEqual(byPasses.findings, want.1, "\(ids)")
+        }
+        XCTAssertGreaterThan(try expected(all).1, 0, "SampleTraces has findings")
+    }
 }
