@@ -1,12 +1,13 @@
--- lctrace database schema for PostgreSQL, version 7 (meta row 'schema_version' = 7).
+-- lctrace database schema for PostgreSQL, version 8 (meta row 'schema_version' = 8).
 -- Version 3 added `file_sessions`; version 4 packs the rows of `events`, `instances`,
 -- `appearances` and `containment` (below), as SQLite's version 3 does: a database of
 -- version 2 or 3 is migrated in place by `lctrace ingest` or `lctrace analyze` (its events
 -- kept, its model and findings rebuilt). Version 5 indexes `findings_v.session_id`
 -- (`findings_by_session_id`), version 6 the file ledger (`files_by_path`, `files_by_size`);
 -- version 7 stores the events in blocks of up to 256 of one session (`event_blocks`, with
--- `events` now a view of the same columns). A database of version 4, 5 or 6 is read as it
--- is and migrated at the next `ingest` or `analyze`.
+-- `events` now a view of the same columns), version 8 indexes the sessions to analyze
+-- (`sessions_dirty`). A database of version 4 to 7 is read as it is and migrated at the next
+-- `ingest` or `analyze`.
 --
 -- The same views as the SQLite schema (Schemas/lctrace-schema.sql), the documented query
 -- surface, and the same files, sessions, rejects and strings tables, so every query of
@@ -97,6 +98,10 @@ CREATE TABLE sessions (
     dirty            integer NOT NULL DEFAULT 1,
     changes          bigint NOT NULL DEFAULT 0
 );
+-- The sessions whose events changed since their model was built (`dirty`), which every
+-- analysis looks for: an ingest into a team's database of many sessions reads these, not
+-- them all.
+CREATE INDEX sessions_dirty ON sessions (id) WHERE dirty = 1;
 COMMENT ON TABLE sessions IS 'One row per session (one app launch), merged from its repeated session records.';
 COMMENT ON COLUMN sessions.id IS 'Session id inside the database (the distribution key on Citus; at most 2^31 - 1: the packed tables hold it as integer).';
 COMMENT ON COLUMN sessions.sid IS 'Session id from the trace.';

@@ -5,9 +5,9 @@ import LCTraceStore
 /// 'schema_version'; and checked, every time it is opened, to be exactly what lctrace made
 /// (tables, columns, views, indexes, no triggers), as the SQLite backend checks its own.
 enum PGSchema {
-    package static let version: Int64 = 7
+    package static let version: Int64 = 8
     /// Advisory lock keys (two int4): the schema's creation, the file ledger, a file row
-    /// being loaded, a session being analysed. 0x6c637472 is "lctr".
+    /// being loaded, a session being analyzed. 0x6c637472 is "lctr".
     static let lockClass: Int32 = 0x6c63_7472
     static let schemaLock = "pg_advisory_xact_lock(\(lockClass), 0)"
     static let ledgerLock = "pg_advisory_xact_lock(\(lockClass), 1)"
@@ -79,13 +79,15 @@ enum PGSchema {
                 try migrateFrom4(pg, name: name)
                 try migrateFrom5(pg, name: name)
                 try migrateFrom6(pg, name: name)
-            } else if (4...6).contains(current) {
-                // Versions 5 and 6 add indexes, 7 stores the events in blocks behind a view of the
-                // same columns: read as it is, migrated by a writing command.
+                try migrateFrom7(pg, name: name)
+            } else if (4...7).contains(current) {
+                // Versions 5, 6 and 8 add indexes, 7 stores the events in blocks behind a view of
+                // the same columns: read as it is, migrated by a writing command.
                 if writing {
                     if current == 4 { try migrateFrom4(pg, name: name) }
                     if current <= 5 { try migrateFrom5(pg, name: name) }
-                    try migrateFrom6(pg, name: name)
+                    if current <= 6 { try migrateFrom6(pg, name: name) }
+                    try migrateFrom7(pg, name: name)
                 }
             } else if current < version {
                 throw Refused(description: "\(name) has schema version \(current), which this lctrace cannot read (it writes version \(version))")
@@ -248,6 +250,15 @@ enum PGSchema {
             try pg.execute(PGEventRow.insertBlocks(from: "events_v6 p") + ";\nDROP TABLE events_v6;")
             try pg.execute(ddlPart("CREATE VIEW event_block_rows AS", "CREATE VIEW instance_rows AS"))
             try pg.execute(ddlPart("CREATE VIEW events_v AS", "CREATE VIEW instances_v AS"))
+        }
+    }
+
+    /// Version 8 indexes the sessions to analyze (`dirty = 1`), which every analysis looks
+    /// for: in a schema of 400,100 sessions an ingest of one file took 0.22 s, 118 ms of it
+    /// reading every session's row. Nothing else changes.
+    private static func migrateFrom7(_ pg: PGConnection, name: String) throws {
+        try migrationStep(pg, name: name, from: 7, to: 8) {
+            try pg.execute(ddlPart("CREATE INDEX sessions_dirty", "\n"))
         }
     }
 

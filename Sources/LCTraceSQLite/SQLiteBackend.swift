@@ -104,6 +104,7 @@ class SQLiteSessionSource: CapturedRowsReader {
 final class SQLiteAnalysisStore: SQLiteSessionSource, AnalysisStore {
     private let writer: ModelWriter
     private var selectTargets: SQLiteStatement?
+    private var selectTargetsAll = false
 
     package init(db: SQLiteDatabase, strings: StringPool? = nil) throws {
         writer = try ModelWriter(db: db, strings: strings)
@@ -111,17 +112,18 @@ final class SQLiteAnalysisStore: SQLiteSessionSource, AnalysisStore {
     }
 
     package func countSessionsToAnalyse(all: Bool) throws -> Int {
-        Int(try db.scalarInt("SELECT count(*) FROM sessions WHERE dirty = 1 OR ?", [.int(all ? 1 : 0)]) ?? 0)
+        Int(try db.scalarInt(SessionsToAnalyse.countSQL(all: all)) ?? 0)
     }
 
     package func sessionsToAnalyse(all: Bool, after: Int64, limit: Int) throws -> [(id: Int64, sid: String)] {
-        if selectTargets == nil {
-            selectTargets = try db.prepare("SELECT id, sid FROM sessions WHERE (dirty = 1 OR ?1) AND id > ?2 ORDER BY id LIMIT ?3")
+        if selectTargets == nil || selectTargetsAll != all {
+            selectTargets = try db.prepare(SessionsToAnalyse.pageSQL(all: all))
+            selectTargetsAll = all
         }
         let select = selectTargets!
         select.reset()
         defer { select.reset() }
-        try select.bind([.int(all ? 1 : 0), .int(after), .int(Int64(limit))])
+        try select.bind([.int(after), .int(Int64(limit))])
         var targets: [(Int64, String)] = []
         while try select.step() { targets.append((select.int(0), select.text(1) ?? "")) }
         return targets

@@ -11,7 +11,7 @@ import LCTraceModel
 /// from another version is migrated when lctrace knows how, refused with a clear message
 /// otherwise, never silently misread.
 enum SQLiteSchema {
-    package static let version: Int64 = 5
+    package static let version: Int64 = 6
 
     /// Why a database cannot be used.
     struct VersionError: Error, CustomStringConvertible {
@@ -69,7 +69,7 @@ enum SQLiteSchema {
     }
 
     /// The version and the objects, read in one snapshot: an ingest migrating the database
-    /// meanwhile (version 4 to 5) is seen whole or not at all.
+    /// meanwhile (version 4 or 5 to 6) is seen whole or not at all.
     private static func checkForReading(_ db: SQLiteDatabase, path: String) throws {
         try db.execute("BEGIN")
         defer { try? db.execute("COMMIT") }
@@ -77,10 +77,11 @@ enum SQLiteSchema {
         if current == 0 {
             throw VersionError(description: "\(path) is not an lctrace database (schema version 0)")
         }
-        // Version 5 only adds the ledger's indexes: a version 4 database is read as it is,
-        // and migrated by the next writing command.
-        if current == 4 {
-            try verifyObjects(db, path: path, expected: expectedObjects.filter { !version5Indexes.contains($0.key) })
+        // Versions 5 and 6 only add indexes: a version 4 or 5 database is read as it is, and
+        // migrated by the next writing command.
+        if current == 4 || current == 5 {
+            let lacking = current == 4 ? version5Indexes.union(version6Indexes) : version6Indexes
+            try verifyObjects(db, path: path, expected: expectedObjects.filter { !lacking.contains($0.key) })
             return
         }
         try check(current, path: path)
@@ -105,6 +106,8 @@ enum SQLiteSchema {
 
     /// What version 5 added to version 4 (`migrateFrom4`).
     static let version5Indexes: Set<String> = ["index files_by_path", "index files_by_size"]
+    /// What version 6 added to version 5 (`migrateFrom5`).
+    static let version6Indexes: Set<String> = ["index sessions_dirty"]
 
     /// lctrace's tables, views and indexes, by "type name", with their SQL normalised: what
     /// the DDL makes on an empty database.

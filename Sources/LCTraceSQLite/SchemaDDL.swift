@@ -5,13 +5,14 @@ import LCTraceRules
 extension SQLiteSchema {
     /// The DDL of the public schema, identical to `Schemas/lctrace-schema.sql`.
     static let ddl = #"""
--- lctrace database schema, version 5 (PRAGMA user_version = 5). Version 2 added the finding
+-- lctrace database schema, version 6 (PRAGMA user_version = 6). Version 2 added the finding
 -- identities (`findings.identity_key`, `findings.identity`, `identities_v`); version 3 packs
 -- the rows of `events`, `instances`, `appearances` and `containment` (below); version 4
 -- added `file_sessions` (rules 1.2). An older database is migrated in place by `lctrace
 -- ingest` or `lctrace analyze` (its events kept, its model and findings rebuilt). Version 5
--- indexes the file ledger (`files_by_path`, `files_by_size`); a database of version 4 is read
--- as it is and gains the indexes at the next `ingest` or `analyze`.
+-- indexes the file ledger (`files_by_path`, `files_by_size`), version 6 the sessions to
+-- analyze (`sessions_dirty`); a database of version 4 or 5 is read as it is and gains the
+-- indexes at the next `ingest` or `analyze`.
 --
 -- The documented query surface is the views: `events_v`, `instances_v`, `live_instances_v`,
 -- `appearances_v`, `containment_v`, `findings_v`, `identities_v`, and the tables `sessions`,
@@ -84,6 +85,9 @@ CREATE TABLE sessions (
     dirty            INTEGER NOT NULL DEFAULT 1, -- 1 while events changed since the model was built
     vc_base          INTEGER NOT NULL DEFAULT 0  -- the session's controller ids are stored in `events` minus this (the highest strings.id when the session began): they are then small numbers
 );
+-- The sessions whose events changed since their model was built (`dirty`), which every
+-- analysis looks for: an ingest into a database of many sessions reads these, not them all.
+CREATE INDEX sessions_dirty ON sessions (id) WHERE dirty = 1;
 
 -- Every good event line, once per (session, seq), packed: read it through `events_v` (or
 -- `event_rows`). Controller ids are `strings` ids minus the session's `vc_base`.

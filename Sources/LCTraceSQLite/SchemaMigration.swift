@@ -7,13 +7,14 @@ import LCTraceModel
 extension SQLiteSchema {
     /// Brings a database of schema version `from` to `version` in place, one version at a time.
     static func migrate(_ db: SQLiteDatabase, from: Int64, path: String) throws {
-        guard (1...4).contains(from) else {
+        guard (1...5).contains(from) else {
             throw VersionError(description: "\(path) has schema version \(from) and no migration to \(version) exists: re-ingest into a new database")
         }
         if from == 1 { try migrateFrom1(db) }
         if from <= 2 { try migrateFrom2(db) }
         if from <= 3 { try migrateFrom3(db) }
-        try migrateFrom4(db)
+        if from <= 4 { try migrateFrom4(db) }
+        try migrateFrom5(db)
         try db.execute("PRAGMA user_version = \(version)")
     }
 
@@ -113,6 +114,13 @@ extension SQLiteSchema {
     /// 0.97 (1.31 with them). Nothing else changes (a version 4 database is read as it is).
     private static func migrateFrom4(_ db: SQLiteDatabase) throws {
         for statement in statements(creating: ["files_by_path", "files_by_size"]) { try db.execute(statement) }
+    }
+
+    /// Version 6 indexes the sessions to analyze (`dirty = 1`), which every analysis looks
+    /// for: in a database of 400,300 sessions an ingest of one file read them all, 0.13 s
+    /// instead of 0.05. Nothing else changes (a version 5 database is read as it is).
+    private static func migrateFrom5(_ db: SQLiteDatabase) throws {
+        for statement in statements(creating: ["sessions_dirty"]) { try db.execute(statement) }
     }
 
     /// The statements of `ddl` that create the named tables, indexes and views, in DDL order.

@@ -166,31 +166,39 @@ final class MigrationFromVersion2Tests: TemporaryDirectoryTestCase {
     }
 }
 
-/// Version 5 only indexes the file ledger (`files_by_path`, `files_by_size`): a version 4
-/// database is read as it is, and the next writing command adds the indexes, leaving the
-/// objects of a new database. Every new file's look-ups in the ledger use them.
+/// Versions 5 and 6 only add indexes (the file ledger's `files_by_path` and `files_by_size`,
+/// then `sessions_dirty`): a version 4 or 5 database is read as it is, and the next writing
+/// command adds what it lacks, leaving the objects of a new database. The look-ups use them.
 final class MigrationFromVersion4Tests: TemporaryDirectoryTestCase {
     var samples: String { TestSupport.root.appendingPathComponent("SampleTraces").path }
 
     func testAVersion4DatabaseIsReadAsItIsAndGainsTheLedgersIndexesAtTheNextWrite() throws {
+        try readAsItIsThenMigrated(version: 4, lacking: ["files_by_path", "files_by_size", "sessions_dirty"])
+    }
+
+    func testAVersion5DatabaseIsReadAsItIsAndGainsTheDirtySessionsIndexAtTheNextWrite() throws {
+        try readAsItIsThenMigrated(version: 5, lacking: ["sessions_dirty"])
+    }
+
+    private func readAsItIsThenMigrated(version stored: Int64, lacking names: [String]) throws {
         let reference = dir + "/reference.db"
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", reference, samples]).status, 0)
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, samples]).status, 0)
         do {
             let old = try SQLiteDatabase(path: db, mode: .readWrite)
-            try old.execute("DROP INDEX files_by_path; DROP INDEX files_by_size; PRAGMA user_version = 4")
+            try old.execute(names.map { "DROP INDEX \($0);" }.joined() + " PRAGMA user_version = \(stored)")
         }
         func version() throws -> Int64? { try SQLiteDatabase(path: db, mode: .readOnly).scalarInt("PRAGMA user_version") }
         func indexes(_ path: String) throws -> Int64? {
             try SQLiteDatabase(path: path, mode: .readOnly).scalarInt(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ('files_by_path', 'files_by_size')")
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN (\(names.map { "'\($0)'" }.joined(separator: ",")))")
         }
         let read = TestSupport.run(["report", "--db", db, "--format", "json", "--fail-on", "never"])
         XCTAssertEqual(read.status, 0, read.err)
         XCTAssertEqual(read.out, TestSupport.run(["report", "--db", reference, "--format", "json", "--fail-on", "never"]).out)
-        XCTAssertEqual(try version(), 4, "a reading command changes nothing")
+        XCTAssertEqual(try version(), stored, "a reading command changes nothing")
         XCTAssertEqual(try indexes(db), 0)
-        // A version 4 database with something else changed is still refused.
+        // An older database with something else changed is still refused.
         let tampered = dir + "/tampered.db"
         try FileManager.default.copyItem(atPath: db, toPath: tampered)
         try SQLiteDatabase(path: tampered, mode: .readWrite).execute("CREATE INDEX mine ON files (status)")
@@ -200,8 +208,22 @@ final class MigrationFromVersion4Tests: TemporaryDirectoryTestCase {
 
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, samples]).status, 0)
         XCTAssertEqual(try version(), SQLiteSchema.version)
-        XCTAssertEqual(try indexes(db), 2)
+        XCTAssertEqual(try indexes(db), Int64(names.count))
         XCTAssertEqual(TestSupport.run(["report", "--db", db, "--fail-on", "never"]).status, 0, "the migrated schema is accepted")
+    }
+
+    /// An analysis finds the dirty sessions through their index, not by a pass over every
+    /// session (a team's database holds every session of every campaign).
+    func testTheSessionsToAnalyseAreFoundByIndex() throws {
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", db, samples]).status, 0)
+        let sqlite = try SQLiteDatabase(path: db, mode: .readOnly)
+        for sql in [SessionsToAnalyse.countSQL(all: false), SessionsToAnalyse.pageSQL(all: false)] {
+            let q = try sqlite.prepare("EXPLAIN QUERY PLAN " + sql)
+            var plan: [String] = []
+            while try q.step() { plan.append(q.text(3) ?? "") }
+            XCTAssertFalse(plan.contains { $0.hasPrefix("SCAN sessions") && !$0.contains("INDEX") }, "\(sql) scans the sessions: \(plan)")
+            XCTAssertTrue(plan.contains { $0.contains("INDEX sessions_dirty") }, "\(sql): \(plan)")
+        }
     }
 
     /// The ledger's look-ups (`FileLedger`) are searches of an index, not scans of the table.

@@ -150,18 +150,24 @@ final class PostgreSQLPackedSchemaTests: PostgreSQLTestCase {
     /// same report), and the next writing command adds what it lacks under the schema lock,
     /// leaving the objects of a new database.
     func testAVersion4DatabaseIsReadAsItIsAndGainsTheIndexAtTheNextWrite() throws {
-        try readAsItIsThenMigrated(version: 4, lacking: ["findings_by_session_id", "files_by_path", "files_by_size"])
+        try readAsItIsThenMigrated(version: 4, lacking: ["findings_by_session_id", "files_by_path", "files_by_size", "sessions_dirty"])
     }
 
     func testAVersion5DatabaseIsReadAsItIsAndGainsTheLedgersIndexesAtTheNextWrite() throws {
-        try readAsItIsThenMigrated(version: 5, lacking: ["files_by_path", "files_by_size"])
+        try readAsItIsThenMigrated(version: 5, lacking: ["files_by_path", "files_by_size", "sessions_dirty"])
     }
 
     /// Version 7 stores the events in blocks (`event_blocks`, `events` a view): a version 6
     /// database, a row an event, is read as it is and its events are put in blocks by the next
     /// writing command, their content unchanged.
     func testAVersion6DatabaseIsReadAsItIsAndItsEventsGoInBlocksAtTheNextWrite() throws {
-        try readAsItIsThenMigrated(version: 6, lacking: [])
+        try readAsItIsThenMigrated(version: 6, lacking: ["sessions_dirty"])
+    }
+
+    /// Version 8 indexes the sessions to analyze (`sessions_dirty`): a version 7 database, its
+    /// events already in blocks, is read as it is and gains the index at the next write.
+    func testAVersion7DatabaseIsReadAsItIsAndGainsTheDirtySessionsIndexAtTheNextWrite() throws {
+        try readAsItIsThenMigrated(version: 7, lacking: ["sessions_dirty"])
     }
 
     /// Turns the events of a database of this version back into the table of versions 4 to 6,
@@ -186,7 +192,7 @@ final class PostgreSQLPackedSchemaTests: PostgreSQLTestCase {
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", old, samples]).status, 0)
         let pg = try PGConnection(url: old)
         for index in indexes { try pg.execute("DROP INDEX \(index)") }
-        try Self.storeEventsAsRows(pg)
+        if stored < 7 { try Self.storeEventsAsRows(pg) }
         try pg.query("UPDATE meta SET value = $1 WHERE key = 'schema_version'", [String(stored)])
         try pg.query("UPDATE meta SET value = $1 WHERE key = 'schema_objects'", [try PGSchema.objects(pg).joined(separator: "\n")])
         let rowsBefore = try TestSupport.logicalDump(location: old)
@@ -234,6 +240,27 @@ final class PostgreSQLPackedSchemaTests: PostgreSQLTestCase {
             let shown = try plan(sql)
             XCTAssertFalse(shown.contains("Seq Scan"), "\(sql) scans the ledger:\n\(shown)")
             XCTAssertTrue(shown.contains("Index") && (index.isEmpty || shown.contains(index)), shown)
+        }
+    }
+
+    /// An analysis finds the dirty sessions through their index, under the generic plan the
+    /// ingest's connection uses (`plan_cache_mode = force_generic_plan`), not by a pass over
+    /// every session of every campaign.
+    func testTheSessionsToAnalyseAreFoundByIndex() throws {
+        let url = try freshDatabase("dirty")
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", url, samples]).status, 0)
+        let pg = try PGConnection(url: url)
+        try pg.execute("""
+            INSERT INTO sessions(sid, dirty) SELECT 'campaign-' || i, 0 FROM generate_series(1, 20000) i;
+            ANALYZE sessions;
+            SET plan_cache_mode = force_generic_plan
+            """)
+        for (name, sql, types) in [("c", SessionsToAnalyse.countSQL(all: false), ""), ("p", SessionsToAnalyse.pageSQL(all: false), "(bigint, bigint)")] {
+            try pg.execute("PREPARE \(name)\(types) AS \(sql)")
+            let rows = try pg.query("EXPLAIN EXECUTE \(name)\(types.isEmpty ? "" : "(0, 100)")")
+            let shown = (0..<rows.rowCount).compactMap { rows.text($0, 0) }.joined(separator: "\n")
+            XCTAssertFalse(shown.contains("Seq Scan"), "\(sql) scans the sessions:\n\(shown)")
+            XCTAssertTrue(shown.contains("sessions_dirty"), shown)
         }
     }
 
