@@ -72,8 +72,10 @@ final class PGBackend: StorageBackend {
         guard writing, events > 0 || ingesters.held else { return }
         // This connection's own last counts, which the server flushes about once a second
         // (PostgreSQL 15 and later; an older server's counters lag by as much).
-        _ = try? main.execute("SELECT pg_stat_force_next_flush()")
-        guard try ingesters.letGo(main) else { return }
+        let flushed = (try? main.execute("SELECT pg_stat_force_next_flush()")) != nil
+        // Left to another ingest only when it will count this one's changes: an older server
+        // (no pg_stat_force_next_flush) may not show them yet to an ingest ending soon after.
+        guard try ingesters.letGo(main) || !flushed else { return }
         let counters = try main.query("""
             SELECT coalesce(last_analyze, last_autoanalyze) IS NULL OR n_mod_since_analyze >= n_live_tup / 10
             FROM pg_stat_user_tables WHERE relid = to_regclass('event_blocks')
@@ -100,8 +102,9 @@ final class PGBackend: StorageBackend {
 /// any other holds it, in one statement, so a new ingest never waits for it. Session-level:
 /// an ingest that fails or is killed lets go with its connection, and autovacuum analyses
 /// what it leaves (an ingest that never ends keeps the others' `ANALYZE` for autovacuum too).
-/// A failed load lets go at once (`PGIngestSink.releaseLoads`); an analysis after loading
-/// that fails, when its command ends.
+/// A failed load lets go at once (`PGIngestSink.releaseLoads`), and a failed run then
+/// refreshes the statistics as one that ended (`IngestRun.run`), so the ingests that left
+/// theirs to it are not left to autovacuum; a killed one's are.
 final class PGIngestersLock {
     private static let key = "(\(PGSchema.ingestersLockClass), hashtext(current_schema()))"
     /// Taken on this connection (asked for: the statement goes with the next round trip).
@@ -114,23 +117,25 @@ final class PGIngestersLock {
         return PGConnection.Piped(sql: "SELECT pg_advisory_lock_shared\(Self.key)")
     }
 
-    /// Lets go of it without asking (a failed load).
+    /// Lets go of it without asking (a failed load). `held` stays set when the server could
+    /// not be told (a failed transaction): a second share is never taken, and the next
+    /// `release` or `letGo` tries again.
     func release(_ pg: PGConnection) {
-        guard held else { return }
+        guard held, (try? pg.query("SELECT pg_advisory_unlock_shared\(Self.key)")) != nil else { return }
         held = false
-        _ = try? pg.query("SELECT pg_advisory_unlock_shared\(Self.key)")
     }
 
     /// Lets go of it; true when no other ingest of this schema holds it (this one ends last),
     /// or when this one did not hold it.
     func letGo(_ pg: PGConnection) throws -> Bool {
         guard held else { return true }
-        held = false
-        return try pg.query("""
+        let last = try pg.query("""
             SELECT CASE WHEN NOT pg_advisory_unlock_shared\(Self.key) THEN true
                         WHEN pg_try_advisory_lock\(Self.key) THEN pg_advisory_unlock\(Self.key)
                         ELSE false END
             """).text(0, 0) != "f"
+        held = false
+        return last
     }
 }
 

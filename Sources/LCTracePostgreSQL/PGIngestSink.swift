@@ -845,7 +845,8 @@ final class PGIngestSink: IngestSink {
         return .load(fileID: id)
     }
 
-    /// Takes `ingesters` with this run's first file to load, in the round trip of its first batch.
+    /// Takes `ingesters` with this run's first file to load, sent with the next statement (the
+    /// file row's commit, under the ledger's lock).
     private func holdIngestersLock() {
         if let take = ingesters.take() { pg.sendWithNext([take]) }
     }

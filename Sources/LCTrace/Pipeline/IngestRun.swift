@@ -64,18 +64,27 @@ package final class IngestRun {
         } ?? false
         if analyze && !settingsChanged { try ingester.analyzeWhileLoading(settings: settings) }
         ingester.analysis?.progress = loadingAnalysisLeft
-        let summary = try ingester.ingest(inputs, missing: missing) { [loadingProgress] in loadingProgress?($0) }
+        let summary: IngestSummary
         var analysis: AnalysisSummary?
-        if analyze {
-            do {
-                var after = try Analyzer(db: db, settings: settings).analyze(all: settingsChanged, stop: stop) {
-                    [analysisProgress] in analysisProgress?($0)
+        do {
+            summary = try ingester.ingest(inputs, missing: missing) { [loadingProgress] in loadingProgress?($0) }
+            if analyze {
+                do {
+                    var after = try Analyzer(db: db, settings: settings).analyze(all: settingsChanged, stop: stop) {
+                        [analysisProgress] in analysisProgress?($0)
+                    }
+                    if let background = ingester.analysis { try after.add(background, from: db) }
+                    analysis = after
+                } catch is Interrupted {
+                    throw IngestInterrupted(summary: summary)
                 }
-                if let background = ingester.analysis { try after.add(background, from: db) }
-                analysis = after
-            } catch is Interrupted {
-                throw IngestInterrupted(summary: summary)
             }
+        } catch {
+            // What was committed stays: its planner statistics are still this run's to
+            // refresh (PostgreSQL: and the ingesters' lock to let go, which an open library
+            // database would otherwise keep). Not after a stop request: the user asked to end.
+            if !(error is IngestInterrupted || error is Interrupted) { try? db.refreshPlannerStatistics(afterAdding: 1) }
+            throw error
         }
         try db.refreshPlannerStatistics(afterAdding: summary.newEvents)
         let empty = Self.emptyDirectories(paths, inputs).filter { path in !missing.contains { $0.path == path } }

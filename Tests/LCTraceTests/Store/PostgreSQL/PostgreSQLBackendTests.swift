@@ -242,39 +242,72 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
 
     /// (Issue 26) Of ingesters into one schema, only the last to end analyses: one that ends
     /// while another still loads (holding the ingesters' lock, as a connection does here)
-    /// leaves the `ANALYZE` to it, and that one's counts and sample then take in both.
+    /// leaves the `ANALYZE` to it, and that one's counts and sample then take in both: a few
+    /// events of its own, under a tenth of the blocks, are analysed for the other's many.
     func testOfIngestersEndingOneAfterAnotherOnlyTheLastAnalyses() throws {
         let url = try freshDatabase()
         let pg = try PGConnection(url: url)
-        func ingest(_ sid: String, inits: Int, into storage: Storage) throws {
-            var b = TraceBuilder(sid: sid)
-            for i in 0..<inits { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
-            TestSupport.writeLines(b.lines, to: dir + "/\(sid).jsonl")
-            XCTAssertEqual(try IngestRun(db: storage).run([dir + "/\(sid).jsonl"]).ingest.newEvents, b.lines.count)
-        }
         let manualAnalyses = { try XCTUnwrap(try pg.query("SELECT analyze_count FROM pg_stat_user_tables WHERE relid = to_regclass('event_blocks')").int(0, 0)) }
-        let ingestersLocks = {
-            try pg.query("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = \(PGSchema.ingestersLockClass) AND objsubid = 2").int(0, 0)
-        }
-        try ingest("S-first", inits: 20, into: try Storage.openForWriting(url))
+        let ingestersLocks = { try self.ingestersLocks(seenBy: pg) }
+        try ingest("S-first", inits: 20_000, into: try Storage.openForWriting(url))
         XCTAssertEqual(try manualAnalyses(), 1, "the first load, alone, is analysed")
         let other = try PGConnection(url: url)
         try other.execute("SELECT pg_advisory_lock_shared(\(PGSchema.ingestersLockClass), hashtext(current_schema()))")
         let storage = try Storage.openForWriting(url)
-        try ingest("S-meanwhile", inits: 400, into: storage)
-        XCTAssertEqual(try manualAnalyses(), 1, "twenty times the rows, left to the ingest still loading")
+        try ingest("S-meanwhile", inits: 3_000, into: storage)
+        XCTAssertEqual(try manualAnalyses(), 1, "a seventh more blocks, left to the ingest still loading")
         XCTAssertEqual(try ingestersLocks(), 1, "the ingest let go of its share")
         try other.execute("SELECT pg_advisory_unlock_shared(\(PGSchema.ingestersLockClass), hashtext(current_schema()))")
-        try ingest("S-last", inits: 500, into: storage)
-        XCTAssertEqual(try manualAnalyses(), 2, "the last to end analyses")
+        try ingest("S-last", inits: 10, into: storage)
+        XCTAssertEqual(try manualAnalyses(), 2, "the last to end analyses, for the other's blocks")
         let blocks = try XCTUnwrap(try pg.query("SELECT count(*) FROM event_blocks").int(0, 0))
         let estimated = try XCTUnwrap(try pg.query("SELECT reltuples FROM pg_class WHERE oid = to_regclass('event_blocks')").text(0, 0).flatMap(Double.init))
         XCTAssertEqual(estimated, Double(blocks), accuracy: 1, "its ANALYZE counted the other ingest's blocks too")
         XCTAssertEqual(try ingestersLocks(), 0)
-        // An ingest of nothing new takes no lock, and leaves the statistics alone.
-        XCTAssertEqual(try IngestRun(db: storage).run([dir + "/S-last.jsonl"]).ingest.newEvents, 0)
+        // Alone, the same few events are not worth an ANALYZE; nothing new takes no lock either.
+        try ingest("S-alone", inits: 10, into: storage)
+        XCTAssertEqual(try manualAnalyses(), 2)
+        XCTAssertEqual(try IngestRun(db: storage).run([dir + "/S-alone.jsonl"]).ingest.newEvents, 0)
         XCTAssertEqual(try manualAnalyses(), 2)
         XCTAssertEqual(try ingestersLocks(), 0)
+    }
+
+    /// A run that fails after loading some files lets go of the ingesters' lock at once (a
+    /// library's database stays open: held, it would keep every other ingest from analysing)
+    /// and refreshes the statistics of what it committed.
+    func testAFailedRunLetsGoOfTheIngestersLockAndAnalysesWhatItCommitted() throws {
+        var b = TraceBuilder(sid: "S-held")
+        for i in 0..<5 { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+        TestSupport.writeLines(b.lines, to: dir + "/2-held.jsonl")
+        var a = TraceBuilder(sid: "S-free")
+        for i in 0..<300 { a.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+        TestSupport.writeLines(a.lines, to: dir + "/1-free.jsonl")
+        let url = try freshDatabase() + "%20-clock_timeout%3D300"
+        let pg = try PGConnection(url: url)
+        let storage = try Storage.openForWriting(url)
+        try pg.execute("INSERT INTO sessions(sid) VALUES ('S-held')")
+        try pg.execute("BEGIN; SELECT id FROM sessions WHERE sid = 'S-held' FOR UPDATE")
+        XCTAssertThrowsError(try IngestRun(db: storage).run([dir + "/1-free.jsonl", dir + "/2-held.jsonl"]))
+        try pg.execute("ROLLBACK")
+        XCTAssertEqual(try pg.query("SELECT count(*) FROM sessions WHERE sid = 'S-free' AND events > 0").int(0, 0), 1, "the first file stays")
+        XCTAssertEqual(try ingestersLocks(seenBy: pg), 0, "let go while the database stays open")
+        XCTAssertEqual(try pg.query("SELECT analyze_count FROM pg_stat_user_tables WHERE relid = to_regclass('event_blocks')").int(0, 0), 1)
+    }
+
+    private func ingest(_ sid: String, inits: Int, into storage: Storage) throws {
+        var b = TraceBuilder(sid: sid)
+        for i in 0..<inits { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
+        TestSupport.writeLines(b.lines, to: dir + "/\(sid).jsonl")
+        XCTAssertEqual(try IngestRun(db: storage).run([dir + "/\(sid).jsonl"]).ingest.newEvents, b.lines.count)
+    }
+
+    /// The ingesters' locks (`PGIngestersLock`) held on this schema of this database.
+    private func ingestersLocks(seenBy pg: PGConnection) throws -> Int64? {
+        try pg.query("""
+            SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            AND classid = \(PGSchema.ingestersLockClass) AND objid::bigint = (hashtext(current_schema())::bigint & 4294967295)
+            """).int(0, 0)
     }
 
     /// (Issue 26) The merge path's temporary tables are made by its first batch, not by every
