@@ -128,7 +128,7 @@ class PGSessionSource: SessionSource {
 
 /// The analysis's connection on PostgreSQL. Several ingesters may analyze at once: a session
 /// is built under a transaction-scoped advisory lock of its own (taken in id order, so two
-/// analyzes never deadlock), and its model is marked current only if no batch added rows to it
+/// analyses never deadlock), and its model is marked current only if no batch added rows to it
 /// since the build began (`sessions.changes`); otherwise it stays dirty for the next analysis.
 class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
     private let strings: PGStrings
