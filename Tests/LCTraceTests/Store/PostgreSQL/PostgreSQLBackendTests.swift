@@ -914,6 +914,14 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
                     try reader.forEachEvent(session: id, sid: sid) { got.append($0) }
                     XCTAssertGreaterThan(expected.count, 10)
                     XCTAssertEqual(got, expected, "session \(sid), cache \(maxCached), pages of \(pageRows)")
+                    // Read again, its texts cached: one page, declared and fetched in one round
+                    // trip, the cursor closed with a later statement.
+                    guard pageRows == 4096 else { continue }
+                    let before = pg.roundTrips
+                    var again = 0
+                    try reader.forEachEvent(session: id, sid: sid) { _ in again += 1 }
+                    XCTAssertEqual(again, expected.count)
+                    XCTAssertEqual(pg.roundTrips - before, 1, "session \(sid)")
                 }
             }
         }
