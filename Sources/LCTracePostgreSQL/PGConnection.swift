@@ -121,6 +121,19 @@ final class PGConnection {
         return "lctrace_c\(cursors)"
     }
 
+    /// Declares a cursor of the open transaction for `sql` and fetches its first `rows`, in one
+    /// round trip: the cursor's name and that page. `types`: the parameters' type OIDs, where
+    /// the server cannot infer them. Close it with `closeLater`.
+    func openCursor(_ sql: String, _ parameters: [String?] = [], types: [UInt32]? = nil,
+                    fetching rows: Int) throws -> (name: String, firstPage: PGResult) {
+        let name = newCursorName()
+        let results = try pipeline([
+            Piped(sql: "DECLARE \(name) NO SCROLL CURSOR FOR " + sql, parameters: parameters, types: types),
+            Piped(sql: "FETCH \(rows) FROM \(name)"),
+        ])
+        return (name, results.last!)
+    }
+
     /// Ends every wait on the server (connecting, a result) when requested: SIGINT and SIGTERM
     /// of a command that handles them (`ingest`, `analyze`). Commands without one die of the
     /// signal as usual.

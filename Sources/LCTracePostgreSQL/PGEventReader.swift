@@ -25,23 +25,18 @@ final class PGEventReader {
     /// Calls `body` with every event of `session` (wall and thread are not read, nor the attrs
     /// of the events whose attrs the model does not read: `EventKind.modelReadsAttrs`).
     func forEachEvent(session: Int64, sid: String, _ body: (TraceEvent) throws -> Void) throws {
-        let cursor = pg.newCursorName()
         // Declared and first fetched in one round trip, closed with the next statement sent
         // (a session's analysis on PostgreSQL took 13 round trips, two of them these).
-        var next: PGResult? = try pg.pipeline([
-            .init(sql: """
-                DECLARE \(cursor) NO SCROLL CURSOR FOR
-                SELECT seq, t, ev, vc, other, flags, rest ->> 'ev', rest ->> 'class', rest ->> 'detail', rest ->> 'attrs'
-                FROM events WHERE session = $1 ORDER BY seq
-                """, parameters: [String(session)]),
-            .init(sql: "FETCH \(pageRows) FROM \(cursor)"),
-        ]).last
+        let opened = try pg.openCursor("""
+            SELECT seq, t, ev, vc, other, flags, rest ->> 'ev', rest ->> 'class', rest ->> 'detail', rest ->> 'attrs'
+            FROM events WHERE session = $1 ORDER BY seq
+            """, [String(session)], fetching: pageRows)
+        let cursor = opened.name
         defer { pg.closeLater(cursor) }
+        var page = opened.firstPage
         var kinds: [String: EventKind] = [:]
         var event = TraceEvent(sid: sid, seq: 0, t: 0, name: "", kind: .unknown)
         while true {
-            let page = try next ?? pg.query("FETCH \(pageRows) FROM \(cursor)")
-            next = nil
             try resolve(page)
             func text(_ row: Int, _ column: Int) -> String? { page.int(row, column).flatMap { texts[$0] } }
             for r in 0..<page.rowCount {
@@ -63,6 +58,7 @@ final class PGEventReader {
                 try body(event)
             }
             if page.rowCount < pageRows { return }
+            page = try pg.query("FETCH \(pageRows) FROM \(cursor)")
         }
     }
 

@@ -821,9 +821,7 @@ final class PGIngestSink: IngestSink {
                 UPDATE files SET path = $1, lines = 0, events = 0, rejects = 0, conflicts = 0, ingested_at = $2,
                   loader_pid = pg_backend_pid() WHERE id = $3
                 """, [path, utcNow(), String(id)])
-            loadingHere[id] = size ?? -1
-            holdIngestersLock()
-            return .load(fileID: id)
+            return loading(id, size: size)
         }
         // Another live ingest is loading the same content: load it too, into a row of our own
         // without the hash; whichever finishes second drops its row (`finishFile`).
@@ -840,15 +838,16 @@ final class PGIngestSink: IngestSink {
         guard row.text(0, 1) == "t" else {
             throw PGSchema.Refused(description: "another session holds the advisory lock of new file row \(id) (schema \(try PGSchema.currentSchema(pg))): run the ingest again once it ends")
         }
-        loadingHere[id] = size ?? -1
-        holdIngestersLock()
-        return .load(fileID: id)
+        return loading(id, size: size)
     }
 
-    /// Takes `ingesters` with this run's first file to load, sent with the next statement (the
-    /// file row's commit, under the ledger's lock).
-    private func holdIngestersLock() {
+    /// File row `id`, whose lock this run holds, is loaded here; with this run's first file,
+    /// `ingesters` is taken too, sent with the next statement (the file row's commit, under the
+    /// ledger's lock).
+    private func loading(_ id: Int64, size: Int64?) -> FilePlan {
+        loadingHere[id] = size ?? -1
         if let take = ingesters.take() { pg.sendWithNext([take]) }
+        return .load(fileID: id)
     }
 
     /// Rows of killed loads of this file (same path and size, no hash yet, nobody holding

@@ -254,15 +254,8 @@ final class PGQuery: SQLQuery {
             if isLookup {
                 result = try connection.pg.queryPrepared(sql, parameters)
             } else if connection.inTransaction {
-                let name = connection.newCursorName()
                 if types == nil { types = parameters.isEmpty ? [] : try connection.parameterTypes(sql) }
-                // Declared and first fetched in one round trip.
-                let results = try connection.pg.pipeline([
-                    .init(sql: "DECLARE \(name) NO SCROLL CURSOR FOR " + sql, parameters: parameters, types: types),
-                    .init(sql: "FETCH \(Self.page) FROM \(name)"),
-                ])
-                cursor = name
-                result = results.last
+                (cursor, result) = try connection.pg.openCursor(sql, parameters, types: types, fetching: Self.page)
                 try askForNextPage()
             } else {
                 result = try connection.pg.query(sql, parameters)

@@ -103,8 +103,8 @@ class SQLiteSessionSource: CapturedRowsReader {
 /// transaction (the writer's, during an ingest: `strings` is then the ingest's cache).
 final class SQLiteAnalysisStore: SQLiteSessionSource, AnalysisStore {
     private let writer: ModelWriter
-    private var selectTargets: SQLiteStatement?
-    private var selectTargetsAll = false
+    /// The prepared page statement, and whether it takes every session or the dirty ones.
+    private var selectTargets: (all: Bool, statement: SQLiteStatement)?
 
     package init(db: SQLiteDatabase, strings: StringPool? = nil) throws {
         writer = try ModelWriter(db: db, strings: strings)
@@ -116,11 +116,10 @@ final class SQLiteAnalysisStore: SQLiteSessionSource, AnalysisStore {
     }
 
     package func sessionsToAnalyse(all: Bool, after: Int64, limit: Int) throws -> [(id: Int64, sid: String)] {
-        if selectTargets == nil || selectTargetsAll != all {
-            selectTargets = try db.prepare(SessionsToAnalyse.pageSQL(all: all))
-            selectTargetsAll = all
+        if selectTargets?.all != all {
+            selectTargets = (all, try db.prepare(SessionsToAnalyse.pageSQL(all: all)))
         }
-        let select = selectTargets!
+        let select = selectTargets!.statement
         select.reset()
         defer { select.reset() }
         try select.bind([.int(after), .int(Int64(limit))])
