@@ -3,6 +3,7 @@
 
     Benchmarks/postgres.py [--sessions N] [--runs N] [--keep DIR] [--url URL]
                            [--binary LABEL=PATH ...] [--only RUN,RUN] [--round-trip-us N]
+                           [--analyze-sessions N]
 
 Starts a throwaway PostgreSQL cluster (scripts/postgres-test-server) unless --url names a
 server, generates a corpus with lctrace-gen (never committed), and times, in alternating
@@ -11,7 +12,10 @@ once from an lctrace ingest, `\\copy`'d by psql into a fresh table with the colu
 primary key of `events` and nothing else, a row an event, as schema 6 stored them: one psql on all the rows, and four at once on
 quarters); into PostgreSQL with one ingester; with four ingesters at once on disjoint quarters
 of the files; with four at once on every file (each file loaded by all four: de-duplication
-under contention). Each PostgreSQL run starts on an empty schema. With several `--binary`,
+under contention). Each PostgreSQL run starts on an empty schema. The run `analyze` times
+`lctrace analyze --all` (every session's model and findings rebuilt, as a change of settings
+asks) on a second corpus of many short sessions (--analyze-sessions, about 500 events each),
+loaded once with --no-analyze into SQLite and into a schema per binary. With several `--binary`,
 each binary's PostgreSQL runs take turns in every round (SQLite and the floor run with the
 first), so the binaries are compared under the same load of a shared machine.
 
@@ -128,7 +132,8 @@ def main():
     ap.add_argument("--url", help="a PostgreSQL server to use instead of a throwaway cluster")
     ap.add_argument("--binary", action="append", default=[], metavar="LABEL=PATH",
                     help="an lctrace binary to measure (repeat to compare; default: this checkout's release build)")
-    ap.add_argument("--only", help="runs to make, of sqlite,floor,floor4,pg1,pg4-disjoint,pg4-overlapping")
+    ap.add_argument("--only", help="runs to make, of sqlite,floor,floor4,pg1,pg4-disjoint,pg4-overlapping,analyze")
+    ap.add_argument("--analyze-sessions", type=int, default=3000, help="sessions (about 500 events each) of the corpus analyze --all is timed on")
     ap.add_argument("--round-trip-us", type=int, default=0, metavar="N",
                     help="no answer of the server sooner than N microseconds after the client sent, as across a network (Linux)")
     a = ap.parse_args()
@@ -153,7 +158,7 @@ def main():
             "--lines-per-member", "400", corpus], stdout=subprocess.DEVNULL)
     files = sorted(glob.glob(os.path.join(corpus, "*.gz")))
     events = int(subprocess.run("gzip -dc " + " ".join(files) + " | wc -l", shell=True, capture_output=True, text=True).stdout)
-    runs = ["sqlite", "floor", "floor4", "pg1", "pg4-disjoint", "pg4-overlapping"]
+    runs = ["sqlite", "floor", "floor4", "pg1", "pg4-disjoint", "pg4-overlapping", "analyze"]
     if a.only:
         runs = [r for r in runs if r in a.only.split(",")]
 
@@ -167,6 +172,7 @@ def main():
     clock = ServerClock(cluster)
     clock.note_idle()
     template = None
+    analysed = {}
     try:
         def fresh():
             schema = "bench_" + uuid.uuid4().hex[:8]
@@ -213,10 +219,30 @@ def main():
             psql(url, f"DROP SCHEMA {schema} CASCADE")
             return r, size
 
+        # The analysis's corpus, loaded once without analysis: SQLite by the first binary, a
+        # schema by each binary.
+        if "analyze" in runs:
+            analysis_corpus = os.path.join(work, f"analyze-corpus-{a.analyze_sessions}")
+            if not os.path.isdir(analysis_corpus):
+                sh([gen, "--seed", "3", "--sessions", str(a.analyze_sessions), "--per-file", "100", "--scenarios", "2",
+                    analysis_corpus], stdout=subprocess.DEVNULL)
+            analysis_files = sorted(glob.glob(os.path.join(analysis_corpus, "*.gz")))
+            analysis_events = int(subprocess.run("gzip -dc " + " ".join(analysis_files) + " | wc -l", shell=True,
+                                                 capture_output=True, text=True).stdout)
+            analysis_db = os.path.join(work, "analyze.db")
+            for f in glob.glob(analysis_db + "*"):
+                os.unlink(f)
+            sh([binaries[0][1], "ingest", "-q", "--no-analyze", "--db", analysis_db] + analysis_files, stdout=subprocess.DEVNULL)
+            for label, binary in binaries:
+                analysed[label] = fresh()
+                sh([binary, "ingest", "-q", "--no-analyze", "--db", analysed[label][1]] + analysis_files, stdout=subprocess.DEVNULL)
+
         quarters = [files[k::4] for k in range(4)]
         sets = {"pg1": [files], "pg4-disjoint": quarters, "pg4-overlapping": [files] * 4}
         keys = [r for r in runs if r in ("sqlite", "floor", "floor4")] + [(label, r) for label, _ in binaries for r in runs if r in sets]
         results = {k: [] for k in keys}
+        analysis_keys = (["analyze-sqlite"] + [(label, "analyze-pg") for label, _ in binaries]) if "analyze" in runs else []
+        results.update({k: [] for k in analysis_keys})
         sizes = {}
         for round_ in range(a.runs):
             # Binaries alternate their order from round to round.
@@ -240,6 +266,10 @@ def main():
                         sys.exit(f"{label} {name}: {stored} events stored, {events} in the corpus")
                     sizes[(label, name)] = schema_size(url, schema)
                     psql(url, f"DROP SCHEMA {schema} CASCADE")
+            if "analyze" in runs:
+                results["analyze-sqlite"].append(timed_many([[binaries[0][1], "analyze", "--all", "--db", analysis_db]], clock))
+                for label, binary in order:
+                    results[(label, "analyze-pg")].append(timed_many([[binary, "analyze", "--all", "--db", analysed[label][1]]], clock, remote))
 
         def median(key, i):
             values = [r[i] for r in results[key] if r[i] is not None]
@@ -275,6 +305,17 @@ def main():
                   f"| {rss:.0f} | {sizes[key] / events:.0f} | {fmt(secs / base if base else None, '.2f')} "
                   f"| {fmt(secs / floor_secs if floor_secs else None, '.2f')} |")
 
+        if analysis_keys:
+            sqlite_analysis = median("analyze-sqlite", 0)
+            print(f"\n`analyze --all`: {analysis_events:,} events in {a.analyze_sessions:,} sessions; medians of {a.runs} runs")
+            print("\n| run | wall s | sessions/s | client CPU s | server CPU s | peak RSS MB | time ÷ SQLite |")
+            print("|---|---|---|---|---|---|---|")
+            for key in analysis_keys:
+                secs = median(key, 0)
+                title = "analyze --all, SQLite" if isinstance(key, str) else f"{key[0] + ' ' if len(binaries) > 1 else ''}analyze --all, PostgreSQL"
+                print(f"| {title} | {secs:.2f} | {a.analyze_sessions / secs:,.0f} | {fmt(median(key, 3), '.2f')} | {fmt(median(key, 4), '.2f')} "
+                      f"| {max(r[1] for r in results[key]):.0f} | {secs / sqlite_analysis:.2f} |")
+
         # The README's table: one binary (the first), one ingester and four on disjoint quarters.
         label = binaries[0][0]
         if base and (label, "pg1") in results and floors[1]:
@@ -303,6 +344,8 @@ def main():
     finally:
         if template:
             psql(url, f"DROP SCHEMA {template} CASCADE")
+        for schema, _ in analysed.values():
+            psql(url, f"DROP SCHEMA {schema} CASCADE")
         if cluster:
             subprocess.run([os.path.join(ROOT, "scripts/postgres-test-server"), "stop", cluster])
         if not a.keep:

@@ -493,7 +493,8 @@ final class PGConnection {
 
     /// Sends `statements` at the head of the next round trip (a pipeline), after a pending
     /// BEGIN: an ingest's writes that end a file go with its COMMIT. A failure among them is
-    /// thrown by that next call; a rollback before it drops them unsent.
+    /// thrown by that next call; a rollback before it drops them unsent. A statement's
+    /// `received` hears its result when that round trip reads it.
     func sendWithNext(_ statements: [Piped]) {
         queued += statements
     }
@@ -539,16 +540,17 @@ final class PGConnection {
 
     /// Sends the pending `BEGIN` and queued statements on their own, in a pipeline: for the
     /// ways of sending that cannot carry them.
-    private func sendPending() throws {
+    func sendPending() throws {
         guard hasPending else { return }
         _ = try pipeline([])
     }
 
     /// What a simple query must run before its own statements: the pending `BEGIN` and the
     /// queued statements, their parameters written as literals (`inlined`). Queued statements
-    /// that cannot be written so are sent first, with the `BEGIN`, in a pipeline of their own.
+    /// that cannot be written so, or whose result is awaited (`received`), are sent first,
+    /// with the `BEGIN`, in a pipeline of their own.
     private func takePending() throws -> [String] {
-        let inlined = queued.compactMap(inlined)
+        let inlined = queued.compactMap { $0.received == nil ? self.inlined($0) : nil }
         guard inlined.count == queued.count else {
             _ = try pipeline([])
             return []
@@ -649,6 +651,8 @@ final class PGConnection {
         var sql: String
         var parameters: [String?] = []
         var types: [UInt32]? = nil
+        /// For a statement sent with the next round trip (`sendWithNext`): hears its result.
+        var received: ((PGResult) -> Void)? = nil
     }
 
     /// Sends `statements` (and the cursors waiting to be closed) in one round trip through
@@ -686,7 +690,10 @@ final class PGConnection {
                 default: if failure == nil { failure = error(raw, sql: statement.sql) }
                 }
             }
-            if let kept { results.append(kept) }
+            if let kept {
+                results.append(kept)
+                statement.received?(kept)
+            }
         }
         while let raw = try nextResult() {
             let status = PQresultStatus(raw)

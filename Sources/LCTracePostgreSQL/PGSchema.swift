@@ -351,6 +351,16 @@ enum PGSchema {
     /// A text[] literal for a parameter: `{"a","b"}`, each element quoted and escaped. Written
     /// byte by byte: an ingest sends every new text in one (controller ids by the ten thousand),
     /// and Foundation's `replacingOccurrences` cost 1.5 % of its CPU.
+    /// A bigint[] or text[] literal with NULL elements (`nil`); the others as `arrayLiteral`'s.
+    static func arrayLiteral(_ values: [String?]) -> String {
+        var out = "{"
+        for (i, value) in values.enumerated() {
+            if i > 0 { out += "," }
+            out += value.map { arrayLiteral([$0]).dropFirst().dropLast() } ?? "NULL"
+        }
+        return out + "}"
+    }
+
     static func arrayLiteral(_ values: [String]) -> String {
         var out: [UInt8] = [UInt8(ascii: "{")]
         out.reserveCapacity(values.reduce(2) { $0 + $1.utf8.count + 3 })

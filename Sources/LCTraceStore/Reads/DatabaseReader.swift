@@ -150,7 +150,8 @@ package final class DatabaseReader {
     private var selectMetadataStatement: (any SQLQuery)?
     private func selectMetadata() throws -> any SQLQuery {
         if let selectMetadataStatement { return selectMetadataStatement }
-        let q = try db.query("""
+        // A look-up by key: the analysis reads one a session.
+        let q = try db.lookup("""
         SELECT s.sid, s.app, s.app_version, s.build, s.os, s.os_version, s.sdk, s.device, s.record_seq,
                \(db.jsonText(db.eventValue(.attrs, session: "s.id", seq: "s.record_seq"), key: "extension"))
         FROM sessions s WHERE s.id = ?

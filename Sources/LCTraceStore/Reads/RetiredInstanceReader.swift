@@ -13,13 +13,15 @@ package final class RetiredInstanceReader: RetiredInstances {
     private let latestQuery: any SQLQuery
     private let classQuery: any SQLQuery
 
+    /// Look-ups by key (a server backend prepares them once; a cursor each cost it a
+    /// declare, a fetch and a close).
     package init(db: any SQLReadConnection) throws {
-        latestQuery = try db.query("""
+        latestQuery = try db.lookup("""
             SELECT i.since, c.text, i.end_seq, i.final_state FROM \(db.relation(.instances)) i LEFT JOIN strings c ON c.id = i.cls
             WHERE i.session = ?1 AND i.vc = (SELECT id FROM strings WHERE text = ?2) AND i.since < ?3
             ORDER BY i.since DESC LIMIT 1
             """)
-        classQuery = try db.query("""
+        classQuery = try db.lookup("""
             SELECT c.text FROM \(db.relation(.instances)) i JOIN strings c ON c.id = i.cls
             WHERE i.session = ?1 AND i.vc = (SELECT id FROM strings WHERE text = ?2) AND i.since = ?3
             """)

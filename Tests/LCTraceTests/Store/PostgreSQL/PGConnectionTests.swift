@@ -222,6 +222,49 @@ final class PGConnectionTests: XCTestCase {
         XCTAssertEqual(try count(), 0)
     }
 
+    /// Array literals with NULL elements (the analysis's counts of many sessions in one
+    /// statement) read back as written, texts with quotes, backslashes and commas included.
+    func testArrayLiteralsWithNullsReadBackAsWritten() throws {
+        let db = try connect()
+        let texts: [String?] = ["a,b", nil, "NULL", #"q"u\o"#, "", " {x} "]
+        let read = try db.query("SELECT array_to_json($1::text[])::text, array_to_json($2::bigint[])::text",
+                                [PGSchema.arrayLiteral(texts), PGSchema.arrayLiteral(["-3", nil, "9223372036854775807"] as [String?])])
+        XCTAssertEqual(read.text(0, 0), #"["a,b",null,"NULL","q\"u\\o",""," {x} "]"#)
+        XCTAssertEqual(read.text(0, 1), "[-3,null,9223372036854775807]")
+    }
+
+    /// A queued statement whose result is awaited (`received`) hears it in the next round trip,
+    /// whichever way that goes: a pipeline, or first a pipeline of its own before a simple
+    /// query, a COPY or the COMMIT (which cannot carry a result back); a rollback drops it unheard.
+    func testAQueuedStatementsResultReachesItsHandlerWithTheNextRoundTrip() throws {
+        let db = try connect()
+        try db.execute("CREATE TEMP TABLE heard (x integer)")
+        let ways: [(String, Int, (PGConnection) throws -> Void)] = [
+            ("query", 1, { _ = try $0.query("SELECT 1") }),
+            ("statements", 2, { try $0.execute("SELECT 1; SELECT 2") }),
+            ("copy", 2, { _ = try $0.copyIn("COPY heard FROM STDIN") { w in w.add(Int64(1)); try w.endRow() } }),
+            ("commit", 2, { try $0.commit() }),
+        ]
+        for (name, requests, send) in ways {
+            db.beginLater()
+            var heard: [Int64?] = []
+            db.sendWithNext([.init(sql: "SELECT count(*) + $1::integer FROM heard", parameters: ["40"]) { heard.append($0.int(0, 0)) },
+                             .init(sql: "INSERT INTO heard VALUES (2)")])
+            let before = db.roundTrips
+            try send(db)
+            XCTAssertEqual(db.roundTrips - before, requests, name)
+            XCTAssertEqual(heard, [40], name)
+            if name != "commit" { try db.commit() }
+            XCTAssertEqual(try db.query("SELECT count(*) FROM heard WHERE x = 2").int(0, 0), 1, "\(name): the statement after it ran")
+            try db.execute("DELETE FROM heard")
+        }
+        db.beginLater()
+        var heard = false
+        db.sendWithNext([.init(sql: "SELECT 1") { _ in heard = true }])
+        try db.rollback()
+        XCTAssertFalse(heard, "dropped unsent")
+    }
+
     /// (Issue 26) Several COPYs in one query: the pending BEGIN and queued statements ahead of
     /// them, every row stored, one request; a COPY the server refuses, or whose rows fail to be
     /// written, fails the call once the query has been read, and the connection goes on.

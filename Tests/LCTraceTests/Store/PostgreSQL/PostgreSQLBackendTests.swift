@@ -123,9 +123,11 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         return base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
     }
 
-    /// An analysis that built a session while another ingest added rows to it leaves the
-    /// session dirty (its model may miss them), so a later analysis builds it again; one that
-    /// overlapped nothing marks it analysed.
+    /// An analysis that built a session while another ingest added rows to it, after it read
+    /// its events, leaves the session dirty (its model misses them), so a later analysis builds
+    /// it again; one that overlapped nothing marks it analysed. Rows added after the session
+    /// was cleared but before its events were read (its clearing goes with that read) are in
+    /// the model: current.
     func testAnAnalysisOverlappingABatchLeavesItsSessionDirty() throws {
         var b = TraceBuilder(sid: "S-overlap")
         for i in 0..<40 { b.vc(Double(10 + i), "init", "0x\(i)", #""cls":"CellVC""#) }
@@ -138,22 +140,37 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         let store = try storage.backend.analysisStore()
         let pg = try PGConnection(url: url)
         let id = try pg.query("SELECT id FROM sessions WHERE sid = 'S-overlap'").int(0, 0)!
-        func analyse(_ meanwhile: () -> Void) throws {
+        func analyse(afterClearing: () -> Void = {}, afterReading: () -> Void = {}) throws -> SessionModel {
             try store.writeTransaction {
                 try store.clear(session: id)
-                meanwhile()
+                afterClearing()
                 let meta = try store.sessionMetadata(id)
                 let model = try SessionAnalysis().build(session: id, sid: meta.sid, metadata: meta, source: store)
+                afterReading()
                 try store.finish(session: id, model)
+                return model
             }
         }
-        try analyse {
-            XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, dir + "/second.jsonl"]).status, 0)
+        func state() throws -> [Int64?] {
+            let row = try pg.query("SELECT dirty, events FROM sessions WHERE id = $1", [String(id)])
+            return [row.int(0, 0), row.int(0, 1)]
         }
-        XCTAssertEqual(try pg.query("SELECT dirty FROM sessions WHERE id = $1", [String(id)]).int(0, 0), 1,
-                       "a batch went in while the model was built")
-        try analyse {}
-        XCTAssertEqual(try pg.query("SELECT dirty, events FROM sessions WHERE id = $1", [String(id)]).int(0, 0), 0)
+        let missing = try analyse(afterReading: {
+            XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, dir + "/second.jsonl"]).status, 0)
+        })
+        XCTAssertEqual(try state(), [1, Int64(missing.stats.events)], "a batch went in after the events were read")
+        XCTAssertEqual(missing.stats.events, half)
+        let whole = try analyse()
+        XCTAssertEqual(try state(), [0, Int64(b.lines.count)])
+        XCTAssertEqual(whole.stats.events, b.lines.count)
+
+        b.vc(100, "init", "0xlate", #""cls":"CellVC""#)
+        TestSupport.writeLines([b.lines.last!], to: dir + "/third.jsonl")
+        let read = try analyse(afterClearing: {
+            XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, dir + "/third.jsonl"]).status, 0)
+        })
+        XCTAssertEqual(read.stats.events, b.lines.count, "the batch went in before the events were read")
+        XCTAssertEqual(try state(), [0, Int64(b.lines.count)])
     }
 
     /// New texts get their ids from the insert itself; texts the table already has (stored
@@ -437,6 +454,73 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         let summary = try Analyzer(db: storage, settings: RuleSettings()).analyze(all: true)
         XCTAssertEqual(summary.findings, model.findings.count)
         XCTAssertEqual(try count("findings"), model.findings.count)
+    }
+
+    /// (Issue 26) Inside a write transaction (the analysis after loading) the models of its
+    /// sessions are stored together before the COMMIT: one query of COPYs for all, their
+    /// counts in one statement with the COMMIT, each session's clearing with the next request.
+    /// n sessions cost n + 2 requests, where each took a query of COPYs of its own before
+    /// (2n + 1). A session cleared again in the same transaction has its first model stored
+    /// before (no row twice); a transaction rolled back stores none of its models.
+    func testTheModelsOfATransactionsSessionsAreStoredTogether() throws {
+        let url = try freshDatabase()
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, TestSupport.root.appendingPathComponent("SampleTraces").path]).status, 0)
+        let storage = try Storage.openForWriting(url)
+        let store = try XCTUnwrap(try storage.backend.analysisStore() as? PGAnalysisStore)
+        let sessions = try store.sessionsToAnalyse(all: true, after: 0, limit: 100)
+        XCTAssertGreaterThan(sessions.count, 5)
+        let analysis = SessionAnalysis()
+        let models = try store.writeTransaction {
+            try sessions.map { try analysis.build(session: $0.id, sid: $0.sid, metadata: try store.sessionMetadata($0.id), source: store) }
+        }
+        XCTAssertTrue(models.contains { !$0.instances.isEmpty && !$0.cycles.isEmpty && !$0.edges.isEmpty && !$0.findings.isEmpty })
+        XCTAssertTrue(models.contains { $0.stats.endReason == nil } && models.contains { $0.stats.endReason != nil },
+                      "a NULL among the counts' arrays")
+        let pg = store.connection.pg
+        let other = try PGConnection(url: url)
+        func rows(_ session: Int64) throws -> [Int64?] {
+            try ["instances", "appearances", "containment", "findings"].map {
+                try other.query("SELECT count(*) FROM \($0) WHERE session = $1", [String(session)]).int(0, 0)
+            } + [other.query("SELECT events FROM sessions WHERE id = $1", [String(session)]).int(0, 0),
+                 other.query("SELECT dirty FROM sessions WHERE id = $1", [String(session)]).int(0, 0)]
+        }
+        func expected(_ model: SessionModel) -> [Int64?] {
+            [model.instances.count, model.cycles.count, model.edges.count, model.findings.count, model.stats.events, 0].map { Int64($0) }
+        }
+
+        let before = pg.roundTrips
+        try store.writeTransaction {
+            for (session, model) in zip(sessions, models) {
+                try store.clear(session: session.id)
+                try store.finish(session: session.id, model)
+            }
+        }
+        XCTAssertEqual(pg.roundTrips - before, sessions.count + 2)
+        for (session, model) in zip(sessions, models) {
+            XCTAssertEqual(try rows(session.id), expected(model), session.sid)
+            let counts = try other.query("SELECT end_reason, first_seq, last_t FROM sessions WHERE id = $1", [String(session.id)])
+            XCTAssertEqual([counts.text(0, 0), counts.text(0, 1), counts.text(0, 2)],
+                           [model.stats.endReason, model.stats.firstSeq.map(String.init), model.stats.lastT.map(String.init)])
+        }
+
+        try store.writeTransaction {
+            for _ in 0..<2 {
+                try store.clear(session: sessions[0].id)
+                try store.finish(session: sessions[0].id, models[0])
+            }
+        }
+        XCTAssertEqual(try rows(sessions[0].id), expected(models[0]), "cleared again: stored once")
+
+        try other.execute("UPDATE sessions SET dirty = 1 WHERE id = \(sessions[1].id)")
+        struct Failed: Error {}
+        XCTAssertThrowsError(try store.writeTransaction {
+            try store.clear(session: sessions[1].id)
+            try store.finish(session: sessions[1].id, models[1])
+            throw Failed()
+        })
+        var dirtyAgain = expected(models[1])
+        dirtyAgain[5] = 1
+        XCTAssertEqual(try rows(sessions[1].id), dirtyAgain, "rolled back: the rows before, still dirty")
     }
 
     /// (Review of dfa301d) The ingest keeps its COPY open between batches only where no
