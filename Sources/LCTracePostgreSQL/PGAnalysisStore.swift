@@ -150,7 +150,7 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
     /// they are stored: about 40 sessions of 500 events. A query of COPYs a session cost the
     /// server four COPYs and the client five waits, and `analyze --all` of 3,000 such sessions
     /// took 4.9 times SQLite's time (3.7 now); 16,384 facts held took 8 MB more, no less time.
-    static let finishedFactsAtMost = 4_096
+    var finishedFactsAtMost = 4_096
 
     /// Events with their texts resolved on the client (inside `writeTransaction`, whose
     /// transaction its cursors need).
@@ -282,7 +282,7 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
         finished.append((session, model, changes))
         finishedSessions.insert(session)
         finishedFacts += 1 + model.instances.count + model.cycles.count + model.edges.count + model.findings.count
-        if finishedFacts >= Self.finishedFactsAtMost { try storeFinished() }
+        if finishedFacts >= finishedFactsAtMost { try storeFinished() }
     }
 
     /// The `changes` a model was built from: its captured rows', else those `clear` read
@@ -369,18 +369,22 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
 
     /// The sessions' counts, and each current unless a batch changed it since its build began:
     /// one statement, written with the next round trip (the transaction's COMMIT: nothing
-    /// reads them before).
+    /// reads them before). Its rows are locked in id order first, as the statements a session
+    /// did before (a join updates them in the heap's order, which another writer's locks could
+    /// meet the other way round).
     private func markAnalysed(_ models: [(session: Int64, model: SessionModel, changes: Int64)]) {
         func column(_ value: (SessionStats) -> Int64?) -> String? {
             PGSchema.arrayLiteral(models.map { value($0.model.stats).map(String.init) })
         }
         pg.sendWithNext([.init(sql: """
+            WITH v AS (SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],
+                                            $7::bigint[], $8::text[], $9::bigint[])
+                         AS v(id, events, first_seq, last_seq, first_t, last_t, lost_events, end_reason, changes)),
+                 locked AS (SELECT id FROM sessions WHERE id IN (SELECT id FROM v) ORDER BY id FOR UPDATE)
             UPDATE sessions s SET events = v.events, first_seq = v.first_seq, last_seq = v.last_seq, first_t = v.first_t,
               last_t = v.last_t, lost_events = v.lost_events, end_reason = v.end_reason,
               dirty = CASE WHEN s.changes = v.changes THEN 0 ELSE 1 END
-            FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[], $9::bigint[])
-              AS v(id, events, first_seq, last_seq, first_t, last_t, lost_events, end_reason, changes)
-            WHERE s.id = v.id
+            FROM v WHERE s.id = v.id AND s.id IN (SELECT id FROM locked)
             """, parameters: [PGSchema.arrayLiteral(models.map(\.session)), column { Int64($0.events) }, column(\.firstSeq),
                               column(\.lastSeq), column(\.firstT), column(\.lastT), column { Int64($0.lostEvents) },
                               PGSchema.arrayLiteral(models.map(\.model.stats.endReason)), PGSchema.arrayLiteral(models.map(\.changes))])])

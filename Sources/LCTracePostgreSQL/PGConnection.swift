@@ -488,7 +488,8 @@ final class PGConnection {
         beginPending = true
     }
 
-    /// Statements whose results nobody reads (`sendWithNext`), waiting for the next round trip.
+    /// Statements sent with the next round trip (`sendWithNext`): their results are read by
+    /// nobody, or by their `received`.
     private var queued: [Piped] = []
 
     /// Sends `statements` at the head of the next round trip (a pipeline), after a pending

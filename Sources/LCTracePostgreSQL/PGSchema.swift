@@ -348,9 +348,6 @@ enum PGSchema {
         "{" + values.map(String.init).joined(separator: ",") + "}"
     }
 
-    /// A text[] literal for a parameter: `{"a","b"}`, each element quoted and escaped. Written
-    /// byte by byte: an ingest sends every new text in one (controller ids by the ten thousand),
-    /// and Foundation's `replacingOccurrences` cost 1.5 % of its CPU.
     /// A bigint[] or text[] literal with NULL elements (`nil`); the others as `arrayLiteral`'s.
     static func arrayLiteral(_ values: [String?]) -> String {
         var out = "{"
@@ -361,6 +358,9 @@ enum PGSchema {
         return out + "}"
     }
 
+    /// A text[] literal for a parameter: `{"a","b"}`, each element quoted and escaped. Written
+    /// byte by byte: an ingest sends every new text in one (controller ids by the ten thousand),
+    /// and Foundation's `replacingOccurrences` cost 1.5 % of its CPU.
     static func arrayLiteral(_ values: [String]) -> String {
         var out: [UInt8] = [UInt8(ascii: "{")]
         out.reserveCapacity(values.reduce(2) { $0 + $1.utf8.count + 3 })

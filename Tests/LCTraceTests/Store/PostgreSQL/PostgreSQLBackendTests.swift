@@ -521,6 +521,20 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         var dirtyAgain = expected(models[1])
         dirtyAgain[5] = 1
         XCTAssertEqual(try rows(sessions[1].id), dirtyAgain, "rolled back: the rows before, still dirty")
+
+        // The next transaction stores its own models only (none held over from the rollback),
+        // and one flush a model when a model's facts reach the bound: a query of COPYs each.
+        store.finishedFactsAtMost = 1
+        let two = Array(zip(sessions, models).prefix(2))
+        let flushing = pg.roundTrips
+        try store.writeTransaction {
+            for (session, model) in two {
+                try store.clear(session: session.id)
+                try store.finish(session: session.id, model)
+            }
+        }
+        XCTAssertEqual(pg.roundTrips - flushing, 2 * two.count + 1)
+        for (session, model) in two { XCTAssertEqual(try rows(session.id), expected(model), session.sid) }
     }
 
     /// (Review of dfa301d) The ingest keeps its COPY open between batches only where no
