@@ -56,6 +56,15 @@ final class PGResult {
         }
     }
 
+    /// The bytes of a value in place (empty for NULL), valid during `body` only.
+    func withBytes<T>(_ row: Int, _ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+        guard !isNull(row, column), let value = PQgetvalue(handle, Int32(row), Int32(column)) else {
+            return try body(UnsafeBufferPointer(start: nil, count: 0))
+        }
+        let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
+        return try value.withMemoryRebound(to: UInt8.self, capacity: length) { try body(UnsafeBufferPointer(start: $0, count: length)) }
+    }
+
     /// An integer column's value read from its digits in place (no String made: a report
     /// reads millions of them); `nil` for NULL or a value that is not a plain integer.
     package func int(_ row: Int, _ column: Int) -> Int64? {

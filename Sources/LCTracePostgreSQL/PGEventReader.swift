@@ -25,49 +25,60 @@ final class PGEventReader {
     /// Calls `body` with every event of `session` (wall and thread are not read, nor the attrs
     /// of the events whose attrs the model does not read: `EventKind.modelReadsAttrs`).
     func forEachEvent(session: Int64, sid: String, _ body: (TraceEvent) throws -> Void) throws {
-        // Declared and first fetched in one round trip, closed with the next statement sent
-        // (a session's analysis on PostgreSQL took 13 round trips, two of them these).
-        let opened = try pg.openCursor("""
-            SELECT seq, t, ev, vc, other, flags, rest ->> 'ev', rest ->> 'class', rest ->> 'detail', rest ->> 'attrs'
-            FROM events WHERE session = $1 ORDER BY seq
-            """, [String(session)], fetching: pageRows)
+        // The session's blocks as stored, a page of them at a time, in first_seq order; the
+        // cursor declared and first fetched in one round trip, closed with the next statement.
+        let blocksPerPage = max(1, pageRows / PGEventRow.blockSize)
+        let opened = try pg.openCursor("SELECT seq, t, ev, vc, other, flags, rest FROM event_blocks WHERE session = $1 ORDER BY first_seq",
+                                       [String(session)], fetching: blocksPerPage)
         let cursor = opened.name
         defer { pg.closeLater(cursor) }
-        var page = opened.firstPage
-        var kinds: [String: EventKind] = [:]
+        /// A page's blocks, their texts known, and those of the blocks still being read kept.
+        func blocks(_ page: PGResult, reading: [PGEventBlock]) throws -> (blocks: [PGEventBlock], last: Bool) {
+            let blocks = try (0..<page.rowCount).map { try PGEventBlock(page, row: $0) }
+            try resolve(blocks + reading)
+            return (blocks, page.rowCount < blocksPerPage)
+        }
+        let first = try blocks(opened.firstPage, reading: [])
+        var kinds: [Int64: (name: String, kind: EventKind)] = [:]
         var event = TraceEvent(sid: sid, seq: 0, t: 0, name: "", kind: .unknown)
-        while true {
-            try resolve(page)
-            func text(_ row: Int, _ column: Int) -> String? { page.int(row, column).flatMap { texts[$0] } }
-            for r in 0..<page.rowCount {
-                event.seq = page.int(r, 0) ?? 0
-                event.t = page.int(r, 1) ?? 0
-                event.name = (page.int(r, 2) == 0 ? text(r, 6) : text(r, 2)) ?? ""
-                if let kind = kinds[event.name] { event.kind = kind } else {
-                    event.kind = EventKind(name: event.name)
-                    kinds[event.name] = event.kind
-                }
-                let packed = page.int(r, 5) ?? 0
-                let classInOther = packed & PGEventRow.classInOtherBit != 0
-                event.vc = text(r, 3)
-                event.cls = classInOther ? text(r, 4) : text(r, 7)
-                event.other = classInOther ? nil : text(r, 4)
-                event.flags = PGEventRow.decodedFlags(packed)
-                event.detail = text(r, 8)
-                event.attrs = event.kind.modelReadsAttrs ? page.text(r, 9) : nil
-                try body(event)
+        func text(_ id: Int64) -> String? { id == 0 ? nil : texts[id] }
+        try PGBlockMerge.forEach(first: first.blocks, last: first.last, fetch: { reading in
+            try blocks(try pg.query("FETCH \(blocksPerPage) FROM \(cursor)"), reading: reading)
+        }) { b, i in
+            event.seq = b.seq[i]
+            event.t = b.t[i]
+            let ev = b.ev[i] != 0 ? b.ev[i] : b.restEv[i]
+            if let known = kinds[ev] { (event.name, event.kind) = known } else {
+                let name = text(ev) ?? ""
+                kinds[ev] = (name, EventKind(name: name))
+                (event.name, event.kind) = kinds[ev]!
             }
-            if page.rowCount < pageRows { return }
-            page = try pg.query("FETCH \(pageRows) FROM \(cursor)")
+            let packed = b.flags[i]
+            let classInOther = packed & PGEventRow.classInOtherBit != 0
+            event.vc = text(b.vc[i])
+            event.cls = classInOther ? text(b.other[i]) : text(b.restClass[i])
+            event.other = classInOther ? nil : text(b.other[i])
+            event.flags = PGEventRow.decodedFlags(packed)
+            event.detail = text(b.restDetail[i])
+            event.attrs = event.kind.modelReadsAttrs ? b.restAttrs[i] : nil
+            try body(event)
         }
     }
 
-    /// Reads the texts of the page's ids that the cache lacks, in one query.
-    private func resolve(_ page: PGResult) throws {
+    /// Reads the texts of the blocks' ids that the cache lacks, in one query (when they would
+    /// not fit, the cache is emptied and every one of them read).
+    private func resolve(_ blocks: [PGEventBlock]) throws {
         var ids = Set<Int64>()
-        for r in 0..<page.rowCount {
-            for c in [2, 3, 4, 6, 7, 8] { if let id = page.int(r, c), id != 0 { ids.insert(id) } }
+        for b in blocks {
+            for column in [b.ev, b.vc, b.other, b.restEv, b.restClass, b.restDetail] {
+                var last: Int64 = 0
+                for id in column where id != last {
+                    ids.insert(id)
+                    last = id
+                }
+            }
         }
+        ids.remove(0)
         try texts.load(ids, on: pg)
         if let learn {
             var known: [Int64: String] = [:]
@@ -75,6 +86,7 @@ final class PGEventReader {
             learn(known)
         }
     }
+
 }
 
 /// Texts of `strings` ids read from the server, cached within a bound (controller ids are many

@@ -997,7 +997,23 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         let input = try corpus("c", seed: 11, sessions: 6)
         let url = try freshDatabase()
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, input]).status, 65)
+        // A session whose blocks interleave: its even lines in one file, its odd ones in a
+        // later one (which fills the holes), with values kept in `rest` (attrs the model reads,
+        // a thread, a wall time with a quote).
+        var b = TraceBuilder(sid: "S-interleaved")
+        for i in 0..<700 {
+            b.vc(Double(10 + i), "init", "0x\(i % 90)", #""cls":"CellVC","thread":"main","wall":"t\"\#(i)","attrs":{"k":"v\n\#(i)"}"#)
+        }
+        TestSupport.writeLines(b.lines.enumerated().filter { $0.offset % 2 == 0 }.map(\.element), to: dir + "/even.jsonl")
+        TestSupport.writeLines(b.lines.enumerated().filter { $0.offset % 2 == 1 }.map(\.element), to: dir + "/odd.jsonl")
+        for half in ["even", "odd"] {
+            XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, dir + "/\(half).jsonl"]).status, 0)
+        }
         let pg = try PGConnection(url: url)
+        XCTAssertEqual(try pg.query("""
+            SELECT count(*) FROM event_blocks a JOIN event_blocks b ON a.session = b.session
+            AND a.first_seq < b.first_seq AND b.first_seq < a.last_seq
+            """).int(0, 0), 2, "blocks that interleave: 0-510 with 1-511, 512-698 with 513-699")
         let read = PGReadConnection(pg: pg, snapshot: false)
         let portable = try PortableEventReader(db: read)
         let sessions = try pg.query("SELECT id, sid FROM sessions ORDER BY id")
