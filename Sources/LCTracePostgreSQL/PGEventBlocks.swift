@@ -54,25 +54,33 @@ final class PGEventBlock {
         var i = try openingBrace(text)
         var out: [Int64] = []
         guard text[i] != UInt8(ascii: "}") else { return out }
+        let notInteger = Malformed(description: "an array of event_blocks with an element that is no integer")
         while true {
             var negative = false, value: Int64 = 0, digits = 0
-            if text[i] == UInt8(ascii: "-") { negative = true; i += 1 }
-            if text[i] == UInt8(ascii: "N") {
+            if text[i] == UInt8(ascii: "-") {
+                negative = true
+                i += 1
+                guard i < text.count else { throw notInteger }
+            }
+            if !negative, text[i] == UInt8(ascii: "N") {
                 guard i + 4 <= text.count, text[i + 1] == UInt8(ascii: "U"), text[i + 2] == UInt8(ascii: "L"), text[i + 3] == UInt8(ascii: "L") else {
-                    throw Malformed(description: "an array of event_blocks with an element that is no integer")
+                    throw notInteger
                 }
                 i += 4
                 digits = 1
             }
+            // Negative values gather below zero: Int64.min has no positive twin.
             while i < text.count, text[i] >= 0x30, text[i] <= 0x39 {
-                value = value &* 10 &+ Int64(text[i] - 0x30)
+                let digit = Int64(text[i] - 0x30)
+                let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+                let (next, o2) = negative ? times10.subtractingReportingOverflow(digit) : times10.addingReportingOverflow(digit)
+                guard !o1, !o2 else { throw notInteger }
+                value = next
                 digits += 1
                 i += 1
             }
-            guard digits > 0, digits <= 19, i < text.count else {
-                throw Malformed(description: "an array of event_blocks with an element that is no integer")
-            }
-            out.append(negative ? -value : value)
+            guard digits > 0, i < text.count else { throw notInteger }
+            out.append(value)
             if text[i] == UInt8(ascii: "}") { return out }
             guard text[i] == UInt8(ascii: ",") else { throw Malformed(description: "an array of event_blocks not in the server's text form") }
             i += 1

@@ -27,7 +27,10 @@ final class PGEventReader {
     func forEachEvent(session: Int64, sid: String, _ body: (TraceEvent) throws -> Void) throws {
         // The session's blocks as stored, a page of them at a time, in first_seq order; the
         // cursor declared and first fetched in one round trip, closed with the next statement.
-        let blocksPerPage = max(1, pageRows / PGEventRow.blockSize)
+        // Blocks a page: `pageRows` / 64 (64 by default). A session loaded in many small
+        // batches has blocks of a few events, so a page counts more blocks than 4,096 events
+        // fill; 64 full blocks are about 1.3 MB decoded.
+        let blocksPerPage = max(1, pageRows / 64)
         let opened = try pg.openCursor("SELECT seq, t, ev, vc, other, flags, rest FROM event_blocks WHERE session = $1 ORDER BY first_seq",
                                        [String(session)], fetching: blocksPerPage)
         let cursor = opened.name

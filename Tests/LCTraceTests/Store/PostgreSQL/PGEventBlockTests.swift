@@ -9,10 +9,12 @@ final class PGEventBlockTests: XCTestCase {
     }
 
     func testIntegerArraysReadAsTheServerWritesThem() throws {
-        XCTAssertEqual(try bytes("{1,-22,NULL,9223372036854775807}") { try PGEventBlock.integers($0) }, [1, -22, 0, Int64.max])
+        XCTAssertEqual(try bytes("{1,-22,NULL,9223372036854775807,-9223372036854775808}") { try PGEventBlock.integers($0) },
+                       [1, -22, 0, Int64.max, Int64.min])
         XCTAssertEqual(try bytes("[0:1]={5,6}") { try PGEventBlock.integers($0) }, [5, 6])
         XCTAssertEqual(try bytes("{}") { try PGEventBlock.integers($0) }, [])
-        for bad in ["", "{", "{1,", "{1;2}", "{x}", "{1,2", "1,2}", "{12345678901234567890}"] {
+        for bad in ["", "{", "{1,", "{1;2}", "{x}", "{1,2", "1,2}", "{12345678901234567890}", "{9223372036854775808}",
+                    "{-9223372036854775809}", "{-", "{-}", "{-NULL}", "{NUL}"] {
             XCTAssertThrowsError(try bytes(bad) { try PGEventBlock.integers($0) }, bad)
         }
     }
@@ -64,6 +66,15 @@ final class PGEventBlockTests: XCTestCase {
         XCTAssertEqual(seen, Array(0...17))
         XCTAssertEqual(fetched, pages.count, "no fetch after the last page")
         XCTAssertEqual(readingAtFetch.first, [0, 1], "the first page's blocks were still being read")
+        // Blocks that do not overlap are read one after another: when the next page is
+        // fetched only the last is being read, never the whole page at once.
+        var readingThen: [[Int64]] = [], inOrder: [Int64] = []
+        try PGBlockMerge.forEach(first: [block([0, 1]), block([2, 3]), block([4, 5])], last: false, fetch: { reading in
+            readingThen.append(reading.map { $0.seq[0] })
+            return ([block([6])], true)
+        }) { b, i in inOrder.append(b.seq[i]) }
+        XCTAssertEqual(inOrder, Array(0...6))
+        XCTAssertEqual(readingThen, [[4]])
         var one: [Int64] = []
         try PGBlockMerge.forEach(first: [block([3, 4])], last: true, fetch: { _ in XCTFail("nothing more to fetch"); return ([], true) }) { b, i in
             one.append(b.seq[i])

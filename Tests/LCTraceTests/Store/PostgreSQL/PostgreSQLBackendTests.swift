@@ -998,11 +998,18 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         let url = try freshDatabase()
         XCTAssertEqual(TestSupport.run(["ingest", "-q", "--no-analyze", "--db", url, input]).status, 65)
         // A session whose blocks interleave: its even lines in one file, its odd ones in a
-        // later one (which fills the holes), with values kept in `rest` (attrs the model reads,
-        // a thread, a wall time with a quote).
+        // later one (which fills the holes), with values kept in `rest`: attrs the model reads,
+        // a thread, a wall time with a quote, a class beside a parent, and event names whose
+        // ids are past a smallint's (texts new after 40,000 others).
+        let admin = try PGConnection(url: url)
+        try admin.execute("SELECT setval(pg_get_serial_sequence('strings', 'id'), 40000)")
         var b = TraceBuilder(sid: "S-interleaved")
         for i in 0..<700 {
-            b.vc(Double(10 + i), "init", "0x\(i % 90)", #""cls":"CellVC","thread":"main","wall":"t\"\#(i)","attrs":{"k":"v\n\#(i)"}"#)
+            switch i % 3 {
+            case 0: b.vc(Double(10 + i), "init", "0x\(i % 90)", #""cls":"CellVC","thread":"main","wall":"t\"\#(i)","attrs":{"k":"v\n\#(i)é"}"#)
+            case 1: b.vc(Double(10 + i), "addChild", "0x\(i % 90)", #""parent":"0xroot","cls":"CellVC""#)
+            default: b.vc(Double(10 + i), "someFutureCallback\(i % 4)", "0x\(i % 90)")
+            }
         }
         TestSupport.writeLines(b.lines.enumerated().filter { $0.offset % 2 == 0 }.map(\.element), to: dir + "/even.jsonl")
         TestSupport.writeLines(b.lines.enumerated().filter { $0.offset % 2 == 1 }.map(\.element), to: dir + "/odd.jsonl")
@@ -1014,6 +1021,11 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
             SELECT count(*) FROM event_blocks a JOIN event_blocks b ON a.session = b.session
             AND a.first_seq < b.first_seq AND b.first_seq < a.last_seq
             """).int(0, 0), 2, "blocks that interleave: 0-510 with 1-511, 512-698 with 513-699")
+        let rests = try pg.query("""
+            SELECT count(*) FILTER (WHERE r ? 'ev'), count(*) FILTER (WHERE r ? 'class'), count(*) FILTER (WHERE r ? 'attrs')
+            FROM event_blocks k CROSS JOIN LATERAL unnest(k.rest) AS r JOIN sessions s ON s.id = k.session WHERE s.sid = 'S-interleaved'
+            """)
+        XCTAssertEqual([rests.int(0, 0), rests.int(0, 1), rests.int(0, 2)], [233, 233, 234], "ev, class and attrs kept in rest")
         let read = PGReadConnection(pg: pg, snapshot: false)
         let portable = try PortableEventReader(db: read)
         let sessions = try pg.query("SELECT id, sid FROM sessions ORDER BY id")
