@@ -144,7 +144,6 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
     private var batching = false
     /// Models finished in this transaction and not stored yet, with the `changes` they were built from.
     private var finished: [(session: Int64, model: SessionModel, changes: Int64)] = []
-    private var finishedSessions: Set<Int64> = []
     private var finishedFacts = 0
     /// Facts (instances, appearances, containment, findings) of finished models held before
     /// they are stored: about 40 sessions of 500 events. A query of COPYs a session cost the
@@ -213,7 +212,6 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
             changesAtStart.removeAll()
             capturedChanges.removeAll()
             finished.removeAll()
-            finishedSessions.removeAll()
             finishedFacts = 0
             batching = false
         }
@@ -249,7 +247,7 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
     /// of its own (the analysis while loading clears a session per file), or inside
     /// `writeTransaction` with the next one (the reading of its events).
     package func clear(session: Int64) throws {
-        if finishedSessions.contains(session) { try storeFinished() }
+        if finished.contains(where: { $0.session == session }) { try storeFinished() }
         let id = String(session)
         capturedChanges[session] = nil
         changesAtStart[session] = nil
@@ -280,7 +278,6 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
         let changes = try changesOfBuild(session)
         guard batching else { return try store([(session, model, changes)]) }
         finished.append((session, model, changes))
-        finishedSessions.insert(session)
         finishedFacts += 1 + model.instances.count + model.cycles.count + model.edges.count + model.findings.count
         if finishedFacts >= finishedFactsAtMost { try storeFinished() }
     }
@@ -301,7 +298,6 @@ class PGAnalysisStore: PGSessionSource, AnalysisStore, CapturedRowsReader {
         guard !finished.isEmpty else { return }
         let models = finished
         finished.removeAll()
-        finishedSessions.removeAll()
         finishedFacts = 0
         try store(models)
     }

@@ -48,19 +48,12 @@ final class PGResult {
     package func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(handle, Int32(row), Int32(column)) == 1 }
 
     package func text(_ row: Int, _ column: Int) -> String? {
-        guard !isNull(row, column) else { return nil }
-        let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
-        guard let value = PQgetvalue(handle, Int32(row), Int32(column)) else { return nil }
-        return value.withMemoryRebound(to: UInt8.self, capacity: length) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-        }
+        withBytes(row, column) { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// The bytes of a value in place (empty for NULL), valid during `body` only.
-    func withBytes<T>(_ row: Int, _ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
-        guard !isNull(row, column), let value = PQgetvalue(handle, Int32(row), Int32(column)) else {
-            return try body(UnsafeBufferPointer(start: nil, count: 0))
-        }
+    /// The bytes of a value in place, valid during `body` only; nil for NULL (`body` not called).
+    func withBytes<T>(_ row: Int, _ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T? {
+        guard !isNull(row, column), let value = PQgetvalue(handle, Int32(row), Int32(column)) else { return nil }
         let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
         return try value.withMemoryRebound(to: UInt8.self, capacity: length) { try body(UnsafeBufferPointer(start: $0, count: length)) }
     }
@@ -68,11 +61,7 @@ final class PGResult {
     /// An integer column's value read from its digits in place (no String made: a report
     /// reads millions of them); `nil` for NULL or a value that is not a plain integer.
     package func int(_ row: Int, _ column: Int) -> Int64? {
-        guard !isNull(row, column), let value = PQgetvalue(handle, Int32(row), Int32(column)) else { return nil }
-        let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
-        return value.withMemoryRebound(to: UInt8.self, capacity: length) {
-            Self.integer(UnsafeBufferPointer(start: $0, count: length))
-        }
+        withBytes(row, column) { Self.integer($0) } ?? nil
     }
 
     /// `-?[0-9]+` within Int64, else `nil`.

@@ -22,7 +22,12 @@ final class PGEventBlock {
 
     /// Decodes row `row` of a result whose columns are seq, t, ev, vc, other, flags, rest.
     convenience init(_ page: PGResult, row: Int) throws {
-        func ints(_ column: Int) throws -> [Int64] { try page.withBytes(row, column) { try Self.integers($0) } }
+        func ints(_ column: Int) throws -> [Int64] {
+            guard let values = try page.withBytes(row, column, { try Self.integers($0) }) else {
+                throw Malformed(description: "a block of event_blocks with a NULL array")
+            }
+            return values
+        }
         let seq = try ints(0), t = try ints(1), ev = try ints(2), vc = try ints(3), other = try ints(4), flags = try ints(5)
         let n = seq.count
         guard n > 0, [t, ev, vc, other, flags].allSatisfy({ $0.count == n }) else {
@@ -30,8 +35,7 @@ final class PGEventBlock {
         }
         var restEv = [Int64](repeating: 0, count: n), restClass = restEv, restDetail = restEv
         var restAttrs = [String?](repeating: nil, count: n)
-        if !page.isNull(row, 6) {
-            let rests = try page.withBytes(row, 6) { try Self.elements($0) }
+        if let rests = try page.withBytes(row, 6, { try Self.elements($0) }) {
             guard rests.count == n else {
                 throw Malformed(description: "a block of event_blocks with \(rests.count) rest values for \(n) seqs")
             }
@@ -54,36 +58,21 @@ final class PGEventBlock {
         var i = try openingBrace(text)
         var out: [Int64] = []
         guard text[i] != UInt8(ascii: "}") else { return out }
-        let notInteger = Malformed(description: "an array of event_blocks with an element that is no integer")
+        let null = Array("NULL".utf8)
         while true {
-            var negative = false, value: Int64 = 0, digits = 0
-            if text[i] == UInt8(ascii: "-") {
-                negative = true
-                i += 1
-                guard i < text.count else { throw notInteger }
+            let start = i
+            while i < text.count, text[i] != UInt8(ascii: ","), text[i] != UInt8(ascii: "}") { i += 1 }
+            guard i < text.count else { throw Malformed(description: "an array of event_blocks cut short") }
+            let element = UnsafeBufferPointer(rebasing: text[start..<i])
+            if element.elementsEqual(null) {
+                out.append(0)
+            } else if let value = PGResult.integer(element) {
+                out.append(value)
+            } else {
+                throw Malformed(description: "an array of event_blocks with an element that is no integer")
             }
-            if !negative, text[i] == UInt8(ascii: "N") {
-                guard i + 4 <= text.count, text[i + 1] == UInt8(ascii: "U"), text[i + 2] == UInt8(ascii: "L"), text[i + 3] == UInt8(ascii: "L") else {
-                    throw notInteger
-                }
-                i += 4
-                digits = 1
-            }
-            // Negative values gather below zero: Int64.min has no positive twin.
-            while i < text.count, text[i] >= 0x30, text[i] <= 0x39 {
-                let digit = Int64(text[i] - 0x30)
-                let (times10, o1) = value.multipliedReportingOverflow(by: 10)
-                let (next, o2) = negative ? times10.subtractingReportingOverflow(digit) : times10.addingReportingOverflow(digit)
-                guard !o1, !o2 else { throw notInteger }
-                value = next
-                digits += 1
-                i += 1
-            }
-            guard digits > 0, i < text.count else { throw notInteger }
-            out.append(value)
             if text[i] == UInt8(ascii: "}") { return out }
-            guard text[i] == UInt8(ascii: ",") else { throw Malformed(description: "an array of event_blocks not in the server's text form") }
-            i += 1
+            i += 1  // past the ','
             guard i < text.count else { throw Malformed(description: "an array of event_blocks cut short") }
         }
     }

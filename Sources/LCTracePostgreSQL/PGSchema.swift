@@ -350,12 +350,13 @@ enum PGSchema {
 
     /// A bigint[] or text[] literal with NULL elements (`nil`); the others as `arrayLiteral`'s.
     static func arrayLiteral(_ values: [String?]) -> String {
-        var out = "{"
+        var out: [UInt8] = [UInt8(ascii: "{")]
         for (i, value) in values.enumerated() {
-            if i > 0 { out += "," }
-            out += value.map { arrayLiteral([$0]).dropFirst().dropLast() } ?? "NULL"
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            if let value { appendQuoted(value, to: &out) } else { out += "NULL".utf8 }
         }
-        return out + "}"
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// A text[] literal for a parameter: `{"a","b"}`, each element quoted and escaped. Written
@@ -366,14 +367,19 @@ enum PGSchema {
         out.reserveCapacity(values.reduce(2) { $0 + $1.utf8.count + 3 })
         for (i, value) in values.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(UInt8(ascii: "\""))
-            for byte in value.utf8 {
-                if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") { out.append(UInt8(ascii: "\\")) }
-                out.append(byte)
-            }
-            out.append(UInt8(ascii: "\""))
+            appendQuoted(value, to: &out)
         }
         out.append(UInt8(ascii: "}"))
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// An array element quoted, its `\` and `"` escaped.
+    private static func appendQuoted(_ value: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") { out.append(UInt8(ascii: "\\")) }
+            out.append(byte)
+        }
+        out.append(UInt8(ascii: "\""))
     }
 }
