@@ -42,7 +42,7 @@ final class PGEventReader {
             return (blocks, page.rowCount < blocksPerPage)
         }
         let first = try blocks(opened.firstPage, reading: [])
-        var kinds: [Int64: (name: String, kind: EventKind)] = [:]
+        var names = PGEventNames()
         var event = TraceEvent(sid: sid, seq: 0, t: 0, name: "", kind: .unknown)
         func text(_ id: Int64) -> String? { id == 0 ? nil : texts[id] }
         try PGBlockMerge.forEach(first: first.blocks, last: first.last, fetch: { reading in
@@ -50,12 +50,7 @@ final class PGEventReader {
         }) { b, i in
             event.seq = b.seq[i]
             event.t = b.t[i]
-            let ev = b.ev[i] != 0 ? b.ev[i] : b.restEv[i]
-            if let known = kinds[ev] { (event.name, event.kind) = known } else {
-                let name = text(ev) ?? ""
-                kinds[ev] = (name, EventKind(name: name))
-                (event.name, event.kind) = kinds[ev]!
-            }
+            (event.name, event.kind) = names.of(b.ev[i] != 0 ? b.ev[i] : b.restEv[i], text)
             let packed = b.flags[i]
             let classInOther = packed & PGEventRow.classInOtherBit != 0
             event.vc = text(b.vc[i])
@@ -90,6 +85,22 @@ final class PGEventReader {
         }
     }
 
+}
+
+/// Event names and their kinds by `strings` id, each text looked up and classified once: a
+/// session's events reuse a few dozen names (both readers of events: `PGEventReader` and
+/// `PGCapturedRows`).
+struct PGEventNames {
+    private var known: [Int64: (name: String, kind: EventKind)] = [:]
+
+    /// The name of id `ev` (its text from `text`; "" when it has none) and its kind.
+    mutating func of(_ ev: Int64, _ text: (Int64) -> String?) -> (name: String, kind: EventKind) {
+        if let found = known[ev] { return found }
+        let name = text(ev) ?? ""
+        let found = (name: name, kind: EventKind(name: name))
+        known[ev] = found
+        return found
+    }
 }
 
 /// Texts of `strings` ids read from the server, cached within a bound (controller ids are many

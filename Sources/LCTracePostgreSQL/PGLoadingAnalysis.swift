@@ -69,21 +69,13 @@ final class PGCapturedRows: CapturedSessionRows, @unchecked Sendable {
     /// text that repeats the row before's is not looked up again.
     func forEachEvent(sid: String, texts: [Int64: String], _ body: (TraceEvent) throws -> Void) throws {
         func text(_ id: Int64) -> String? { id == 0 ? nil : texts[id] }
-        var names: [Int64: (name: String, kind: EventKind)] = [:]
+        var names = PGEventNames()
         var event = TraceEvent(sid: sid, seq: 0, t: 0, name: "", kind: .unknown)
         var last = Row(seq: 0, t: 0, ev: -1, vc: -1, cls: -1, other: -1, detail: -1, flags: 0)
         for r in rows {
             event.seq = r.seq
             event.t = r.t
-            if r.ev != last.ev {
-                if let known = names[r.ev] {
-                    (event.name, event.kind) = known
-                } else {
-                    event.name = text(r.ev) ?? ""
-                    event.kind = EventKind(name: event.name)
-                    names[r.ev] = (event.name, event.kind)
-                }
-            }
+            if r.ev != last.ev { (event.name, event.kind) = names.of(r.ev, text) }
             if r.vc != last.vc { event.vc = text(r.vc) }
             if r.cls != last.cls { event.cls = text(r.cls) }
             if r.other != last.other { event.other = text(r.other) }
