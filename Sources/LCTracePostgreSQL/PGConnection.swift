@@ -159,7 +159,8 @@ final class PGConnection {
         let made: OpaquePointer? = ["dbname"].withCStrings { k in [url].withCStrings { v in PQconnectStartParams(k, v, 1) } }
         guard let conn = made else { throw PGError(sqlState: "", message: "cannot connect to \(shown): out of memory", sql: nil) }
         func failure(_ reason: String? = nil) -> PGError {
-            let message = reason ?? scrubbed(String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines), of: url)
+            // libpq's reasons span lines ("…failed: Connection refused\n\tIs the server running…").
+            let message = reason ?? scrubbed(oneLine(String(cString: PQerrorMessage(conn))), of: url)
             PQfinish(conn)
             return PGError(sqlState: "", message: "cannot connect to \(shown): \(message)", sql: nil)
         }

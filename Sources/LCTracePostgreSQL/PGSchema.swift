@@ -1,3 +1,5 @@
+import Foundation
+import LCTraceModel
 import LCTraceStore
 
 /// The schema on PostgreSQL: created by the first writing command, under a lock, so several
@@ -41,9 +43,20 @@ enum PGSchema {
     /// Makes sure `pg` holds lctrace's schema of this version in its current schema: creates it
     /// when it is missing and `create` is set (a writing command), refuses it otherwise.
     package static func prepare(_ pg: PGConnection, name: String, writing: Bool, create: Bool) throws {
-        if try !hasMeta(pg) {
+        // The schema the server works in, the URL's search path, and whether lctrace's schema
+        // is there, in one round trip.
+        let place = try pg.query("""
+            SELECT current_schema(), current_setting('search_path'),
+                   EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                           WHERE n.nspname = current_schema() AND c.relname = 'meta')
+            """)
+        let current = place.text(0, 0)
+        if let problem = searchPathProblem(place.text(0, 1) ?? "", current: current, name: name) {
+            throw Refused(description: problem)
+        }
+        if place.text(0, 2) != "t" {
             guard writing && create else {
-                throw Refused(description: "no lctrace database in \(name) (schema \(try currentSchema(pg))): run `lctrace ingest --db \(name)` first")
+                throw Refused(description: "no lctrace database in \(name) (schema \(current ?? "?")): run `lctrace ingest --db \(Shell.word(name)) PATH...` first")
             }
             try pg.transaction {
                 try pg.execute("SELECT " + schemaLock)
@@ -296,6 +309,63 @@ enum PGSchema {
             SELECT EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                            WHERE n.nspname = current_schema() AND c.relname = 'meta')
             """).text(0, 0) == "t"
+    }
+
+    /// Why the URL's schema is not the one PostgreSQL works in, or nil when it is. The server
+    /// takes the first schema of the search path that exists and the login may use: a schema
+    /// named first and missing (a typo, or not created yet) would put an ingest's rows in the
+    /// next one (`public`), or leave none to create them in, and a report would read another
+    /// schema's findings without a word. The default path (`"$user", public`) and one naming
+    /// `pg_temp` first are left to the server.
+    static func searchPathProblem(_ searchPath: String, current: String?, name: String) -> String? {
+        guard let first = searchPathEntries(searchPath).first, first != "$user", !first.hasPrefix("pg_temp"),
+              first != current else { return nil }
+        let instead = current.map { "; PostgreSQL would use schema \($0) instead" } ?? ""
+        return "schema \(first) (first in the search path of \(name)) does not exist, or this login may not use it\(instead): "
+            + "create it (CREATE SCHEMA \(identifier(first))) or name another with ?options=-csearch_path%3DNAME"
+    }
+
+    /// The schema names of a `search_path` setting as the server reads them: unquoted names
+    /// in lower case, quoted ones as written (`""` a quote).
+    static func searchPathEntries(_ setting: String) -> [String] {
+        var entries: [String] = []
+        var name = ""
+        var quoted = false, wasQuoted = false
+        func endEntry() {
+            entries.append(wasQuoted ? name : name.trimmingCharacters(in: .whitespaces).lowercased())
+            name = ""
+            wasQuoted = false
+        }
+        var chars = Array(setting)[...]
+        while let c = chars.popFirst() {
+            if quoted {
+                if c != "\"" {
+                    name.append(c)
+                } else if chars.first == "\"" {
+                    name.append("\"")
+                    chars.removeFirst()
+                } else {
+                    quoted = false
+                }
+            } else if c == "\"" {
+                quoted = true
+                wasQuoted = true
+            } else if c == "," {
+                endEntry()
+            } else if !(wasQuoted && c.isWhitespace) {
+                name.append(c)
+            }
+        }
+        if wasQuoted || !name.trimmingCharacters(in: .whitespaces).isEmpty || !entries.isEmpty { endEntry() }
+        return entries
+    }
+
+    /// `name` as an SQL identifier: as is when plain (lower case, digits, `_`, `$`), else in
+    /// double quotes.
+    static func identifier(_ name: String) -> String {
+        let plain = name.first.map { $0 == "_" || ("a"..."z").contains($0) } ?? false
+            && name.allSatisfy { $0 == "_" || $0 == "$" || ("a"..."z").contains($0) || ("0"..."9").contains($0) }
+        return plain ? name : "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     static func currentSchema(_ pg: PGConnection) throws -> String {

@@ -1199,8 +1199,69 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         let w = TestSupport.run(["ingest", "-q", "--db", other, TestSupport.root.appendingPathComponent("SampleTraces").path])
         XCTAssertEqual(w.status, 74)
         XCTAssertTrue(w.err.contains("no lctrace schema"), w.err)
-        let missing = TestSupport.run(["report", "--db", try freshDatabase("empty")])
+        let empty = try freshDatabase("empty")
+        let missing = TestSupport.run(["report", "--db", empty])
         XCTAssertEqual(missing.status, 74)
         XCTAssertTrue(missing.err.contains("no lctrace database"), missing.err)
+        // The command it suggests pastes into any shell: the URL quoted, the paths asked for.
+        XCTAssertTrue(missing.err.contains("run `lctrace ingest --db '\(empty)' PATH...` first"), missing.err)
+    }
+
+    /// A schema named first in the URL's search path and missing (a typo, or not created yet)
+    /// is refused by name, by writing and reading commands alike: nothing goes to, or is read
+    /// from, the next schema of the path, which the server would use instead.
+    func testASchemaMissingFromTheSearchPathIsRefusedByName() throws {
+        let next = try freshDatabase("next")
+        let nextSchema = next.components(separatedBy: "%3D").last!
+        let typo = "t_typo_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let base = PGConnectionTests.url!
+        let url = base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(typo),\(nextSchema)"
+        let samples = TestSupport.root.appendingPathComponent("SampleTraces").path
+        let ingest = TestSupport.run(["ingest", "-q", "--db", url, samples])
+        XCTAssertEqual(ingest.status, 74, ingest.err)
+        XCTAssertTrue(ingest.err.contains("schema \(typo) (first in the search path of"), ingest.err)
+        XCTAssertTrue(ingest.err.contains("PostgreSQL would use schema \(nextSchema) instead"), ingest.err)
+        XCTAssertTrue(ingest.err.contains("CREATE SCHEMA \(typo)"), ingest.err)
+        let tables = try admin.query("SELECT count(*) FROM pg_tables WHERE schemaname = $1", [nextSchema])
+        XCTAssertEqual(tables.int(0, 0), 0, "the ingest made tables in the next schema")
+        // Loaded into the next schema by its own name, it is still not read through the typo.
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", next, samples]).status, 0)
+        let report = TestSupport.run(["report", "--db", url])
+        XCTAssertEqual(report.status, 74, report.err)
+        XCTAssertTrue(report.err.contains("schema \(typo) (first"), report.err)
+        XCTAssertEqual(report.out, "")
+        // Alone in the path: no schema for the server to use at all.
+        let alone = base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(typo)"
+        let none = TestSupport.run(["ingest", "-q", "--db", alone, samples])
+        XCTAssertEqual(none.status, 74, none.err)
+        XCTAssertTrue(none.err.contains("schema \(typo) (first in the search path of") && !none.err.contains("would use"), none.err)
+        // Once made, the same URL works.
+        try admin.execute("CREATE SCHEMA \(typo)")
+        schemas.append(typo)
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", url, samples]).status, 0)
+        XCTAssertEqual(try admin.query("SELECT count(*) FROM \(typo).sessions").int(0, 0),
+                       try admin.query("SELECT count(*) FROM \(nextSchema).sessions").int(0, 0))
+    }
+}
+
+/// How the URL's search path is read (no server needed).
+final class PGSearchPathTests: XCTestCase {
+    /// The search path as the server reads it: names folded to lower case unless quoted, the
+    /// default path and `pg_temp` first left alone.
+    func testTheSearchPathIsReadAsTheServerReadsIt() {
+        XCTAssertEqual(PGSchema.searchPathEntries(#""$user", public"#), ["$user", "public"])
+        XCTAssertEqual(PGSchema.searchPathEntries(" Campaign_27 ,public"), ["campaign_27", "public"])
+        XCTAssertEqual(PGSchema.searchPathEntries(#""My ""Odd"" Schema",x"#), [#"My "Odd" Schema"#, "x"])
+        XCTAssertEqual(PGSchema.searchPathEntries(#""""#), [""])
+        XCTAssertEqual(PGSchema.searchPathEntries(""), [])
+        XCTAssertNil(PGSchema.searchPathProblem(#""$user", public"#, current: "public", name: "db"))
+        XCTAssertNil(PGSchema.searchPathProblem("pg_temp, a", current: "a", name: "db"))
+        XCTAssertNil(PGSchema.searchPathProblem("Campaign, public", current: "campaign", name: "db"))
+        XCTAssertNil(PGSchema.searchPathProblem("", current: nil, name: "db"))
+        XCTAssertEqual(PGSchema.searchPathProblem(#""Campaign", public"#, current: "public", name: "db"),
+                       #"schema Campaign (first in the search path of db) does not exist, or this login may not use it; PostgreSQL would use schema public instead: create it (CREATE SCHEMA "Campaign") or name another with ?options=-csearch_path%3DNAME"#)
+        XCTAssertEqual(PGSchema.identifier("campaign_27"), "campaign_27")
+        XCTAssertEqual(PGSchema.identifier("27th"), #""27th""#)
+        XCTAssertEqual(PGSchema.identifier(#"a"b"#), #""a""b""#)
     }
 }
