@@ -317,28 +317,47 @@ package final class DatabaseReader {
                     FROM file_sessions fs JOIN sessions s ON s.id = fs.session WHERE fs.file = f.id)
             FROM files f WHERE f.rejects > 0 OR f.conflicts > 0 OR f.damage IS NOT NULL ORDER BY f.id
             """)
-        let rows = try db.query("SELECT kind, reason, line FROM rejects WHERE file = ? ORDER BY line, id")
+        // In the order they were stored (the index on file gives it; no sort): a file of
+        // millions of rejected lines sorted by line took a gigabyte of SQLite's memory and 40 s
+        // of every later command. A kind's rows are stored in line order; the kinds are put in
+        // the order of their first line below.
+        let rows = try db.query("SELECT kind, reason, line FROM rejects WHERE file = ? ORDER BY id")
+        // Each distinct reason is classified and grouped once (a file's rejects repeat a few).
+        var classified: [String: (kind: String, grouped: String)] = [:]
         var out: [(Int64, RejectedLinesRule.FileProblems)] = []
         while try files.step() {
             let id = files.int(0)
             rows.reset()
             rows.bind(id, at: 1)
             var kinds: [RejectedLinesRule.Problems] = []
+            var firstLines: [Int64] = []
             var reasonCounts: [[String: Int]] = []
             var reasonOrder: [[String]] = []
             func add(_ rowKind: String, _ reason: String, line: Int64?) {
-                let kind = RejectedLinesRule.kind(rowKind, reason)
+                let key = rowKind + "\u{0}" + reason
+                let (kind, grouped) = classified[key] ?? {
+                    let made = (kind: RejectedLinesRule.kind(rowKind, reason), grouped: RejectedLinesRule.group(reason))
+                    if classified.count >= 10_000 { classified.removeAll(keepingCapacity: true) }
+                    classified[key] = made
+                    return made
+                }()
                 var i = kinds.firstIndex { $0.kind == kind } ?? -1
                 if i < 0 {
                     kinds.append(RejectedLinesRule.Problems(kind: kind, count: 0, reasons: [], lines: []))
+                    firstLines.append(.max)
                     reasonCounts.append([:]); reasonOrder.append([])
                     i = kinds.count - 1
                 }
                 kinds[i].count += 1
-                let grouped = RejectedLinesRule.group(reason)
                 if reasonCounts[i][grouped] == nil { reasonOrder[i].append(grouped) }
                 reasonCounts[i][grouped, default: 0] += 1
-                if kinds[i].lines.count < 20, let line { kinds[i].lines.append(line) }
+                // No line sorts first, as SQLite sorts NULL.
+                firstLines[i] = min(firstLines[i], line ?? .min)
+                // The kind's 20 lowest line numbers, in order (rows come mostly in line order).
+                if let line, kinds[i].lines.count < 20 || line < kinds[i].lines.last! {
+                    if kinds[i].lines.count == 20 { kinds[i].lines.removeLast() }
+                    kinds[i].lines.insert(line, at: kinds[i].lines.firstIndex { $0 > line } ?? kinds[i].lines.endIndex)
+                }
             }
             var sawDamage = false
             while try rows.step() {
@@ -346,9 +365,14 @@ package final class DatabaseReader {
                 sawDamage = sawDamage || rowKind == "damage"
                 add(rowKind, rows.text(1) ?? "", line: rows.optionalInt(2))
             }
-            if !sawDamage, let damage = files.text(2) { add("damage", damage, line: nil) }
             for i in kinds.indices {
                 kinds[i].reasons = reasonOrder[i].map { ($0, reasonCounts[i][$0]!) }.sorted { $0.1 > $1.1 }
+            }
+            // By first line, as a read in line order met them.
+            kinds = kinds.indices.sorted { (firstLines[$0], $0) < (firstLines[$1], $1) }.map { kinds[$0] }
+            if !sawDamage, let damage = files.text(2) {
+                add("damage", damage, line: nil)
+                kinds[kinds.count - 1].reasons = [(RejectedLinesRule.group(damage), 1)]
             }
             out.append((id, RejectedLinesRule.FileProblems(path: files.text(1) ?? "?", kinds: kinds, app: files.text(3))))
         }

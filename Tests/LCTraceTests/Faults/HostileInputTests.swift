@@ -692,6 +692,35 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try TestSupport.logicalDump(big), expected)
     }
 
+    /// LC904 reads a file's rejects in the order they were stored, not sorted (a file of a
+    /// million rejected lines sorted by line took SQLite a gigabyte and every later command
+    /// seconds), and still tells what a read in line order told: a kind's lowest 20 lines in
+    /// order, the kinds in the order of their first line, reasons grouped and counted.
+    func testRejectsReadInStoredOrderGiveWhatALineOrderGave() throws {
+        let db = dir + "/r.db"
+        var lines = ["{\"v\":1,\"sid\":\"S\",\"seq\":0,\"t\":0,\"ev\":\"session\",\"wall\":\"2026-11-02T10:15:03.120Z\"}"]
+        for i in 0..<3000 { lines.append(i % 100 == 7 ? "{\"v\":1}" : "x\(i % 3)") }
+        TestSupport.writeLines(lines, to: dir + "/bad.jsonl")
+        XCTAssertEqual(try lctrace(["ingest", "-q", "--db", db, dir + "/bad.jsonl"]).status, 0)
+        // Rows stored out of line order, as a batch's refused lines then its other rejects are
+        // on PostgreSQL: a not-JSON line before every stored one, and a kind of no line.
+        let w = try SQLiteDatabase(path: db)
+        try w.execute("INSERT INTO rejects (file, kind, line, reason) VALUES (1, 'line', 1, 'not valid JSON: expected ''{'', found ''q'' at column 1')")
+        try w.execute("INSERT INTO rejects (file, kind, line, reason) VALUES (1, 'line', NULL, 'key ''name'': expected a string at column 9')")
+        let problems = try DatabaseReader(db: w).fileProblems()
+        XCTAssertEqual(problems.count, 1)
+        let kinds = problems[0].1.kinds
+        // A row of no line first, as SQLite sorts NULL.
+        XCTAssertEqual(kinds.map(\.kind), ["wrong-type", "not-json", "missing-key"])
+        XCTAssertEqual(kinds[0].lines, [])
+        XCTAssertEqual(kinds[0].reasons.map(\.0), ["key 'name': expected a string"])
+        XCTAssertEqual(kinds[1].count, 2971)
+        XCTAssertEqual(kinds[1].lines, Array(1...8) + Array(10...21))
+        XCTAssertEqual(kinds[1].reasons.map(\.1), [2970, 1])
+        XCTAssertEqual(kinds[2].count, 30)
+        XCTAssertEqual(kinds[2].lines.prefix(3), [9, 109, 209])
+    }
+
     func testAFileReadWhileGrowingIsReplacedByItsWholeRead() throws {
         var b = TraceBuilder()
         for i in 0..<3000 { b.add(Double(10 + i), "mark", "\"name\":\"m\(i % 13)\"") }
