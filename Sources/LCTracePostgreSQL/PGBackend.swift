@@ -318,10 +318,17 @@ package struct PostgreSQLBackendKind: StorageBackendKind {
     package var ddl: String { PGSchema.ddl }
 
     package func openForReading(_ location: String, timeout: Double?) throws -> any StorageBackend {
-        try PGBackend(url: location, writing: false, timeout: timeout)
+        try PGBackend(url: Self.lowercaseScheme(location), writing: false, timeout: timeout)
     }
 
     package func openForWriting(_ location: String, create: Bool, stop: StopRequest?) throws -> any StorageBackend {
-        try PGBackend(url: location, writing: true, create: create, stop: stop)
+        try PGBackend(url: Self.lowercaseScheme(location), writing: true, create: create, stop: stop)
+    }
+
+    /// libpq knows a URL by its scheme in lower case only: `POSTGRESQL://u:pw@host/db` went to
+    /// the default server as a database of that name, password included.
+    static func lowercaseScheme(_ url: String) -> String {
+        guard let end = url.range(of: "://") else { return url }
+        return url[..<end.lowerBound].lowercased() + url[end.lowerBound...]
     }
 }

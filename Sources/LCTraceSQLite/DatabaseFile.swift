@@ -23,15 +23,27 @@ package struct SQLiteBackendKind: StorageBackendKind {
     package init() {}
     package var name: String { "sqlite" }
     package func claims(_ location: String) -> Bool { true }
-    package func shown(_ location: String) -> String { location }
+    /// A path as given; a value meant for a server (refused when opened) without its password.
+    package func shown(_ location: String) -> String {
+        ConnectionText.notAPath(location) == nil ? location : ConnectionText.redacted(location)
+    }
     package var ddl: String { SQLiteSchema.ddl }
 
     package func openForReading(_ location: String, timeout: Double?) throws -> any StorageBackend {
+        try refuseConnectionText(location)
         try DatabaseFile.check(location, writing: false, create: false)
         return try DatabaseFile.opening(location) { try SQLiteBackend(readingPath: location, timeout: timeout) }
     }
 
+    /// A mistyped URL or a libpq connection string is not taken for a file name (an ingest
+    /// made a file named after the password).
+    private func refuseConnectionText(_ location: String) throws {
+        guard let why = ConnectionText.notAPath(location) else { return }
+        throw DatabaseFileError(line: "database \(shown(location)) is \(why)", hint: nil)
+    }
+
     package func openForWriting(_ location: String, create: Bool, stop: StopRequest?) throws -> any StorageBackend {
+        try refuseConnectionText(location)
         try DatabaseFile.check(location, writing: true, create: create)
         return try DatabaseFile.opening(location) { try SQLiteBackend(writingPath: location, create: create) }
     }

@@ -32,6 +32,19 @@ final class PostgreSQLSecretTests: PostgreSQLTestCase {
         }
     }
 
+    /// A scheme in capitals is the same URL (libpq knows only the lower-case one, and took the
+    /// whole URL, password included, for a database name on its default server).
+    func testAnUpperCaseSchemeIsTheSameURL() throws {
+        let url = try freshDatabase()
+        let samples = TestSupport.root.appendingPathComponent("SampleTraces").path
+        XCTAssertEqual(TestSupport.run(["ingest", "-q", "--db", url, samples]).status, 0)
+        let upper = "POSTGRESQL" + url.drop { $0 != ":" }
+        XCTAssertTrue(upper.hasPrefix("POSTGRESQL://"), upper)
+        let r = TestSupport.run(["sessions", "--db", upper], env: ["PGHOST": "/nonexistent", "PGPORT": "1"])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(r.out, TestSupport.run(["sessions", "--db", url]).out)
+    }
+
     /// `url` with the test password as the user's and as a parameter (the test server trusts
     /// its user, so the password is carried but never asked for).
     private func secretURL() throws -> String {
