@@ -92,7 +92,7 @@ package enum CLI {
 
     /// Options that go before the command name: `lctrace --db x report` is `lctrace report --db x`.
     static let globalOptions: [OptionSpec] = [
-        OptionSpec("db", value: "PATH", help: "Database of the command, as if given after its name (default: $LCTRACE_DB, else ./lctrace.db)."),
+        OptionSpec("db", value: "PATH", help: "Database of the command, as if given after its name: a SQLite file, or a postgresql:// URL (default: $LCTRACE_DB, else ./lctrace.db)."),
         OptionSpec("color", value: "WHEN", help: "Colour of the command's output (auto, always, never), as if given after its name.",
                    choices: ColorOption.option.choices),
         OptionSpec("version", help: "Print the version."),

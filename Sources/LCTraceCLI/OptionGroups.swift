@@ -14,7 +14,7 @@ protocol OptionGroup {
 
 /// `--db`: where the data is.
 enum DatabaseOption: OptionGroup {
-    static let defaultHelp = "Database (default: $LCTRACE_DB, else ./lctrace.db)."
+    static let defaultHelp = "Database: a SQLite file, or a postgresql:// URL (default: $LCTRACE_DB, else ./lctrace.db)."
     static let options = [spec()]
 
     /// The option with a help line of the command's own (compare's head build, schema's check).

@@ -24,7 +24,8 @@ enum BaselineCommand: Command {
 
     package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         guard let output = args.value("output") else {
-            throw UsageError("missing -o FILE for 'lctrace baseline'", hint: "lctrace baseline --db lctrace.db -o lctrace-baseline.json")
+            throw UsageError("missing -o FILE for 'lctrace baseline'",
+                             hint: "lctrace baseline --db \(Shell.word(DatabaseOption.shown(args, context))) -o lctrace-baseline.json")
         }
         // An existing file must be a baseline: its notes are kept, and nothing else is overwritten.
         let previous = output != "-" && OutputFile.renameTarget(output) != nil && FileManager.default.fileExists(atPath: output) ? try Baseline.read(output) : nil

@@ -11,7 +11,7 @@ enum CompareCommand: Command {
         name: "compare",
         summary: "Compare two builds: new, fixed and persisting findings, and timing regressions.",
         options: [
-            DatabaseOption.spec(help: "Database of the head build, and of the base unless --base-db (default: $LCTRACE_DB, else ./lctrace.db)."),
+            DatabaseOption.spec(help: "Database of the head build, and of the base unless --base-db: a SQLite file, or a postgresql:// URL (default: $LCTRACE_DB, else ./lctrace.db)."),
             OptionSpec("base-db", value: "PATH", help: "Database of the base build, when it is another one."),
             OptionSpec("base-build", value: "BUILD", help: "The build compared against (e.g. the last release)."),
             OptionSpec("head-build", value: "BUILD", help: "The candidate build."),

@@ -70,10 +70,18 @@ enum IngestCommand: Command {
             let rejected = "\(NumberFormat.thousands(file.rejects)) of \(NumberFormat.thousands(file.lines)) lines rejected"
             console.writeError("Error: \(shown(file.path)): not a single valid trace line (\(rejected)): is it a trace file?\n")
         }
+        // A device copy that failed can leave a file of nothing: loaded, it adds nothing, and
+        // says so (not an error: a recorder may end a file before its first line).
+        for file in summary.files where file.events == 0 && file.rejects == 0 && file.conflicts == 0 {
+            guard case .loaded = file.status else { continue }
+            let what = file.lines == 0 ? "empty" : "only blank lines"
+            console.writeError("Warning: \(shown(file.path)): \(what): no trace line loaded from it\n")
+        }
         if !args.has("quiet") {
             let totals = try DatabaseReader(db: db.backend.reader).totals()
             console.write(format == .json ? IngestSummaryReporter.json(summary, outcome.analysis, database: totals)
-                          : IngestSummaryReporter.text(summary, outcome.analysis, database: totals, verbose: args.has("verbose")))
+                          : IngestSummaryReporter.text(summary, outcome.analysis, database: totals, verbose: args.has("verbose"),
+                                                       databaseOption: args.value("db") == nil ? "" : " --db " + Shell.word(db.shownLocation)))
         }
         if !summary.missingFiles.isEmpty || !outcome.emptyDirectories.isEmpty { return ExitStatus.noInput }
         if !summary.damagedFiles.isEmpty || !summary.refusedFiles.isEmpty || !outcome.filesWithoutEvents.isEmpty {

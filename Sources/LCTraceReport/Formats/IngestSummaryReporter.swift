@@ -16,8 +16,10 @@ package enum IngestSummaryReporter {
     /// `database`: what the database holds after the run, said apart from the run's own
     /// numbers (a run that loaded nothing valid still leaves findings on its files, and a
     /// database full of earlier runs is not this run's work).
+    /// `databaseOption`: ` --db DB` (a shell word, no password) when the run named its
+    /// database, so the commands it suggests read the same one when pasted.
     package static func text(_ s: IngestSummary, _ a: AnalysisSummary?, database: DatabaseTotals? = nil,
-                             verbose: Bool = false) -> String {
+                             verbose: Bool = false, databaseOption: String = "") -> String {
         let loaded = loadedFiles(s)
         let skipped = s.files.filter {
             switch $0.status { case .alreadyLoaded, .sameContent: return true; default: return false }
@@ -40,13 +42,13 @@ package enum IngestSummaryReporter {
                 : "in \(NumberFormat.seconds(a.seconds))"
             out += "  sessions  \(n(a.sessions)) analyzed \(when): \(plural(a.findings, "finding"))\n"
         } else {
-            out += "  sessions  not analyzed (--no-analyze): run lctrace analyze\n"
+            out += "  sessions  not analyzed (--no-analyze): run lctrace analyze\(databaseOption)\n"
         }
         if let d = database {
             var held = "\(plural(d.sessions, "session")), \(plural(d.events, "event")), "
                 + "\(plural(d.sessionFindings, "finding")) on sessions"
             if d.fileFindings > 0 { held += ", \(plural(d.fileFindings, "finding")) on files" }
-            held += d.sessions > 0 ? " (lctrace report)"
+            held += d.sessions > 0 ? " (lctrace report\(databaseOption))"
                 : ": no session yet, nothing for lctrace report to show until a file with valid trace lines loads"
             out += "  database  \(held)\n"
         }

@@ -242,7 +242,31 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertEqual(again.status, 0, again.err)
         XCTAssertTrue(again.out.contains("  sessions  0 analyzed in "), again.out)
         XCTAssertTrue(again.out.contains("  database  1 session, "), again.out)
-        XCTAssertTrue(again.out.contains("1 finding on files (lctrace report)"), again.out)
+        // The command it suggests reads the database the run named (pasted after a run on
+        // sample.db it read ./lctrace.db); without --db, the default needs none.
+        XCTAssertTrue(again.out.contains("1 finding on files (lctrace report --db \(Shell.word(db)))"), again.out)
+        let unnamed = TestSupport.run(["ingest", "--no-analyze", dir + "/one.jsonl"], env: ["LCTRACE_DB": db])
+        XCTAssertTrue(unnamed.out.contains("(lctrace report)") && unnamed.out.contains("run lctrace analyze\n"), unnamed.out)
+        let named = TestSupport.run(["ingest", "--no-analyze", "--db", db, dir + "/one.jsonl"])
+        XCTAssertTrue(named.out.contains("run lctrace analyze --db \(Shell.word(db))\n"), named.out)
+        let baseline = TestSupport.run(["baseline", "--db", db])
+        XCTAssertEqual(baseline.status, 64)
+        XCTAssertTrue(baseline.err.contains("Hint: lctrace baseline --db \(Shell.word(db)) -o lctrace-baseline.json"), baseline.err)
+    }
+
+    /// A file of nothing (a device copy that failed) or of blank lines loads nothing, and the
+    /// run says so by name; an ingest of only such files is not an error.
+    func testAnEmptyFileIsNamedNotPassedOverInSilence() throws {
+        try Data().write(to: URL(fileURLWithPath: dir + "/empty.jsonl.gz"))
+        try "\n\n".write(toFile: dir + "/blank.jsonl", atomically: true, encoding: .utf8)
+        var b = TraceBuilder()
+        b.vc(2, "init", "0xa", #""cls":"A""#)
+        TestSupport.writeLines(b.lines, to: dir + "/one.jsonl")
+        let r = TestSupport.run(["ingest", "--db", db, dir + "/empty.jsonl.gz", dir + "/blank.jsonl", dir + "/one.jsonl"])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertTrue(r.err.contains("Warning: \(dir)/empty.jsonl.gz: empty: no trace line loaded from it\n"), r.err)
+        XCTAssertTrue(r.err.contains("Warning: \(dir)/blank.jsonl: only blank lines: no trace line loaded from it\n"), r.err)
+        XCTAssertFalse(r.err.contains("one.jsonl"), r.err)
     }
 
     /// (Issue 25) The grouped text report fits the terminal's width, broken at spaces with the

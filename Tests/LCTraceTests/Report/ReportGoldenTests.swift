@@ -48,7 +48,7 @@ final class ReportGoldenTests: SampleDatabaseTestCase {
             XCTAssertEqual(r.status, 0, r.err)
             // Times, rates and how many sessions the analysis while loading took differ from
             // run to run: they are written as `#`.
-            let steady = r.out.replacingOccurrences(of: TestSupport.root.path, with: "$ROOT")
+            let steady = r.out.replacingOccurrences(of: TestSupport.root.path, with: "$ROOT").replacingOccurrences(of: scratch, with: "$SCRATCH")
                 .replacingOccurrences(of: #"[0-9]+\.[0-9]+ s\b|"seconds":[0-9.]+|[0-9,]+ events/s|"events_per_second":[0-9]+"#,
                                       with: "#", options: .regularExpression)
                 .replacingOccurrences(of: #"\([0-9,]+ while loading, [0-9,]+ after in #\)|in #(?=: )"#, with: "(#)",
