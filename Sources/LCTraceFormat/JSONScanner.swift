@@ -298,6 +298,51 @@ public struct JSONScanner {
         return negative ? -value : value
     }
 
+    /// A number's value as an integer, whatever its spelling: JSON (and JSON Schema's
+    /// `integer`) makes `5`, `5.0`, `0.5e1` and `500e-2` one value. Exact, from the digits
+    /// (never through a Double, which would round 2^53 + 1).
+    package enum Integral: Equatable { case value(Int64), fraction, outOfRange }
+
+    /// `range` holds a scanned number (`scanNumber`): its integral value, if it has one.
+    package func integral(_ range: Range<Int>) -> Integral {
+        if let plain = integer(range) { return .value(plain) }
+        var i = range.lowerBound
+        let negative = bytes[i] == 0x2d
+        if negative { i += 1 }
+        var digits: [UInt8] = []
+        var scale = 0
+        var inFraction = false
+        while i < range.upperBound, bytes[i] != 0x65, bytes[i] != 0x45 {
+            if bytes[i] == 0x2e { inFraction = true } else {
+                digits.append(bytes[i] - 0x30)
+                if inFraction { scale -= 1 }
+            }
+            i += 1
+        }
+        if i < range.upperBound {
+            // The exponent: beyond a few hundred digits nothing fits anyway.
+            i += 1
+            var expNegative = false
+            if bytes[i] == 0x2d || bytes[i] == 0x2b { expNegative = bytes[i] == 0x2d; i += 1 }
+            var exponent = 0
+            while i < range.upperBound { exponent = min(exponent * 10 + Int(bytes[i] - 0x30), 100_000); i += 1 }
+            scale += expNegative ? -exponent : exponent
+        }
+        while let first = digits.first, first == 0 { digits.removeFirst() }
+        if digits.isEmpty { return .value(0) }
+        while scale < 0, digits.last == 0 { digits.removeLast(); scale += 1 }
+        if scale < 0 { return .fraction }
+        guard digits.count + scale <= 19 else { return .outOfRange }
+        var value: Int64 = 0
+        for d in digits + [UInt8](repeating: 0, count: scale) {
+            let (m, o1) = value.multipliedReportingOverflow(by: 10)
+            let (a, o2) = negative ? m.subtractingReportingOverflow(Int64(d)) : m.addingReportingOverflow(Int64(d))
+            if o1 || o2 { return .outOfRange }
+            value = a
+        }
+        return .value(value)
+    }
+
     package func double(_ range: Range<Int>) -> Double? {
         Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self))
     }

@@ -215,11 +215,14 @@ package struct EventDecoder: Sendable {
 
         func requiredInt(_ key: Key) -> Result<Int64, RejectReason> {
             guard let m = member(key) else { return .failure(RejectReason("missing required key '\(key.text)'")) }
-            guard m.kind == .number, let value = scanner.integer(valueRange(m)) else {
-                let got = m.kind == .number ? "a non-integer number" : typeName(m.kind)
-                return .failure(RejectReason("key '\(key.text)': expected an integer, got \(got)"))
+            guard m.kind == .number else {
+                return .failure(RejectReason("key '\(key.text)': expected an integer, got \(typeName(m.kind))"))
             }
-            return .success(value)
+            switch scanner.integral(valueRange(m)) {
+            case .value(let value): return .success(value)
+            case .fraction: return .failure(RejectReason("key '\(key.text)': expected an integer, got a non-integer number"))
+            case .outOfRange: return .failure(RejectReason("key '\(key.text)': integer out of range (a 64-bit integer at most)"))
+            }
         }
         /// Copies a string value (escapes decoded) into the arena.
         func span(_ m: Member) -> Span {

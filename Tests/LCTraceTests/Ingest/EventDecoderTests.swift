@@ -171,6 +171,28 @@ final class EventDecoderTests: XCTestCase {
         XCTAssertNotNil(event(" { \"v\" : 1 , \"sid\" : \"S\" , \"seq\" : 1 , \"t\" : 2 , \"ev\" : \"mark\" } "))
     }
 
+    /// An integer is a value, whatever its spelling (JSON's, and the published schema's
+    /// `integer`): another JSON writer's `5.0` or `5e0` is the 5 of ours, read exactly.
+    func testAnIntegerSpelledAsADecimalOrWithAnExponentIsThatInteger() throws {
+        for (spelled, value) in [("5.0", Int64(5)), ("109e0", 109), ("0.5e1", 5), ("500e-2", 5), ("1E3", 1000), ("1e+3", 1000),
+                                 ("-0", 0), ("0.000", 0), ("0e99999999", 0), ("9223372036854775807.000", Int64.max),
+                                 ("922337203685477580.7e1", Int64.max), ("9007199254740993.0", 9_007_199_254_740_993)] {
+            let e = try XCTUnwrap(event("{\"v\":1.0,\"sid\":\"S\",\"seq\":\(spelled),\"t\":\(spelled),\"ev\":\"mark\"}"), spelled)
+            XCTAssertEqual(e.seq, value, spelled)
+            XCTAssertEqual(e.t, value, spelled)
+        }
+        let scanner = { (text: String) -> JSONScanner.Integral in
+            let bytes = Array(text.utf8)
+            return bytes.withUnsafeBufferPointer { JSONScanner(UnsafeRawBufferPointer($0)).integral(0..<bytes.count) }
+        }
+        XCTAssertEqual(scanner("-9223372036854775808"), .value(.min))
+        XCTAssertEqual(scanner("-9223372036854775809"), .outOfRange)
+        XCTAssertEqual(scanner("-92233720368547758.08e2"), .value(.min))
+        XCTAssertEqual(scanner("1.05"), .fraction)
+        XCTAssertEqual(scanner("10e-2"), .fraction)
+        XCTAssertEqual(scanner("1e19"), .outOfRange)
+    }
+
     func testRequiredKeysAndTypes() {
         XCTAssertEqual(reason(#"{"sid":"S","seq":1,"t":1,"ev":"mark"}"#), "missing required key 'v'")
         XCTAssertEqual(reason(#"{"v":1,"seq":1,"t":1,"ev":"init"}"#), "missing required key 'sid'")
@@ -179,10 +201,12 @@ final class EventDecoderTests: XCTestCase {
         XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1}"#), "missing required key 'ev'")
         XCTAssertEqual(reason(#"{"v":1,"sid":"x","seq":"seven","t":1,"ev":"init","vc":"0x1","cls":"A"}"#), "key 'seq': expected an integer, got string")
         XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1.5,"t":1,"ev":"mark"}"#), "key 'seq': expected an integer, got a non-integer number")
-        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1e3,"ev":"mark"}"#), "key 't': expected an integer, got a non-integer number")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":15e-1,"ev":"mark"}"#), "key 't': expected an integer, got a non-integer number")
         XCTAssertEqual(reason(#"{"v":1,"sid":"x","seq":6,"t":-5,"ev":"init","vc":"0x1","cls":"A"}"#), "key 't': negative value -5")
         XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":-1,"t":1,"ev":"mark"}"#), "key 'seq': negative value -1")
-        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":99999999999999999999,"t":1,"ev":"mark"}"#), "key 'seq': expected an integer, got a non-integer number")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":99999999999999999999,"t":1,"ev":"mark"}"#), "key 'seq': integer out of range (a 64-bit integer at most)")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":9223372036854775808,"t":1,"ev":"mark"}"#), "key 'seq': integer out of range (a 64-bit integer at most)")
+        XCTAssertEqual(reason(#"{"v":1,"sid":"S","seq":1,"t":1e400,"ev":"mark"}"#), "key 't': integer out of range (a 64-bit integer at most)")
         XCTAssertEqual(reason(#"{"v":1,"sid":7,"seq":1,"t":1,"ev":"mark"}"#), "key 'sid': expected a string, got number")
         XCTAssertEqual(reason(#"{"v":1,"sid":"","seq":1,"t":1,"ev":"mark"}"#), "key 'sid': length 0 outside 1…128")
         XCTAssertEqual(reason("{\"v\":1,\"sid\":\"\(String(repeating: "y", count: 129))\",\"seq\":1,\"t\":1,\"ev\":\"mark\"}"), "key 'sid': length 129 outside 1…128")
