@@ -141,6 +141,8 @@ package enum CLI {
             console.writeError("Error: cannot write to standard output: \(systemErrorReason(code))\n")
             return ExitStatus.ioError
         }
+        // Warnings lost on the way to standard error: nothing can say so, but the run must not pass.
+        if status == ExitStatus.ok, (console as? StandardConsole)?.errorFailure != nil { return ExitStatus.ioError }
         return status
     }
 

@@ -23,6 +23,13 @@ package protocol Console: AnyObject {
     /// Overwrites the current progress line on stderr (only called when `errorIsTerminal`).
     func progress(_ text: String)
     func clearProgress()
+    /// True once a write to standard output failed: what the command says after its document
+    /// (the gate's verdict) would be about a document nobody got.
+    var outputFailed: Bool { get }
+}
+
+extension Console {
+    package var outputFailed: Bool { false }
 }
 
 /// stdout/stderr of this process.
@@ -56,6 +63,12 @@ final class StandardConsole: Console {
         outputFailure = Self.writeAll(1, bytes)
     }
 
+    package var outputFailed: Bool { outputFailure != nil }
+
+    /// The first failed write to standard error: its warnings (each rejected line, a damaged
+    /// file) did not reach the log, so a run that would pass exits 74 instead (`CLI.run`).
+    private(set) var errorFailure: Int32?
+
     /// Every byte to file descriptor `fd` (a write may take only part; EINTR is retried); the
     /// errno of a failed write, nil when all went. A closed pipe ends the process with
     /// SIGPIPE, as it ends `sqlite3` and `cat`.
@@ -81,7 +94,7 @@ final class StandardConsole: Console {
 
     func writeError(_ text: String) {
         clearProgress()
-        Self.writeAll(2, text)
+        if let failed = Self.writeAll(2, text), errorFailure == nil { errorFailure = failed }
     }
 
     package func progress(_ text: String) {

@@ -50,7 +50,7 @@ enum CompareCommand: Command {
         if failOn != nil, regressions > 0 {
             gate = String(gate.dropLast()) + ", \(regressions) timing regression\(regressions == 1 ? "" : "s")\n"
         }
-        context.console.writeError(gate)
+        if !context.console.outputFailed { context.console.writeError(gate) }
         return comparison.failing ? ExitStatus.findings : ExitStatus.ok
     }
 

@@ -101,8 +101,10 @@ enum ReportCommand: Command {
                                                                 given: args.value("source-root") != nil) {
             context.console.writeError(notice)
         }
-        context.console.writeError(GateLine.text(failing: view.failing, count: view.failingCount,
-                                                 what: "finding", whats: "findings", failOn: options.failOn))
+        if !context.console.outputFailed {
+            context.console.writeError(GateLine.text(failing: view.failing, count: view.failingCount,
+                                                     what: "finding", whats: "findings", failOn: options.failOn))
+        }
         return view.failing ? ExitStatus.findings : ExitStatus.ok
     }
 

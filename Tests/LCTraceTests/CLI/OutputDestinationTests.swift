@@ -133,6 +133,16 @@ final class OutputDestinationTests: XCTestCase {
             XCTAssertEqual(run.status, 74, "\(args): \(run.err)")
             XCTAssertTrue(run.err.contains("cannot write to standard output: no space left on device"), "\(args): \(run.err)")
         }
+        // The gate's verdict is not said of a document nobody got.
+        let report = try TestSupport.process("/bin/sh", ["-c", "'\(TestSupport.binary)' report --db '\(db)' --fail-on never > /dev/full"], timeout: 120)
+        XCTAssertEqual(report.status, 74)
+        XCTAssertFalse(report.err.contains("gate:"), report.err)
+        // Warnings that cannot reach standard error fail a run that would pass.
+        let dir = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        TestSupport.writeLines([#"{"v":1,"sid":"a","seq":0,"t":0,"ev":"session","wall":"2026-11-02T10:15:03.120Z"}"#, "not json"], to: dir + "/bad.jsonl")
+        let ingest = "'\(TestSupport.binary)' ingest --db '\(dir)/x.db' '\(dir)/bad.jsonl' 2>/dev/full >/dev/null"
+        XCTAssertEqual(try TestSupport.process("/bin/sh", ["-c", ingest], timeout: 120).status, 74)
         // A closed pipe still ends quietly.
         let command = "'\(TestSupport.binary)' query --db '\(db)' 'SELECT * FROM events_v' | head -1 >/dev/null"
         let piped = try TestSupport.process("/bin/sh", ["-c", command], timeout: 120)
