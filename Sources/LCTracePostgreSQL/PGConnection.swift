@@ -1256,6 +1256,11 @@ extension PGError: StorageFailure {
     package var kind: StorageFailureKind { isTimeout ? .stopped : .unavailable }
     package var line: String { "database: " + message }
     package var hint: String? {
+        // libpq takes only its own parameters in a URL: a schema asked for as ?search_path=
+        // or ?schema= (the first thing a newcomer types) is refused as an unknown one.
+        if isConnectionFailure && ["invalid URI query parameter", "invalid connection option", "extra key/value separator"].contains(where: message.contains) {
+            return "a URL takes libpq's parameters only (sslmode, connect_timeout, options, …), = inside a value written %3D: the schema is set with ?options=-csearch_path%3DNAME"
+        }
         if isConnectionFailure { return "check the URL, that the server runs and accepts this user, and the network" }
         if sqlState == "42501" { return "the role lacks a privilege lctrace needs (a writing command needs to create and write its tables)" }
         return nil

@@ -1246,6 +1246,18 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
 
 /// How the URL's search path is read (no server needed).
 final class PGSearchPathTests: XCTestCase {
+    /// A schema asked for the way a newcomer first types it (libpq refuses the URL before
+    /// connecting) gets the URL form that works, not advice about networks.
+    func testASchemaAskedForInAParameterLibpqLacksIsShownTheOptionsForm() {
+        for url in ["postgresql://qa@127.0.0.1:1/lc?search_path=x", "postgresql://qa@127.0.0.1:1/lc?options=-csearch_path=x"] {
+            let r = TestSupport.run(["sessions", "--db", url])
+            XCTAssertEqual(r.status, 74, r.err)
+            XCTAssertTrue(r.err.contains("Hint: a URL takes libpq's parameters only") && r.err.contains("?options=-csearch_path%3DNAME"), r.err)
+        }
+        let refused = TestSupport.run(["sessions", "--db", "postgresql://qa@127.0.0.1:1/lc"])
+        XCTAssertTrue(refused.err.contains("Hint: check the URL, that the server runs"), refused.err)
+    }
+
     /// The search path as the server reads it: names folded to lower case unless quoted, the
     /// default path and `pg_temp` first left alone.
     func testTheSearchPathIsReadAsTheServerReadsIt() {
