@@ -17,8 +17,12 @@ final class SampleTracesTests: TemporaryDirectoryTestCase {
 
     struct Row: Hashable, Comparable, CustomStringConvertible {
         var file: String, session: String, rule: String, vc: String, since: String
-        static func < (a: Row, b: Row) -> Bool { (a.file, a.session, a.rule, a.vc, a.since) < (b.file, b.session, b.rule, b.vc, b.since) }
-        var description: String { "\(file) \(rule) \(session.prefix(8)) \(vc)#\(since)" }
+        /// As the README shows it (a `\|` there is a `|` here), its paths relative to the repository.
+        var message: String
+        static func < (a: Row, b: Row) -> Bool {
+            (a.file, a.session, a.rule, a.vc, a.since, a.message) < (b.file, b.session, b.rule, b.vc, b.since, b.message)
+        }
+        var description: String { "\(file) \(rule) \(session.prefix(8)) \(vc)#\(since) \(message)" }
     }
 
     /// Rows of the README's findings table (between the markers).
@@ -28,9 +32,13 @@ final class SampleTracesTests: TemporaryDirectoryTestCase {
             XCTFail("README lacks the findings markers"); return []
         }
         return text[start.upperBound..<end.lowerBound].split(separator: "\n").compactMap { line in
-            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "`", with: "") }
-            guard cells.count >= 6, cells[0].hasSuffix(".gz") || cells[0].hasSuffix(".jsonl") else { return nil }
-            return Row(file: cells[0], session: cells[1], rule: cells[2], vc: cells[4], since: cells[5])
+            // Cells split at unescaped bars; the message is the last one, as written.
+            let cells = line.replacingOccurrences(of: "\\|", with: "\u{1}").split(separator: "|")
+                .map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "\u{1}", with: "|") }
+            guard cells.count >= 7, cells[0].hasSuffix(".gz`") || cells[0].hasSuffix(".jsonl`") else { return nil }
+            func plain(_ cell: String) -> String { cell.replacingOccurrences(of: "`", with: "") }
+            return Row(file: plain(cells[0]), session: plain(cells[1]), rule: cells[2], vc: plain(cells[4]), since: cells[5],
+                       message: cells[6])
         }
     }
 
@@ -55,7 +63,8 @@ final class SampleTracesTests: TemporaryDirectoryTestCase {
             let session = f["session"] as? String ?? "-"
             let file = (f["file"] as? String).map { ($0 as NSString).lastPathComponent } ?? fileOf[session] ?? "with-bad-lines.jsonl"
             found.append(Row(file: file, session: session, rule: f["rule"] as! String,
-                             vc: f["vc"] as? String ?? "-", since: (f["since"] as? Int).map(String.init) ?? "-"))
+                             vc: f["vc"] as? String ?? "-", since: (f["since"] as? Int).map(String.init) ?? "-",
+                             message: (f["message"] as! String).replacingOccurrences(of: TestSupport.root.path + "/", with: "")))
         }
         XCTAssertEqual(found.sorted(), try readmeRows().sorted(), "re-record with scripts/record-sample-findings when the change is intended")
     }
