@@ -1,4 +1,6 @@
+import LCTrace
 import LCTraceModel
+import LCTraceStore
 
 /// One option of a command. The parser and the help text both read this table, so the
 /// help cannot drift from what is accepted.
@@ -166,8 +168,13 @@ enum ArgumentParser {
             }
             if let max = spec.maxPositionals, result.positionals.count > max {
                 let extra = result.positionals[max]
-                throw UsageError("unexpected argument '\(extra)' for 'lctrace \(spec.name)'",
-                                 hint: "usage: \(spec.usage)")
+                // `lctrace report sample.db`: the database named where a file would go.
+                let lower = extra.lowercased()
+                let database = [".db", ".sqlite", ".sqlite3"].contains(where: lower.hasSuffix) || lower.hasPrefix("postgres")
+                let hint = database && spec.options.contains(where: { $0.name == "db" }) && result.values["db"] == nil
+                    ? "a database goes after --db: lctrace \(spec.name) --db \(Shell.word(Storage.shown(extra)))"
+                    : "usage: \(spec.usage)"
+                throw UsageError("unexpected argument '\(Storage.shown(extra))' for 'lctrace \(spec.name)'", hint: hint)
             }
         }
         return result

@@ -254,6 +254,19 @@ final class CLITests: TemporaryDirectoryTestCase {
         XCTAssertTrue(baseline.err.contains("Hint: lctrace baseline --db \(Shell.word(db)) -o lctrace-baseline.json"), baseline.err)
     }
 
+    /// A database named where no file goes (`lctrace report sample.db`) is shown where it
+    /// goes; a URL so given never shows its password.
+    func testADatabaseGivenAsAnArgumentIsShownAfterDb() {
+        let r = TestSupport.run(["report", "sample.db"])
+        XCTAssertEqual(r.status, 64)
+        XCTAssertTrue(r.err.contains("Hint: a database goes after --db: lctrace report --db sample.db"), r.err)
+        let url = TestSupport.run(["sessions", "postgresql://qa:Hunter2@h/lc"])
+        XCTAssertTrue(url.err.contains("unexpected argument 'postgresql://qa@h/lc'") && url.err.contains("--db postgresql://qa@h/lc"), url.err)
+        XCTAssertFalse(url.err.contains("Hunter2"), url.err)
+        let other = TestSupport.run(["sessions", "notes.txt"])
+        XCTAssertTrue(other.err.contains("Hint: usage: lctrace sessions"), other.err)
+    }
+
     /// A file of nothing (a device copy that failed) or of blank lines loads nothing, and the
     /// run says so by name; an ingest of only such files is not an error.
     func testAnEmptyFileIsNamedNotPassedOverInSilence() throws {
