@@ -36,6 +36,11 @@ package extension Storage {
         ((try? kind(of: location))?.shown(location)) ?? location
     }
 
+    /// True when `location` names a database on a server (a `postgresql://` URL), not a file.
+    static func isServer(_ location: String) -> Bool {
+        (try? kind(of: location)).map { $0.name != Backends.embedded.name } ?? false
+    }
+
     /// The kind of database `location` names, without opening it.
     static func kind(of location: String) throws -> any StorageBackendKind {
         try kind(of: location, among: Backends.all)

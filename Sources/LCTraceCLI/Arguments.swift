@@ -170,11 +170,13 @@ enum ArgumentParser {
                 let extra = result.positionals[max]
                 // `lctrace report sample.db`: the database named where a file would go.
                 let lower = extra.lowercased()
-                let database = [".db", ".sqlite", ".sqlite3"].contains(where: lower.hasSuffix) || lower.hasPrefix("postgres")
+                let database = [".db", ".sqlite", ".sqlite3"].contains(where: lower.hasSuffix)
+                    || lower.hasPrefix("postgres:") || lower.hasPrefix("postgresql:") || ConnectionText.notAPath(extra) != nil
                 let hint = database && spec.options.contains(where: { $0.name == "db" }) && result.values["db"] == nil
                     ? "a database goes after --db: lctrace \(spec.name) --db \(Shell.word(Storage.shown(extra)))"
                     : "usage: \(spec.usage)"
                 throw UsageError("unexpected argument '\(Storage.shown(extra))' for 'lctrace \(spec.name)'", hint: hint)
+
             }
         }
         return result

@@ -320,15 +320,17 @@ public struct JSONScanner {
             i += 1
         }
         if i < range.upperBound {
-            // The exponent: beyond a few hundred digits nothing fits anyway.
+            // The exponent, held within what a line's digits can make up for (a line is at
+            // most a few MiB: 0.000…1e150000 is 1), and no more.
             i += 1
             var expNegative = false
             if bytes[i] == 0x2d || bytes[i] == 0x2b { expNegative = bytes[i] == 0x2d; i += 1 }
             var exponent = 0
-            while i < range.upperBound { exponent = min(exponent * 10 + Int(bytes[i] - 0x30), 100_000); i += 1 }
+            while i < range.upperBound { exponent = min(exponent * 10 + Int(bytes[i] - 0x30), 1 << 40); i += 1 }
             scale += expNegative ? -exponent : exponent
         }
-        while let first = digits.first, first == 0 { digits.removeFirst() }
+        // Leading zeros in one step (one at a time was quadratic in a hostile run of them).
+        digits.removeFirst(digits.firstIndex { $0 != 0 } ?? digits.count)
         if digits.isEmpty { return .value(0) }
         while scale < 0, digits.last == 0 { digits.removeLast(); scale += 1 }
         if scale < 0 { return .fraction }

@@ -160,7 +160,7 @@ final class PGConnection {
         guard let conn = made else { throw PGError(sqlState: "", message: "cannot connect to \(shown): out of memory", sql: nil) }
         func failure(_ reason: String? = nil) -> PGError {
             // libpq's reasons span lines ("…failed: Connection refused\n\tIs the server running…").
-            let message = reason ?? scrubbed(oneLine(String(cString: PQerrorMessage(conn))), of: url)
+            let message = reason ?? oneLine(scrubbed(String(cString: PQerrorMessage(conn)), of: url))
             PQfinish(conn)
             return PGError(sqlState: "", message: "cannot connect to \(shown): \(message)", sql: nil)
         }
@@ -267,8 +267,8 @@ final class PGConnection {
     deinit { PQfinish(handle) }
 
     /// `url` as every output shows it: without the user's password (`user:pass@` → `user@`)
-    /// and without any parameter whose name holds "password" (`password=`, `sslpassword=`,
-    /// percent-encoded or not), so a follow-up command pasted as printed still runs, libpq
+    /// and without any parameter whose name names a secret (`password=`, `sslpassword=`,
+    /// `oauth_client_secret=`, `scram_client_key=`: `ConnectionText.isSecretKey`, percent-encoded or not), so a follow-up command pasted as printed still runs, libpq
     /// taking the password from PGPASSWORD, ~/.pgpass or a passfile. The user information
     /// ends where libpq ends it: at the first `@` before any `/`.
     static func withoutPassword(_ url: String) -> String {
@@ -283,7 +283,7 @@ final class PGConnection {
         shown += rest[..<question]
         let kept = rest[rest.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).filter { parameter in
             let key = parameter.prefix { $0 != "=" }
-            return !(String(key).removingPercentEncoding ?? String(key)).lowercased().contains("password")
+            return !ConnectionText.isSecretKey(String(key).removingPercentEncoding ?? String(key))
         }
         return kept.isEmpty ? shown : shown + "?" + kept.joined(separator: "&")
     }
@@ -301,7 +301,7 @@ final class PGConnection {
         if let question = rest.firstIndex(of: "?") {
             for parameter in rest[rest.index(after: question)...].split(separator: "&") {
                 let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                if pair.count == 2, (String(pair[0]).removingPercentEncoding ?? String(pair[0])).lowercased().contains("password") {
+                if pair.count == 2, ConnectionText.isSecretKey(String(pair[0]).removingPercentEncoding ?? String(pair[0])) {
                     found.append(String(pair[1]))
                 }
             }

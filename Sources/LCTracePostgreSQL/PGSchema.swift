@@ -321,51 +321,64 @@ enum PGSchema {
         guard let first = searchPathEntries(searchPath).first, first != "$user", !first.hasPrefix("pg_temp"),
               first != current else { return nil }
         let instead = current.map { "; PostgreSQL would use schema \($0) instead" } ?? ""
+        let schema = identifier(first)
         return "schema \(first) (first in the search path of \(name)) does not exist, or this login may not use it\(instead): "
-            + "create it (CREATE SCHEMA \(identifier(first))) or name another with ?options=-csearch_path%3DNAME"
+            + "create it (CREATE SCHEMA \(schema)) or let the login use it (GRANT USAGE, CREATE ON SCHEMA \(schema) TO …), "
+            + "or name another with ?options=-csearch_path%3DNAME"
     }
 
-    /// The schema names of a `search_path` setting as the server reads them: unquoted names
-    /// in lower case, quoted ones as written (`""` a quote).
+    /// The schema names of a `search_path` setting as the server reads them
+    /// (`SplitIdentifierString`): white space (space, tab, new line, carriage return, form
+    /// feed, vertical tab) around names, unquoted ones folded to lower case (A–Z only, as in a
+    /// UTF-8 database), `""` a quote inside quotes, each cut to 63 bytes (NAMEDATALEN − 1).
     static func searchPathEntries(_ setting: String) -> [String] {
+        let space: Set<Unicode.Scalar> = [" ", "\t", "\n", "\r", "\u{0C}", "\u{0B}"]
+        var scalars = Array(setting.unicodeScalars)[...]
+        func skipSpace() { while let c = scalars.first, space.contains(c) { scalars.removeFirst() } }
         var entries: [String] = []
-        var name = ""
-        var quoted = false, wasQuoted = false
-        func endEntry() {
-            entries.append(wasQuoted ? name : name.trimmingCharacters(in: .whitespaces).lowercased())
-            name = ""
-            wasQuoted = false
-        }
-        var chars = Array(setting)[...]
-        while let c = chars.popFirst() {
-            if quoted {
-                if c != "\"" {
+        skipSpace()
+        guard !scalars.isEmpty else { return [] }
+        while true {
+            var name = String.UnicodeScalarView()
+            if scalars.first == "\"" {
+                scalars.removeFirst()
+                while let c = scalars.popFirst() {
+                    if c == "\"" {
+                        guard scalars.first == "\"" else { break }
+                        scalars.removeFirst()
+                    }
                     name.append(c)
-                } else if chars.first == "\"" {
-                    name.append("\"")
-                    chars.removeFirst()
-                } else {
-                    quoted = false
                 }
-            } else if c == "\"" {
-                quoted = true
-                wasQuoted = true
-            } else if c == "," {
-                endEntry()
-            } else if !(wasQuoted && c.isWhitespace) {
-                name.append(c)
+            } else {
+                while let c = scalars.first, c != ",", !space.contains(c) {
+                    name.append(("A"..."Z").contains(c) ? Unicode.Scalar(c.value + 32)! : c)
+                    scalars.removeFirst()
+                }
             }
+            entries.append(truncated(String(name)))
+            skipSpace()
+            guard scalars.first == "," else { return entries }
+            scalars.removeFirst()
+            skipSpace()
         }
-        if wasQuoted || !name.trimmingCharacters(in: .whitespaces).isEmpty || !entries.isEmpty { endEntry() }
-        return entries
     }
 
-    /// `name` as an SQL identifier: as is when plain (lower case, digits, `_`, `$`), else in
-    /// double quotes.
+    /// A name as the server keeps it: at most 63 bytes, cut at a character's boundary.
+    static func truncated(_ name: String) -> String {
+        var bytes = 0
+        var out = String.UnicodeScalarView()
+        for c in name.unicodeScalars {
+            bytes += String(c).utf8.count
+            guard bytes <= 63 else { break }
+            out.append(c)
+        }
+        return String(out)
+    }
+
+    /// `name` as an SQL identifier, always quoted: a reserved word (`user`) or a name with
+    /// capitals is then the name, and a plain one is quoted harmlessly.
     static func identifier(_ name: String) -> String {
-        let plain = name.first.map { $0 == "_" || ("a"..."z").contains($0) } ?? false
-            && name.allSatisfy { $0 == "_" || $0 == "$" || ("a"..."z").contains($0) || ("0"..."9").contains($0) }
-        return plain ? name : "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     static func currentSchema(_ pg: PGConnection) throws -> String {

@@ -13,83 +13,135 @@ package enum ConnectionText {
         "service", "target_session_attrs", "client_encoding", "gssencmode", "krbsrvname", "channel_binding",
     ]
 
+    /// A connection parameter whose value is a secret: a password (`password`, `sslpassword`),
+    /// a client secret (`oauth_client_secret`) or a SCRAM key (`scram_client_key`).
+    package static func isSecretKey(_ key: String) -> Bool {
+        let key = key.lowercased()
+        return key.contains("password") || key.contains("secret") || key.hasPrefix("scram_")
+    }
+
     /// Why `location` is not a file path, or nil when it may be one: a URL (`scheme://…`, or
-    /// `postgres:`/`postgresql:` with one slash), or a libpq `keyword=value` string.
+    /// `postgres:/`, `postgresql:/` with one slash), credentials (`user:secret@host`), or a
+    /// libpq string of `keyword=value` words (two or more, or one naming a secret).
     package static func notAPath(_ location: String) -> String? {
         let trimmed = location.trimmingCharacters(in: .whitespacesAndNewlines)
         let lower = trimmed.lowercased()
-        if lower.hasPrefix("postgres:") || lower.hasPrefix("postgresql:") || trimmed.contains("://") {
+        if lower.hasPrefix("postgres:/") || lower.hasPrefix("postgresql:/") || trimmed.contains("://") || holdsCredentials(trimmed) {
             let spaced = trimmed != location ? " (spaces around it)" : ""
             return "a URL lctrace cannot use\(spaced): a PostgreSQL database is postgresql://USER@HOST:PORT/DBNAME (or postgres://…)"
         }
-        // `keyword=value` first (values may be quoted and hold spaces), or a password anywhere.
-        let firstKey = trimmed.prefix { $0 != "=" }.trimmingCharacters(in: .whitespaces).lowercased()
-        if (trimmed.contains("=") && keywords.contains(firstKey)) || hasPasswordKey(trimmed) {
+        if pairs(trimmed).filter({ keywords.contains($0.key.lowercased()) }).count >= 2 || hasSecretKey(trimmed) {
             return "a libpq connection string, which lctrace does not take: give the database as postgresql://USER@HOST:PORT/DBNAME?options=…"
         }
         return nil
     }
 
-    /// A key naming a password followed by its '=' (`password=`, `sslpassword =`, `password%3D`).
-    static func hasPasswordKey(_ text: String) -> Bool {
-        var from = text.startIndex
-        while let key = text.range(of: "password", options: .caseInsensitive, range: from..<text.endIndex) {
-            let after = text[key.upperBound...].drop { $0 == " " || $0 == "\t" }
-            if after.hasPrefix("=") || after.lowercased().hasPrefix("%3d") { return true }
-            from = key.upperBound
+    /// `user:secret@host` somewhere: a `/`-separated part with a `:` before its last `@`.
+    static func holdsCredentials(_ text: String) -> Bool {
+        text.split(whereSeparator: { $0 == "/" || $0.isWhitespace }).contains { part in
+            part.lastIndex(of: "@").map { part[..<$0].contains(":") } ?? false
+        }
+    }
+
+    /// A key naming a secret followed by its '=' (`password=`, `sslpassword =`, `password%3D`).
+    static func hasSecretKey(_ text: String) -> Bool {
+        var i = text.startIndex
+        while i < text.endIndex {
+            let keyEnd = text[i...].firstIndex { $0 == "=" || $0 == "%" } ?? text.endIndex
+            guard keyEnd < text.endIndex else { return false }
+            let isEquals = text[keyEnd] == "=" || text[keyEnd...].lowercased().hasPrefix("%3d")
+            let key = text[i..<keyEnd].split(whereSeparator: { " \t\n&?;".contains($0) }).last.map(String.init) ?? ""
+            if isEquals, isSecretKey(key.trimmingCharacters(in: .whitespaces)) { return true }
+            i = text.index(after: keyEnd)
         }
         return false
     }
 
-    /// `text` with whatever may be a password taken out: the `:secret` of `user:secret@` after
-    /// a scheme, and the value of every key naming a password (`password=`, `sslpassword=`,
-    /// in a URL's parameters or a connection string) replaced by `***`.
-    package static func redacted(_ text: String) -> String {
-        var out = text
-        if let scheme = out.range(of: ":/") {
-            var start = scheme.upperBound
-            while start < out.endIndex, out[start] == "/" { start = out.index(after: start) }
-            let rest = out[start...]
-            if let at = rest.firstIndex(where: { $0 == "@" || $0 == "/" }), rest[at] == "@",
-               let colon = rest[..<at].firstIndex(of: ":") {
-                out.removeSubrange(colon..<at)
+    /// The `keyword=value` words of a libpq connection string (values quoted with `'`, `\`
+    /// escaping), with where each value stands.
+    static func pairs(_ text: String) -> [(key: String, value: Range<String.Index>)] {
+        var out: [(key: String, value: Range<String.Index>)] = []
+        var i = text.startIndex
+        func skipSpace() { while i < text.endIndex, text[i].isWhitespace { i = text.index(after: i) } }
+        while true {
+            skipSpace()
+            guard i < text.endIndex else { return out }
+            let keyStart = i
+            while i < text.endIndex, text[i] != "=", !text[i].isWhitespace { i = text.index(after: i) }
+            let key = String(text[keyStart..<i])
+            skipSpace()
+            guard i < text.endIndex, text[i] == "=" else { return out }
+            i = text.index(after: i)
+            skipSpace()
+            let valueStart = i
+            if i < text.endIndex, text[i] == "'" {
+                i = text.index(after: i)
+                while i < text.endIndex, text[i] != "'" {
+                    if text[i] == "\\" { i = text.index(after: i); if i == text.endIndex { break } }
+                    i = text.index(after: i)
+                }
+                if i < text.endIndex { i = text.index(after: i) }
+            } else {
+                while i < text.endIndex, !text[i].isWhitespace {
+                    if text[i] == "\\" { i = text.index(after: i); if i == text.endIndex { break } }
+                    i = text.index(after: i)
+                }
             }
+            out.append((key, valueStart..<i))
         }
-        // A URL's parameters: every one whose key, decoded, names a password (`pass%77ord=`).
-        if out.contains(":/"), let question = out.firstIndex(of: "?") {
+    }
+
+    /// `text` with whatever may be a secret taken out: the `:secret` of `user:secret@host`
+    /// (to the last `@` of its part; the user too when the part has no `//` before it), every
+    /// URL parameter whose key, decoded, names a secret, and every such value of a connection
+    /// string, replaced by `***`.
+    package static func redacted(_ text: String) -> String {
+        if text.contains(":/") || holdsCredentials(text) {
+            var out = ""
+            var query = false
+            // Part by part between '/' and white space: a part's credentials end at its last '@'.
+            var part = ""
+            func flush() {
+                if !query, let at = part.lastIndex(of: "@"), let colon = part[..<at].firstIndex(of: ":") {
+                    part.removeSubrange(colon..<at)
+                }
+                out += part
+                part = ""
+            }
+            for c in text {
+                if !query && c == "?" { flush(); query = true }
+                if !query && (c == "/" || c.isWhitespace) { flush(); out.append(c); continue }
+                part.append(c)
+            }
+            flush()
+            guard let question = out.firstIndex(of: "?") else { return out }
             let parameters = out[out.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { parameter in
                 let key = parameter.prefix { $0 != "=" }
-                let named = (String(key).removingPercentEncoding ?? String(key)).lowercased().contains("password")
-                return named && key.count < parameter.count ? key + "=***" : String(parameter)
+                let secret = isSecretKey(String(key).removingPercentEncoding ?? String(key))
+                    || isSecretKey(String(key)) || hasSecretKey(String(parameter))
+                return secret && key.count < parameter.count ? key + "=***" : String(parameter)
             }
-            out = out[...question] + parameters.joined(separator: "&")
+            return out[...question] + parameters.joined(separator: "&")
         }
+        var out = text
+        for (key, value) in pairs(text).reversed() where isSecretKey(key) {
+            out.replaceSubrange(value, with: "***")
+        }
+        // What `pairs` cannot read (a key in a path: `mydir/password=x`): to the end of its word.
         var searchFrom = out.startIndex
-        while let key = out.range(of: "password", options: .caseInsensitive, range: searchFrom..<out.endIndex) {
-            // The key goes on to its '=' (percent-encoded keys spell it %3D; spaces may stand around it).
+        while let range = out.range(of: "password", options: .caseInsensitive, range: searchFrom..<out.endIndex) {
+            var i = range.upperBound
+            while i < out.endIndex, out[i] == " " || out[i] == "\t" { i = out.index(after: i) }
             var valueStart: String.Index?
-            var i = key.upperBound
-            while i < out.endIndex, !"&?/\n".contains(out[i]) {
-                if out[i] == "=" { valueStart = out.index(after: i); break }
-                if out[i...].hasPrefix("%3D") || out[i...].hasPrefix("%3d") { valueStart = out.index(i, offsetBy: 3); break }
-                i = out.index(after: i)
-            }
-            guard var value = valueStart else { searchFrom = key.upperBound; continue }
-            while value < out.endIndex, out[value] == " " || out[value] == "\t" { value = out.index(after: value) }
-            var end = value
-            if end < out.endIndex, out[end] == "'" {
-                // A quoted value of a connection string: to the closing quote.
-                end = out.index(after: end)
-                while end < out.endIndex, out[end] != "'" {
-                    if out[end] == "\\" { end = out.index(after: end); if end == out.endIndex { break } }
-                    end = out.index(after: end)
-                }
-                if end < out.endIndex { end = out.index(after: end) }
-            } else {
-                while end < out.endIndex, !" &\t\n".contains(out[end]) { end = out.index(after: end) }
-            }
-            out.replaceSubrange(value..<end, with: "***")
-            searchFrom = out.index(value, offsetBy: 3)
+            if i < out.endIndex, out[i] == "=" { valueStart = out.index(after: i) }
+            else if out[i...].lowercased().hasPrefix("%3d") { valueStart = out.index(i, offsetBy: 3) }
+            guard var start = valueStart else { searchFrom = range.upperBound; continue }
+            while start < out.endIndex, out[start] == " " || out[start] == "\t" { start = out.index(after: start) }
+            if out[start...].hasPrefix("***") { searchFrom = out.index(start, offsetBy: 3); continue }
+            var end = start
+            while end < out.endIndex, !out[end].isWhitespace { end = out.index(after: end) }
+            out.replaceSubrange(start..<end, with: "***")
+            searchFrom = out.index(start, offsetBy: 3)
         }
         return out
     }

@@ -36,6 +36,12 @@ enum IngestCommand: Command {
     package static func run(_ args: ParsedArguments, _ context: CommandContext) throws -> Int32 {
         let format = try FormatOption.value(args, OutputFormats.ingestSummary)
         let settings = try TuningOptions.settings(args)
+        // A database given where trace files go (`lctrace ingest postgresql://… logs/`) is
+        // refused as one, not reported as a missing file with its password.
+        if let database = args.positionals.first(where: { ConnectionText.notAPath($0) != nil || Storage.isServer($0) }) {
+            throw UsageError("'\(Storage.shown(database))' is a database, not a trace file",
+                             hint: "a database goes after --db: lctrace ingest --db \(Shell.word(Storage.shown(database))) PATH...")
+        }
         let console = context.console
         let signals = SignalWatch()
         defer { signals.end() }

@@ -317,10 +317,11 @@ package final class DatabaseReader {
                     FROM file_sessions fs JOIN sessions s ON s.id = fs.session WHERE fs.file = f.id)
             FROM files f WHERE f.rejects > 0 OR f.conflicts > 0 OR f.damage IS NOT NULL ORDER BY f.id
             """)
-        // In the order they were stored (the index on file gives it; no sort): a file of
-        // millions of rejected lines sorted by line took a gigabyte of SQLite's memory and 40 s
-        // of every later command. A kind's rows are stored in line order; the kinds are put in
-        // the order of their first line below.
+        // In the order they were stored (SQLite's index on file gives it without a sort): a
+        // file of millions of rejected lines sorted by line took a gigabyte of SQLite's memory
+        // and 40 s of every later command. Rows come mostly in line order, not always (a
+        // PostgreSQL batch stores its NUL lines first): what a read in line order told is
+        // rebuilt below from each kind's and reason's lowest line.
         let rows = try db.query("SELECT kind, reason, line FROM rejects WHERE file = ? ORDER BY id")
         // Each distinct reason is classified and grouped once (a file's rejects repeat a few).
         var classified: [String: (kind: String, grouped: String)] = [:]
@@ -332,7 +333,7 @@ package final class DatabaseReader {
             var kinds: [RejectedLinesRule.Problems] = []
             var firstLines: [Int64] = []
             var reasonCounts: [[String: Int]] = []
-            var reasonOrder: [[String]] = []
+            var reasonFirstLines: [[String: Int64]] = []
             func add(_ rowKind: String, _ reason: String, line: Int64?) {
                 let key = rowKind + "\u{0}" + reason
                 let (kind, grouped) = classified[key] ?? {
@@ -345,13 +346,13 @@ package final class DatabaseReader {
                 if i < 0 {
                     kinds.append(RejectedLinesRule.Problems(kind: kind, count: 0, reasons: [], lines: []))
                     firstLines.append(.max)
-                    reasonCounts.append([:]); reasonOrder.append([])
+                    reasonCounts.append([:]); reasonFirstLines.append([:])
                     i = kinds.count - 1
                 }
                 kinds[i].count += 1
-                if reasonCounts[i][grouped] == nil { reasonOrder[i].append(grouped) }
                 reasonCounts[i][grouped, default: 0] += 1
                 // No line sorts first, as SQLite sorts NULL.
+                reasonFirstLines[i][grouped] = min(reasonFirstLines[i][grouped] ?? .max, line ?? .min)
                 firstLines[i] = min(firstLines[i], line ?? .min)
                 // The kind's 20 lowest line numbers, in order (rows come mostly in line order).
                 if let line, kinds[i].lines.count < 20 || line < kinds[i].lines.last! {
@@ -365,8 +366,11 @@ package final class DatabaseReader {
                 sawDamage = sawDamage || rowKind == "damage"
                 add(rowKind, rows.text(1) ?? "", line: rows.optionalInt(2))
             }
+            // Most common first; of equal counts, the one met first in line order.
             for i in kinds.indices {
-                kinds[i].reasons = reasonOrder[i].map { ($0, reasonCounts[i][$0]!) }.sorted { $0.1 > $1.1 }
+                let first = reasonFirstLines[i]
+                kinds[i].reasons = reasonCounts[i].map { ($0.key, $0.value) }
+                    .sorted { ($1.1, first[$0.0]!) < ($0.1, first[$1.0]!) }
             }
             // By first line, as a read in line order met them.
             kinds = kinds.indices.sorted { (firstLines[$0], $0) < (firstLines[$1], $1) }.map { kinds[$0] }

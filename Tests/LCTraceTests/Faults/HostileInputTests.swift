@@ -707,11 +707,17 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         let w = try SQLiteDatabase(path: db)
         try w.execute("INSERT INTO rejects (file, kind, line, reason) VALUES (1, 'line', 1, 'not valid JSON: expected ''{'', found ''q'' at column 1')")
         try w.execute("INSERT INTO rejects (file, kind, line, reason) VALUES (1, 'line', NULL, 'key ''name'': expected a string at column 9')")
+        // Two reasons of one count, stored against their line order: the first in line order leads.
+        try w.execute("INSERT INTO rejects (file, kind, line, reason) VALUES (1, 'line', 2000, 'unsupported format version 3 (lctrace reads version 1)')")
+        try w.execute("INSERT INTO rejects (file, kind, line, reason) VALUES (1, 'line', 1000, 'unsupported format version 2 (lctrace reads version 1)')")
         let problems = try DatabaseReader(db: w).fileProblems()
         XCTAssertEqual(problems.count, 1)
         let kinds = problems[0].1.kinds
         // A row of no line first, as SQLite sorts NULL.
-        XCTAssertEqual(kinds.map(\.kind), ["wrong-type", "not-json", "missing-key"])
+        XCTAssertEqual(kinds.map(\.kind), ["wrong-type", "not-json", "missing-key", "newer-version"])
+        XCTAssertEqual(kinds[3].reasons.map(\.0), ["unsupported format version 2 (lctrace reads version 1)",
+                                                    "unsupported format version 3 (lctrace reads version 1)"])
+        XCTAssertEqual(kinds[3].lines, [1000, 2000])
         XCTAssertEqual(kinds[0].lines, [])
         XCTAssertEqual(kinds[0].reasons.map(\.0), ["key 'name': expected a string"])
         XCTAssertEqual(kinds[1].count, 2971)

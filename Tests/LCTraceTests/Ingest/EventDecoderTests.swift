@@ -191,6 +191,9 @@ final class EventDecoderTests: XCTestCase {
         XCTAssertEqual(scanner("1.05"), .fraction)
         XCTAssertEqual(scanner("10e-2"), .fraction)
         XCTAssertEqual(scanner("1e19"), .outOfRange)
+        // As many digits as a line holds: 0.000…1e150000 is exactly 1.
+        XCTAssertEqual(scanner("0." + String(repeating: "0", count: 149_999) + "1e150000"), .value(1))
+        XCTAssertEqual(scanner("-0." + String(repeating: "0", count: 199_999) + "5e200000"), .value(-5))
     }
 
     func testRequiredKeysAndTypes() {

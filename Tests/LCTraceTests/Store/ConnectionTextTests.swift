@@ -11,13 +11,15 @@ final class ConnectionTextTests: TemporaryDirectoryTestCase {
 
     func testValuesMeantForAServerAreNotPaths() {
         let s = Self.secret
-        for text in ["host=127.0.0.1 user=qa password=\(s) dbname=lc", "dbname=lc", " HOST = h port=5",
+        for text in ["host=127.0.0.1 user=qa password=\(s) dbname=lc", " HOST = h port=5",
                      "host=h password='a b \(s)' user=u", "mydir/password = \(s)", "x?password%3D\(s)",
-                     " postgresql://qa:\(s)@h/lc", "postgresql:/qa:\(s)@h/lc", "Postgres:qa", "pg://qa:\(s)@h/lc",
-                     "mysql://qa@h/lc"] {
+                     " postgresql://qa:\(s)@h/lc", "postgresql:/qa:\(s)@h/lc", "Postgres:/qa", "pg://qa:\(s)@h/lc",
+                     "mysql://qa@h/lc", "qa:\(s)@db.example.com", "qa:\(s)@db.example.com/lc", "postgresql:qa:\(s)@h/lc",
+                     "//qa:\(s)@h/lc", "host=h oauth_client_secret=\(s)", "host=h port=5"] {
             XCTAssertNotNil(ConnectionText.notAPath(text), text)
         }
-        for path in ["lctrace.db", "/tmp/a b/c.db", "weird name=1.db", "./hosts=x.db", "C:\\x\\lctrace.db", "postgresql.db", "data/pg:1.db"] {
+        for path in ["lctrace.db", "/tmp/a b/c.db", "weird name=1.db", "./hosts=x.db", "postgresql.db", "data/pg:1.db",
+                     "postgres:copy.db", "host=web1/lctrace.db", "dbname=x", "me@home/lctrace.db", "a@b:c.db"] {
             XCTAssertNil(ConnectionText.notAPath(path), path)
         }
     }
@@ -32,6 +34,15 @@ final class ConnectionTextTests: TemporaryDirectoryTestCase {
             ("postgresql:/qa:\(s)@h/lc", "postgresql:/qa@h/lc"),
             ("pg://qa@h/lc?sslmode=require&pass%77ord=\(s)&PASSWORD=\(s)", "pg://qa@h/lc?sslmode=require&pass%77ord=***&PASSWORD=***"),
             ("mydir/password%3D\(s)", "mydir/password%3D***"),
+            // A connection string's value ends at unescaped white space only.
+            ("password=ab&\(s) host=h", "password=*** host=h"),
+            (#"host=h password=se\ \#(s) dbname=x"#, "host=h password=*** dbname=x"),
+            ("host=h oauth_client_secret=\(s) scram_client_key=\(s)", "host=h oauth_client_secret=*** scram_client_key=***"),
+            // Credentials without a scheme or its slashes, to the last '@' of their part.
+            ("qa:\(s)@db.example.com/lc", "qa@db.example.com/lc"),
+            ("postgresql:qa:\(s)@h/lc", "postgresql@h/lc"),
+            ("postgresql://qa:p@\(s)@h/lc", "postgresql://qa@h/lc"),
+            ("postgresql://qa@h/lc?oauth_client_secret=\(s)", "postgresql://qa@h/lc?oauth_client_secret=***"),
             ("lctrace.db", "lctrace.db"),
         ]
         for (text, expected) in cases {
@@ -54,5 +65,17 @@ final class ConnectionTextTests: TemporaryDirectoryTestCase {
             }
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir).sorted(), ["t.jsonl"])
+    }
+
+    /// A database given where trace files go is refused as one, with where it goes, and never
+    /// shown with its password as a missing file.
+    func testADatabaseGivenAsATraceFileIsRefused() {
+        for given in ["postgresql://qa:\(Self.secret)@h/lc", "host=h password=\(Self.secret)", "qa:\(Self.secret)@h/lc"] {
+            let r = TestSupport.run(["ingest", "--db", dir + "/x.db", given, dir], workingDirectory: dir)
+            XCTAssertEqual(r.status, 64, r.err)
+            XCTAssertTrue(r.err.contains("is a database, not a trace file") && r.err.contains("Hint: a database goes after --db"), r.err)
+            XCTAssertFalse(r.err.contains(Self.secret), r.err)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/x.db"))
     }
 }
