@@ -175,7 +175,8 @@ enum ArgumentParser {
                 let hint = database && spec.options.contains(where: { $0.name == "db" }) && result.values["db"] == nil
                     ? "a database goes after --db: lctrace \(spec.name) --db \(Shell.word(Storage.shown(extra)))"
                     : "usage: \(spec.usage)"
-                throw UsageError("unexpected argument '\(Storage.shown(extra))' for 'lctrace \(spec.name)'", hint: hint)
+                let given = ConnectionText.notAPath(extra) == nil ? "'\(Storage.shown(extra))'" : "(a database URL or connection string, not shown)"
+                throw UsageError("unexpected argument \(given) for 'lctrace \(spec.name)'", hint: hint)
 
             }
         }

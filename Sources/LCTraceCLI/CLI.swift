@@ -231,7 +231,10 @@ package enum CLI {
     }
 
     /// Turns an error into a message on stderr and an exit status: the one place that does so.
+    /// Every line goes through `ConnectionText.scrubbedLine`: a database URL typed where
+    /// another value was expected is echoed by messages that know nothing of databases.
     static func report(_ error: Error, _ console: Console) -> Int32 {
+        func shown(_ text: String) -> String { LCTraceCLI.shown(ConnectionText.scrubbedLine(text)) }
         switch error {
         case let e as UsageError:
             var text = "Error: \(shown(e.message))\n"
@@ -252,7 +255,7 @@ package enum CLI {
             case .refused: return ExitStatus.usage
             }
         case let e as QueryStopped:
-            console.writeError("Error: \(e.message)\n")
+            console.writeError("Error: \(ConnectionText.scrubbedLine(e.message))\n")
             return ExitStatus.ioError
         default:
             console.writeError("Error: \(shown(String(describing: error)))\n")

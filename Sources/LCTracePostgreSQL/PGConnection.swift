@@ -266,54 +266,12 @@ final class PGConnection {
 
     deinit { PQfinish(handle) }
 
-    /// `url` as every output shows it: without the user's password (`user:pass@` → `user@`)
-    /// and without any parameter whose name names a secret (`password=`, `sslpassword=`,
-    /// `oauth_client_secret=`, `scram_client_key=`: `ConnectionText.isSecretKey`, percent-encoded or not), so a follow-up command pasted as printed still runs, libpq
-    /// taking the password from PGPASSWORD, ~/.pgpass or a passfile. The user information
-    /// ends where libpq ends it: at the first `@` before any `/`.
-    static func withoutPassword(_ url: String) -> String {
-        guard let scheme = url.range(of: "://") else { return url }
-        var rest = Substring(url[scheme.upperBound...])
-        if let end = rest.firstIndex(where: { $0 == "@" || $0 == "/" }), rest[end] == "@" {
-            let user = rest[..<end].prefix { $0 != ":" }
-            rest = user.isEmpty ? rest[rest.index(after: end)...] : Substring(user + rest[end...])
-        }
-        var shown = String(url[..<scheme.upperBound])
-        guard let question = rest.firstIndex(of: "?") else { return shown + rest }
-        shown += rest[..<question]
-        let kept = rest[rest.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).filter { parameter in
-            let key = parameter.prefix { $0 != "=" }
-            return !ConnectionText.isSecretKey(String(key).removingPercentEncoding ?? String(key))
-        }
-        return kept.isEmpty ? shown : shown + "?" + kept.joined(separator: "&")
-    }
+    /// `url` as every output shows it, without any secret (`ConnectionText.shownLocation`).
+    static func withoutPassword(_ url: String) -> String { ConnectionText.shownLocation(url) }
 
-    /// The passwords `url` carries, as written and decoded: libpq quotes a token it cannot
-    /// decode in its message, so these are taken out of its words too.
-    static func passwords(in url: String) -> [String] {
-        guard let scheme = url.range(of: "://") else { return [] }
-        let rest = url[scheme.upperBound...]
-        var found: [String] = []
-        if let end = rest.firstIndex(where: { $0 == "@" || $0 == "/" }), rest[end] == "@",
-           let colon = rest[..<end].firstIndex(of: ":") {
-            found.append(String(rest[rest.index(after: colon)..<end]))
-        }
-        if let question = rest.firstIndex(of: "?") {
-            for parameter in rest[rest.index(after: question)...].split(separator: "&") {
-                let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                if pair.count == 2, ConnectionText.isSecretKey(String(pair[0]).removingPercentEncoding ?? String(pair[0])) {
-                    found.append(String(pair[1]))
-                }
-            }
-        }
-        found += found.compactMap { $0.removingPercentEncoding }
-        return found.filter { !$0.isEmpty }
-    }
-
-    /// `message` with every password of `url` replaced by `***`.
-    static func scrubbed(_ message: String, of url: String) -> String {
-        passwords(in: url).sorted { $0.count > $1.count }.reduce(message) { $0.replacingOccurrences(of: $1, with: "***") }
-    }
+    /// `message` with every secret of `url` replaced by `***`: libpq and the server quote what
+    /// they cannot use (a token they cannot decode, a host, a database name).
+    static func scrubbed(_ message: String, of url: String) -> String { ConnectionText.scrubbed(message, of: url) }
 
     /// libpq's messages span lines, indented with tabs ("server closed the connection
     /// unexpectedly\n\tThis probably means…"): one line of single spaces for `Error:`.

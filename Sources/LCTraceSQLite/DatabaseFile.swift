@@ -23,9 +23,10 @@ package struct SQLiteBackendKind: StorageBackendKind {
     package init() {}
     package var name: String { "sqlite" }
     package func claims(_ location: String) -> Bool { true }
-    /// A path as given; a value meant for a server (refused when opened) without its password.
+    /// A path as given. A value meant for a server is refused when opened, and never shown:
+    /// typed wrong, it may hold its password anywhere (`u:pa ss@h`, `pa?ss`, `pwd=`).
     package func shown(_ location: String) -> String {
-        ConnectionText.notAPath(location) == nil ? location : ConnectionText.redacted(location)
+        ConnectionText.notAPath(location) == nil ? location : ConnectionText.hidden
     }
     package var ddl: String { SQLiteSchema.ddl }
 
@@ -39,7 +40,7 @@ package struct SQLiteBackendKind: StorageBackendKind {
     /// made a file named after the password).
     private func refuseConnectionText(_ location: String) throws {
         guard let why = ConnectionText.notAPath(location) else { return }
-        throw DatabaseFileError(line: "database \(shown(location)) is \(why)", hint: nil)
+        throw DatabaseFileError(line: "the database given (--db or $LCTRACE_DB, not shown: it may hold a password) is \(why)", hint: nil)
     }
 
     package func openForWriting(_ location: String, create: Bool, stop: StopRequest?) throws -> any StorageBackend {

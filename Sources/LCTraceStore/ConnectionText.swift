@@ -1,9 +1,11 @@
 import Foundation
 
-/// `--db` values that are meant for a database server rather than a file: told apart before
-/// the embedded backend takes them for a path (it claims every value no other backend does),
-/// so a mistyped URL or a libpq connection string is refused by what it is, and its password
-/// never reaches a message, a hint or a file name.
+/// Database locations and messages as outputs may show them: never a secret. A `--db` value
+/// meant for a server rather than a file is told apart before the embedded backend takes it
+/// for a path (it claims every value no other backend does), so a mistyped URL or a libpq
+/// connection string is refused by what it is; and every URL, key and credential that could
+/// hold a password is shown without it, however it was typed (a `/` or `@` left unencoded in
+/// a password, a parameter after a wrong separator, a secret inside `options`).
 package enum ConnectionText {
     /// libpq's connection keywords (https://www.postgresql.org/docs/current/libpq-connect.html):
     /// a value made of `keyword=value` words is a connection string, not a path.
@@ -13,49 +15,224 @@ package enum ConnectionText {
         "service", "target_session_attrs", "client_encoding", "gssencmode", "krbsrvname", "channel_binding",
     ]
 
-    /// A connection parameter whose value is a secret: a password (`password`, `sslpassword`),
-    /// a client secret (`oauth_client_secret`) or a SCRAM key (`scram_client_key`).
+    /// What a key naming a secret holds: `password`, `sslpassword`, `passwd`, `pwd`,
+    /// `oauth_client_secret`, `scram_client_key`.
+    static let secretWords = ["password", "passwd", "pwd", "secret", "scram"]
+
     package static func isSecretKey(_ key: String) -> Bool {
         let key = key.lowercased()
-        return key.contains("password") || key.contains("secret") || key.hasPrefix("scram_")
+        return secretWords.contains { key.contains($0) }
     }
 
+    // MARK: Paths or not
+
     /// Why `location` is not a file path, or nil when it may be one: a URL (`scheme://…`, or
-    /// `postgres:/`, `postgresql:/` with one slash), credentials (`user:secret@host`), or a
-    /// libpq string of `keyword=value` words (two or more, or one naming a secret).
+    /// `postgres:/`, `postgresql:/` with one slash), credentials (a `:` and a later `@`), a
+    /// secret's key with its value, or a libpq string of two or more `keyword=value` words.
     package static func notAPath(_ location: String) -> String? {
         let trimmed = location.trimmingCharacters(in: .whitespacesAndNewlines)
         let lower = trimmed.lowercased()
         if lower.hasPrefix("postgres:/") || lower.hasPrefix("postgresql:/") || trimmed.contains("://") || holdsCredentials(trimmed) {
-            let spaced = trimmed != location ? " (spaces around it)" : ""
+            let spaced = trimmed != location ? " (with spaces around it)" : ""
             return "a URL lctrace cannot use\(spaced): a PostgreSQL database is postgresql://USER@HOST:PORT/DBNAME (or postgres://…)"
         }
-        if pairs(trimmed).filter({ keywords.contains($0.key.lowercased()) }).count >= 2 || hasSecretKey(trimmed) {
+        if pairs(trimmed).filter({ keywords.contains($0.key.lowercased()) }).count >= 2 || !secretValues(in: trimmed).isEmpty {
             return "a libpq connection string, which lctrace does not take: give the database as postgresql://USER@HOST:PORT/DBNAME?options=…"
         }
         return nil
     }
 
-    /// `user:secret@host` somewhere: a `/`-separated part with a `:` before its last `@`.
+    /// `user:secret@host` somewhere: a `:` with an `@` after it (a password may hold spaces,
+    /// `/` and `@`).
     static func holdsCredentials(_ text: String) -> Bool {
-        text.split(whereSeparator: { $0 == "/" || $0.isWhitespace }).contains { part in
-            part.lastIndex(of: "@").map { part[..<$0].contains(":") } ?? false
-        }
+        guard let colon = text.firstIndex(of: ":") else { return false }
+        return text[colon...].contains("@")
     }
 
-    /// A key naming a secret followed by its '=' (`password=`, `sslpassword =`, `password%3D`).
-    static func hasSecretKey(_ text: String) -> Bool {
-        var i = text.startIndex
-        while i < text.endIndex {
-            let keyEnd = text[i...].firstIndex { $0 == "=" || $0 == "%" } ?? text.endIndex
-            guard keyEnd < text.endIndex else { return false }
-            let isEquals = text[keyEnd] == "=" || text[keyEnd...].lowercased().hasPrefix("%3d")
-            let key = text[i..<keyEnd].split(whereSeparator: { " \t\n&?;".contains($0) }).last.map(String.init) ?? ""
-            if isEquals, isSecretKey(key.trimmingCharacters(in: .whitespaces)) { return true }
-            i = text.index(after: keyEnd)
+    // MARK: The secrets a text holds
+
+    /// `%XX` escapes decoded where they are valid, the rest as written (`p%61ssword%zz`).
+    static func bestEffortDecoded<S: StringProtocol>(_ text: S) -> String {
+        var bytes: [UInt8] = []
+        let raw = Array(text.utf8)
+        var i = 0
+        func hex(_ b: UInt8) -> UInt8? {
+            switch b {
+            case 0x30...0x39: return b - 0x30
+            case 0x41...0x46: return b - 0x41 + 10
+            case 0x61...0x66: return b - 0x61 + 10
+            default: return nil
+            }
         }
-        return false
+        while i < raw.count {
+            if raw[i] == 0x25, i + 2 < raw.count, let h = hex(raw[i + 1]), let l = hex(raw[i + 2]) {
+                bytes.append(h << 4 | l)
+                i += 3
+            } else {
+                bytes.append(raw[i])
+                i += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
+
+    /// Where the values of secret keys stand in `text`: a key naming a secret, then `=` or `:`
+    /// (spaces around it), then a value quoted with `'` or running to white space, `&`, `;`,
+    /// `,` or a quote. A connection string's `\` escapes a character of the value.
+    static func secretValueRanges(in text: String) -> [Range<String.Index>] {
+        let lower = text.lowercased()
+        // Lower-casing that changes the count of characters (rare scripts): the text as it is.
+        let f = Array(lower.count == text.count ? lower : text), t = Array(text)
+        let starts = text.indices.map { $0 } + [text.endIndex]
+        func isKeyCharacter(_ c: Character) -> Bool { c.isLetter || c.isNumber || c == "_" || c == "." || c == "-" }
+        var out: [Range<String.Index>] = []
+        var i = 0
+        while i < f.count {
+            guard let word = secretWords.first(where: { w in i + w.count <= f.count && String(f[i..<i + w.count]) == w }) else { i += 1; continue }
+            // The whole key around the word: letters, digits, `_`, `.`, `-`.
+            var keyStart = i
+            while keyStart > 0, isKeyCharacter(f[keyStart - 1]) { keyStart -= 1 }
+            var j = i + word.count
+            while j < f.count, isKeyCharacter(f[j]) { j += 1 }
+            var k = j
+            while k < f.count, f[k] == " " || f[k] == "\t" { k += 1 }
+            // `:` only after a bare `password`, `passwd` or `pwd` (a host named secret-db:5432 is a host).
+            let key = String(f[keyStart..<j])
+            guard k < f.count, f[k] == "=" || (f[k] == ":" && ["password", "passwd", "pwd"].contains(key)) else { i = j; continue }
+            k += 1
+            while k < f.count, f[k] == " " || f[k] == "\t" { k += 1 }
+            let start = k
+            if k < f.count, t[k] == "'" {
+                k += 1
+                while k < f.count, t[k] != "'" { if t[k] == "\\" { k += 1 }; k += 1 }
+                k = min(k + 1, f.count)
+            } else {
+                while k < f.count, !t[k].isWhitespace, !"&;,'\"".contains(t[k]) { if t[k] == "\\" { k += 1 }; k += 1 }
+                k = min(k, f.count)
+            }
+            if k > start { out.append(starts[start]..<starts[k]) }
+            i = max(k, j)
+        }
+        return out
+    }
+
+    /// The secret values of `text` as written: those of secret keys (in the text and in its
+    /// `%`-decoded form) and the password of credentials, with its parts.
+    package static func secretValues(in text: String) -> [String] {
+        var found: [String] = []
+        let decoded = bestEffortDecoded(text)
+        for t in [text, decoded] {
+            found += secretValueRanges(in: t).map { String(t[$0]).trimmingCharacters(in: CharacterSet(charactersIn: "'")) }
+        }
+        var parts: [String] = []
+        if let password = credentialsPassword(in: text) {
+            found.append(password)
+            // Its parts too, which libpq quotes when it reads them as a host or a port (3
+            // characters at least: shorter ones would scrub common words).
+            parts = password.split(whereSeparator: { "/@:? ".contains($0) }).map(String.init).filter { $0.count >= 3 }
+        }
+        found += found.map { bestEffortDecoded($0) }
+        return Array(Set((found + parts).filter { !$0.isEmpty && $0 != "***" }))
+    }
+
+    /// The password of `user:password@host` in `text`: after the first `:` of the user
+    /// information (after `//`, else after the scheme's `:`, else from the start) up to the
+    /// last `@` before any `?`.
+    static func credentialsPassword(in text: String) -> String? {
+        guard let span = credentialsSpan(in: text) else { return nil }
+        return String(text[span.password])
+    }
+
+    /// Where the user information of `text` stands, and its password within it.
+    static func credentialsSpan(in text: String) -> (user: Range<String.Index>, password: Range<String.Index>)? {
+        var start = text.startIndex
+        if let slashes = text.range(of: "//") { start = slashes.upperBound }
+        else if let scheme = text.range(of: ":/") { start = text[scheme.upperBound...].firstIndex { $0 != "/" } ?? text.endIndex }
+        else if let scheme = text.firstIndex(of: ":"), text[..<scheme].lowercased().hasPrefix("postgres") { start = text.index(after: scheme) }
+        var end = text[start...].firstIndex(of: "?") ?? text.endIndex
+        // A `?` inside the password (`u:pa?ss@host`): the part before it holds a `:` but no `@`
+        // and no `/`, and an `@` follows. (A URL with no user, a port, no database and an `@`
+        // in a parameter is then shown cut short: never a password.)
+        if end < text.endIndex, !text[start..<end].contains("@"), !text[start..<end].contains("/"),
+           text[start..<end].contains(":"), let at = text[end...].firstIndex(of: "@") {
+            end = text.index(after: at)
+        }
+        guard let at = text[start..<end].lastIndex(of: "@"), let colon = text[start..<at].firstIndex(of: ":") else { return nil }
+        return (start..<colon, text.index(after: colon)..<at)
+    }
+
+    // MARK: Shown
+
+    /// What stands for a value meant for a server that lctrace refuses: not shown at all.
+    package static let hidden = "URL"
+
+    /// `location` (a URL the PostgreSQL backend takes, or any `--db` value) as outputs show
+    /// it: the user's password taken out (`user:secret@` → `user@`, to the last `@` before the
+    /// parameters), every parameter whose key names a secret dropped, every other whose value
+    /// holds a secret (inside `options`) or credentials shown as `***`, and any other secret
+    /// key's value (after a wrong separator) as `***`. A follow-up command pasted as printed
+    /// still runs: libpq takes the password from PGPASSWORD, ~/.pgpass or a passfile.
+    package static func shownLocation(_ location: String) -> String {
+        var text = location
+        if let span = credentialsSpan(in: text) {
+            // The colon goes with the password; an empty user takes its '@' along.
+            let colon = text.index(before: span.password.lowerBound)
+            let at = span.password.upperBound
+            text.replaceSubrange(colon...at, with: span.user.isEmpty ? "" : "@")
+        }
+        var head = text, query: String?
+        if text.contains("://") || text.lowercased().hasPrefix("postgres"), let question = text.firstIndex(of: "?") {
+            // (After the credentials went: a `?` of the password went with them.)
+            head = String(text[..<question])
+            query = String(text[text.index(after: question)...])
+        }
+        head = maskingSecretValues(head)
+        guard let query else { return head }
+        let kept = query.split(separator: "&", omittingEmptySubsequences: false).compactMap { parameter -> String? in
+            let key = parameter.prefix { $0 != "=" }
+            if isSecretKey(bestEffortDecoded(key)) { return nil }
+            let value = key.count < parameter.count ? parameter[parameter.index(after: key.endIndex)...] : ""
+            let decoded = bestEffortDecoded(value)
+            if !secretValueRanges(in: decoded).isEmpty || holdsCredentials(decoded) { return key + "=***" }
+            return String(parameter)
+        }
+        return kept.isEmpty ? head : head + "?" + kept.joined(separator: "&")
+    }
+
+    /// `text` with the value of every secret key (`password=…`, `pwd: …`) as `***`.
+    static func maskingSecretValues(_ text: String) -> String {
+        var out = text
+        for range in secretValueRanges(in: text).reversed() { out.replaceSubrange(range, with: "***") }
+        return out
+    }
+
+    /// `message` with every secret of `location` as `***` (libpq and the server quote what
+    /// they cannot use: a database name, a host, a token they cannot decode).
+    package static func scrubbed(_ message: String, of location: String) -> String {
+        secretValues(in: location).sorted { $0.count > $1.count }.reduce(message) { $0.replacingOccurrences(of: $1, with: "***") }
+    }
+
+    /// A line of an error or a hint as the command line prints it: every URL in it shown
+    /// without secrets (`shownLocation`), and any credentials or secret key's value `***`: a
+    /// value typed where another was expected (`--output postgresql://u:pw@h/db`) is echoed by
+    /// messages that know nothing of databases.
+    package static func scrubbedLine(_ line: String) -> String {
+        guard line.contains("@") || secretWords.contains(where: line.lowercased().contains) else { return line }
+        var out = ""
+        var word = ""
+        // Word by word (a URL is one), then the secret keys of the whole line.
+        func flush() {
+            out += holdsCredentials(word) || word.contains("://") ? shownLocation(word) : word
+            word = ""
+        }
+        for c in line {
+            if c.isWhitespace || c == "'" || c == "\"" || c == "`" { flush(); out.append(c) } else { word.append(c) }
+        }
+        flush()
+        return maskingSecretValues(out)
+    }
+
+    // MARK: libpq connection strings
 
     /// The `keyword=value` words of a libpq connection string (values quoted with `'`, `\`
     /// escaping), with where each value stands.
@@ -89,60 +266,5 @@ package enum ConnectionText {
             }
             out.append((key, valueStart..<i))
         }
-    }
-
-    /// `text` with whatever may be a secret taken out: the `:secret` of `user:secret@host`
-    /// (to the last `@` of its part; the user too when the part has no `//` before it), every
-    /// URL parameter whose key, decoded, names a secret, and every such value of a connection
-    /// string, replaced by `***`.
-    package static func redacted(_ text: String) -> String {
-        if text.contains(":/") || holdsCredentials(text) {
-            var out = ""
-            var query = false
-            // Part by part between '/' and white space: a part's credentials end at its last '@'.
-            var part = ""
-            func flush() {
-                if !query, let at = part.lastIndex(of: "@"), let colon = part[..<at].firstIndex(of: ":") {
-                    part.removeSubrange(colon..<at)
-                }
-                out += part
-                part = ""
-            }
-            for c in text {
-                if !query && c == "?" { flush(); query = true }
-                if !query && (c == "/" || c.isWhitespace) { flush(); out.append(c); continue }
-                part.append(c)
-            }
-            flush()
-            guard let question = out.firstIndex(of: "?") else { return out }
-            let parameters = out[out.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { parameter in
-                let key = parameter.prefix { $0 != "=" }
-                let secret = isSecretKey(String(key).removingPercentEncoding ?? String(key))
-                    || isSecretKey(String(key)) || hasSecretKey(String(parameter))
-                return secret && key.count < parameter.count ? key + "=***" : String(parameter)
-            }
-            return out[...question] + parameters.joined(separator: "&")
-        }
-        var out = text
-        for (key, value) in pairs(text).reversed() where isSecretKey(key) {
-            out.replaceSubrange(value, with: "***")
-        }
-        // What `pairs` cannot read (a key in a path: `mydir/password=x`): to the end of its word.
-        var searchFrom = out.startIndex
-        while let range = out.range(of: "password", options: .caseInsensitive, range: searchFrom..<out.endIndex) {
-            var i = range.upperBound
-            while i < out.endIndex, out[i] == " " || out[i] == "\t" { i = out.index(after: i) }
-            var valueStart: String.Index?
-            if i < out.endIndex, out[i] == "=" { valueStart = out.index(after: i) }
-            else if out[i...].lowercased().hasPrefix("%3d") { valueStart = out.index(i, offsetBy: 3) }
-            guard var start = valueStart else { searchFrom = range.upperBound; continue }
-            while start < out.endIndex, out[start] == " " || out[start] == "\t" { start = out.index(after: start) }
-            if out[start...].hasPrefix("***") { searchFrom = out.index(start, offsetBy: 3); continue }
-            var end = start
-            while end < out.endIndex, !out[end].isWhitespace { end = out.index(after: end) }
-            out.replaceSubrange(start..<end, with: "***")
-            searchFrom = out.index(start, offsetBy: 3)
-        }
-        return out
     }
 }

@@ -39,8 +39,9 @@ enum IngestCommand: Command {
         // A database given where trace files go (`lctrace ingest postgresql://… logs/`) is
         // refused as one, not reported as a missing file with its password.
         if let database = args.positionals.first(where: { ConnectionText.notAPath($0) != nil || Storage.isServer($0) }) {
-            throw UsageError("'\(Storage.shown(database))' is a database, not a trace file",
-                             hint: "a database goes after --db: lctrace ingest --db \(Shell.word(Storage.shown(database))) PATH...")
+            let url = Storage.isServer(database) ? Shell.word(Storage.shown(database)) : ConnectionText.hidden
+            throw UsageError("an argument is a database\(Storage.isServer(database) ? " (\(url))" : " (not shown: it may hold a password)"), not a trace file",
+                             hint: "a database goes after --db: lctrace ingest --db \(url) PATH...")
         }
         let console = context.console
         let signals = SignalWatch()

@@ -24,31 +24,63 @@ final class ConnectionTextTests: TemporaryDirectoryTestCase {
         }
     }
 
-    func testRedactedTextHoldsNoPassword() {
+    /// No fragment of the secret (4 characters or more) in `text`.
+    private func assertNoSecret(_ text: String, _ context: String, file: StaticString = #filePath, line: UInt = #line) {
         let s = Self.secret
-        let cases: [(String, String)] = [
-            ("host=127.0.0.1 user=qa password=\(s) dbname=lc", "host=127.0.0.1 user=qa password=*** dbname=lc"),
+        for start in 0...(s.count - 4) {
+            let piece = String(s.dropFirst(start).prefix(4))
+            XCTAssertFalse(text.contains(piece), "\(context) → \(text)", file: file, line: line)
+        }
+    }
+
+    /// Every value a user may type, well or badly: shown without a fragment of the secret,
+    /// and a well-formed URL shown exactly as before (it is pasted into follow-up commands).
+    func testShownLocationsHoldNoSecret() {
+        let s = Self.secret
+        let exact: [(String, String)] = [
+            ("postgresql://qa:\(s)@db.example:5432/lc", "postgresql://qa@db.example:5432/lc"),
+            ("postgresql://:\(s)@db.example/lc", "postgresql://db.example/lc"),
+            ("postgresql://qa@db.example/lc?sslmode=require&password=\(s)&connect_timeout=3",
+             "postgresql://qa@db.example/lc?sslmode=require&connect_timeout=3"),
+            ("postgresql://qa@h/lc?pass%77ord=\(s)&oauth_client_secret=\(s)&p%61ssword%zz=\(s)", "postgresql://qa@h/lc"),
+            ("postgresql://qa@h/lc?options=-csearch_path%3Dx", "postgresql://qa@h/lc?options=-csearch_path%3Dx"),
+            ("postgresql://qa@h/lc?options=-csearch_path%3Dno_password_here", "postgresql://qa@h/lc?options=-csearch_path%3Dno_password_here"),
+            ("postgresql://qa@h/lc?options=-csearch_path%3Dx%20-cx.password%3D\(s)", "postgresql://qa@h/lc?options=***"),
+            ("postgresql://qa@h/lc?dbname=postgresql://qa:\(s)@h2", "postgresql://qa@h/lc?dbname=***"),
+            // A '/', '@', '?' or space left unencoded in the password.
+            ("postgresql://qa:ab/\(s)@h:5432/lc", "postgresql://qa@h:5432/lc"),
+            ("postgresql://qa:ab@\(s)@h:5432/lc", "postgresql://qa@h:5432/lc"),
+            ("postgresql://qa:ab?\(s)@h:5432/lc", "postgresql://qa@h:5432/lc"),
+            ("postgresql://qa:ab \(s)@h:5432/lc", "postgresql://qa@h:5432/lc"),
+            // A secret after a wrong separator.
+            ("postgresql://qa@h/lc&password=\(s)", "postgresql://qa@h/lc&password=***"),
+            ("postgresql://qa@h/lc password=\(s)", "postgresql://qa@h/lc password=***"),
             ("host=h password = 'a b \(s)' user=u", "host=h password = *** user=u"),
-            (#"host=h sslpassword='q\' \#(s)' dbname=x"#, "host=h sslpassword=*** dbname=x"),
-            (" postgresql://qa:\(s)@h/lc", " postgresql://qa@h/lc"),
-            ("postgresql:/qa:\(s)@h/lc", "postgresql:/qa@h/lc"),
-            ("pg://qa@h/lc?sslmode=require&pass%77ord=\(s)&PASSWORD=\(s)", "pg://qa@h/lc?sslmode=require&pass%77ord=***&PASSWORD=***"),
-            ("mydir/password%3D\(s)", "mydir/password%3D***"),
-            // A connection string's value ends at unescaped white space only.
-            ("password=ab&\(s) host=h", "password=*** host=h"),
             (#"host=h password=se\ \#(s) dbname=x"#, "host=h password=*** dbname=x"),
-            ("host=h oauth_client_secret=\(s) scram_client_key=\(s)", "host=h oauth_client_secret=*** scram_client_key=***"),
-            // Credentials without a scheme or its slashes, to the last '@' of their part.
-            ("qa:\(s)@db.example.com/lc", "qa@db.example.com/lc"),
-            ("postgresql:qa:\(s)@h/lc", "postgresql@h/lc"),
-            ("postgresql://qa:p@\(s)@h/lc", "postgresql://qa@h/lc"),
-            ("postgresql://qa@h/lc?oauth_client_secret=\(s)", "postgresql://qa@h/lc?oauth_client_secret=***"),
             ("lctrace.db", "lctrace.db"),
         ]
-        for (text, expected) in cases {
-            XCTAssertEqual(ConnectionText.redacted(text), expected, text)
-            XCTAssertFalse(ConnectionText.redacted(text).contains(s), text)
+        for (text, expected) in exact {
+            XCTAssertEqual(ConnectionText.shownLocation(text), expected, text)
         }
+        let messy = ["lctrace:\(s) x@127.0.0.1", "Server=h;Uid=u;Pwd=\(s)", "password:\(s)", "host=h sslrootcert=C:/r.crt password=\(s)",
+                     "host=h password=ab:x@\(s)", "user=a:b@c password=\(s)", "foo scram_client_key=\(s)", " postgresql://qa:ab?\(s)@h/lc",
+                     "postgresql:/qa:ab?\(s)@h/lc", "POSTGRESQL:/u:ab/\(s)@h", "qa:ab?\(s)@db.example.com", "postgresql:/u@h/db&password=\(s)",
+                     "postgresql://qa@h/lc?password%3D\(s)", "postgresql://qa@h/lc?password:\(s)", "dir/scram_client_key=\(s)"]
+        for text in messy {
+            assertNoSecret(ConnectionText.shownLocation(text), text)
+            XCTAssertNotNil(ConnectionText.notAPath(text), text)
+        }
+        // What libpq and the server quote back is scrubbed of every secret the value holds.
+        let url = "postgresql://qa:ab/\(s)@h/lc&password=\(s)x"
+        assertNoSecret(ConnectionText.scrubbed(#"invalid integer value "ab/\#(s)" for "port"; database "lc&password=\#(s)x""#, of: url), url)
+        // The net of every error line: URLs, credentials and secret keys anywhere in it.
+        for line in ["unknown command 'postgresql://qa:\(s)@h/lc'", "cannot write 'qa:\(s)@h': no such folder",
+                     "unknown option '-d=host=h password=\(s)'"] {
+            assertNoSecret(ConnectionText.scrubbedLine(line), line)
+        }
+        XCTAssertEqual(ConnectionText.scrubbedLine("unknown command 'postgresql://qa:\(s)@h/lc'"), "unknown command 'postgresql://qa@h/lc'")
+        XCTAssertEqual(ConnectionText.scrubbedLine("key 'password': expected a string"), "key 'password': expected a string")
+        XCTAssertEqual(ConnectionText.shownLocation("postgresql://qa@secret-db:5432/lc"), "postgresql://qa@secret-db:5432/lc")
     }
 
     /// Refused by what it is, exit 74, no file made, the password nowhere in the output.
@@ -67,13 +99,26 @@ final class ConnectionTextTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir).sorted(), ["t.jsonl"])
     }
 
+    /// A URL typed where another value goes (a command, a format, an output file, a session)
+    /// is echoed by messages that know nothing of databases: never with its secret.
+    func testAURLInAnotherSlotIsEchoedWithoutItsSecret() {
+        let url = "postgresql://qa:\(Self.secret)@h/lc"
+        for args in [[url], ["help", url], ["report", "--format", url], ["report", "--output", "/nonexistent/" + url],
+                     ["report", "--color", url], ["timeline", "--session", url], ["report", "-d=" + url],
+                     ["report", "--db", "host=h password=\(Self.secret) port=5"], ["sessions", "qa:ab \(Self.secret)@h"]] {
+            let r = TestSupport.run(args, workingDirectory: dir)
+            XCTAssertNotEqual(r.status, 0, "\(args)")
+            assertNoSecret(r.out + r.err, "\(args)")
+        }
+    }
+
     /// A database given where trace files go is refused as one, with where it goes, and never
     /// shown with its password as a missing file.
     func testADatabaseGivenAsATraceFileIsRefused() {
         for given in ["postgresql://qa:\(Self.secret)@h/lc", "host=h password=\(Self.secret)", "qa:\(Self.secret)@h/lc"] {
             let r = TestSupport.run(["ingest", "--db", dir + "/x.db", given, dir], workingDirectory: dir)
             XCTAssertEqual(r.status, 64, r.err)
-            XCTAssertTrue(r.err.contains("is a database, not a trace file") && r.err.contains("Hint: a database goes after --db"), r.err)
+            XCTAssertTrue(r.err.contains("an argument is a database") && r.err.contains("Hint: a database goes after --db"), r.err)
             XCTAssertFalse(r.err.contains(Self.secret), r.err)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/x.db"))
