@@ -69,8 +69,9 @@ final class StandardConsole: Console {
     /// file) did not reach the log, so a run that would pass exits 74 instead (`CLI.run`).
     private(set) var errorFailure: Int32?
 
-    /// Every byte to file descriptor `fd` (a write may take only part; EINTR is retried); the
-    /// errno of a failed write, nil when all went. A closed pipe ends the process with
+    /// Every byte to file descriptor `fd` (a write may take only part; EINTR is retried, and a
+    /// descriptor left non-blocking by the caller, EAGAIN, is waited for until it takes more);
+    /// the errno of a failed write, nil when all went. A closed pipe ends the process with
     /// SIGPIPE, as it ends `sqlite3` and `cat`.
     @discardableResult
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
@@ -78,7 +79,16 @@ final class StandardConsole: Console {
         var left = bytes.count
         while left > 0 {
             let n = systemWrite(fd, base, left)
-            if n < 0 { if errno == EINTR { continue }; return errno }
+            if n < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                if code == EAGAIN || code == EWOULDBLOCK {
+                    var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&ready, 1, -1)
+                    continue
+                }
+                return code
+            }
             if n == 0 { return EIO }
             base += n
             left -= n

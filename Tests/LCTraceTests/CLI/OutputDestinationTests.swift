@@ -143,6 +143,30 @@ final class OutputDestinationTests: XCTestCase {
         TestSupport.writeLines([#"{"v":1,"sid":"a","seq":0,"t":0,"ev":"session","wall":"2026-11-02T10:15:03.120Z"}"#, "not json"], to: dir + "/bad.jsonl")
         let ingest = "'\(TestSupport.binary)' ingest --db '\(dir)/x.db' '\(dir)/bad.jsonl' 2>/dev/full >/dev/null"
         XCTAssertEqual(try TestSupport.process("/bin/sh", ["-c", ingest], timeout: 120).status, 74)
+        // A standard error left non-blocking (a parent's pipe) that fills up is waited for, not lost.
+        // 200 files of bad lines: about 140 KB of warnings, more than a pipe holds.
+        let many = dir + "/many"
+        try FileManager.default.createDirectory(atPath: many, withIntermediateDirectories: true)
+        for f in 0..<200 {
+            let sid = #"{"v":1,"sid":"s\#(f)","seq":0,"t":0,"ev":"session","wall":"2026-11-02T10:15:03.120Z"}"#
+            TestSupport.writeLines([sid] + (0..<7).map { "not json \(f) \($0)" }, to: many + "/device-\(f)-with-a-long-name-to-fill-the-pipe.jsonl")
+        }
+        let slow = Process()
+        slow.executableURL = URL(fileURLWithPath: TestSupport.binary)
+        slow.arguments = ["ingest", "-q", "--db", dir + "/y.db", many]
+        let errors = Pipe()
+        let writeEnd = errors.fileHandleForWriting.fileDescriptor
+        XCTAssertEqual(fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK), 0)
+        slow.standardError = errors
+        slow.standardOutput = FileHandle.nullDevice
+        try slow.run()
+        try errors.fileHandleForWriting.close()
+        Thread.sleep(forTimeInterval: 1)  // the pipe fills (64 KiB) before anyone reads
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        slow.waitUntilExit()
+        XCTAssertEqual(slow.terminationStatus, 0, said.suffix(300).description)
+        XCTAssertGreaterThan(said.utf8.count, 65_536)
+        XCTAssertEqual(said.components(separatedBy: "more rejected lines").count - 1, 200, said.suffix(300).description)
         // A closed pipe still ends quietly.
         let command = "'\(TestSupport.binary)' query --db '\(db)' 'SELECT * FROM events_v' | head -1 >/dev/null"
         let piped = try TestSupport.process("/bin/sh", ["-c", command], timeout: 120)
