@@ -14,7 +14,8 @@ import LCTraceModel
 struct DatabaseFileError: StorageFailure, CustomStringConvertible {
     package var line: String
     package var hint: String?
-    package var kind: StorageFailureKind { .unavailable }
+    /// 74, or 64 for a value that is no path at all (a URL or connection string mistyped).
+    package var kind: StorageFailureKind = .unavailable
     package var description: String { line }
 }
 
@@ -26,7 +27,7 @@ package struct SQLiteBackendKind: StorageBackendKind {
     /// A path as given. A value meant for a server is refused when opened, and never shown:
     /// typed wrong, it may hold its password anywhere (`u:pa ss@h`, `pa?ss`, `pwd=`).
     package func shown(_ location: String) -> String {
-        ConnectionText.notAPath(location) == nil ? location : ConnectionText.hidden
+        ConnectionText.notAPath(location) == nil ? ConnectionText.shownPath(location) : ConnectionText.hidden
     }
     package var ddl: String { SQLiteSchema.ddl }
 
@@ -40,7 +41,8 @@ package struct SQLiteBackendKind: StorageBackendKind {
     /// made a file named after the password).
     private func refuseConnectionText(_ location: String) throws {
         guard let why = ConnectionText.notAPath(location) else { return }
-        throw DatabaseFileError(line: "the database given (--db or $LCTRACE_DB, not shown: it may hold a password) is \(why)", hint: nil)
+        throw DatabaseFileError(line: "the database given (--db or $LCTRACE_DB, not shown: it may hold a password) is \(why)", hint: nil,
+                                kind: .refused)
     }
 
     package func openForWriting(_ location: String, create: Bool, stop: StopRequest?) throws -> any StorageBackend {

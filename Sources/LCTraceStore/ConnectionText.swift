@@ -19,9 +19,14 @@ package enum ConnectionText {
     /// `oauth_client_secret`, `scram_client_key`.
     static let secretWords = ["password", "passwd", "pwd", "secret", "scram"]
 
+    /// A key naming a secret: one ending in `password`, `passwd`, `pwd` or `secret`
+    /// (`sslpassword`, `x.password`, `oauth_client_secret`), a SCRAM key (`scram_…`), or an odd
+    /// key (`p%61ssword%zz`) holding such a word. Not `password_encryption` or `passfile`.
     package static func isSecretKey(_ key: String) -> Bool {
         let key = key.lowercased()
-        return secretWords.contains { key.contains($0) }
+        if ["password", "passwd", "pwd", "secret"].contains(where: key.hasSuffix) || key.hasPrefix("scram_") { return true }
+        let plain = key.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || "_.-".contains($0) }
+        return !plain && secretWords.contains { key.contains($0) }
     }
 
     // MARK: Paths or not
@@ -32,21 +37,31 @@ package enum ConnectionText {
     package static func notAPath(_ location: String) -> String? {
         let trimmed = location.trimmingCharacters(in: .whitespacesAndNewlines)
         let lower = trimmed.lowercased()
-        if lower.hasPrefix("postgres:/") || lower.hasPrefix("postgresql:/") || trimmed.contains("://") || holdsCredentials(trimmed) {
+        if lower.hasPrefix("postgres:/") || lower.hasPrefix("postgresql:/") || trimmed.contains("://") || holdsCredentials(trimmed)
+            || (trimmed.hasPrefix("//") && trimmed.contains("@")) {
             let spaced = trimmed != location ? " (with spaces around it)" : ""
             return "a URL lctrace cannot use\(spaced): a PostgreSQL database is postgresql://USER@HOST:PORT/DBNAME (or postgres://…)"
         }
-        if pairs(trimmed).filter({ keywords.contains($0.key.lowercased()) }).count >= 2 || !secretValues(in: trimmed).isEmpty {
+        // A connection string starts with a libpq keyword (a path may hold `password=old/`).
+        let words = pairs(trimmed)
+        let startsAsConnectionString = words.first.map { first in
+            first.key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+                && (keywords.contains(first.key.lowercased()) || isSecretKey(first.key))
+                && (words.count >= 2 || isSecretKey(first.key))
+        } ?? false
+        // Or a secret's key and value in a value of no folder (`Server=h;Uid=u;Pwd=…`, `password:…`).
+        if startsAsConnectionString || (!trimmed.contains("/") && !secretValueRanges(in: bestEffortDecoded(trimmed)).isEmpty) {
             return "a libpq connection string, which lctrace does not take: give the database as postgresql://USER@HOST:PORT/DBNAME?options=…"
         }
         return nil
     }
 
-    /// `user:secret@host` somewhere: a `:` with an `@` after it (a password may hold spaces,
-    /// `/` and `@`).
+    /// `user:secret@host` without a scheme: a `:` before an `@` and no `/` before it (a path
+    /// `runs/10:30@ci/lctrace.db` is a path).
     static func holdsCredentials(_ text: String) -> Bool {
-        guard let colon = text.firstIndex(of: ":") else { return false }
-        return text[colon...].contains("@")
+        guard let at = text.lastIndex(of: "@") else { return false }
+        let before = text[..<at]
+        return before.contains(":") && !before.contains("/")
     }
 
     // MARK: The secrets a text holds
@@ -79,7 +94,7 @@ package enum ConnectionText {
     /// Where the values of secret keys stand in `text`: a key naming a secret, then `=` or `:`
     /// (spaces around it), then a value quoted with `'` or running to white space, `&`, `;`,
     /// `,` or a quote. A connection string's `\` escapes a character of the value.
-    static func secretValueRanges(in text: String) -> [Range<String.Index>] {
+    static func secretValueRanges(in text: String, colons: Bool = true) -> [Range<String.Index>] {
         let lower = text.lowercased()
         // Lower-casing that changes the count of characters (rare scripts): the text as it is.
         let f = Array(lower.count == text.count ? lower : text), t = Array(text)
@@ -96,9 +111,12 @@ package enum ConnectionText {
             while j < f.count, isKeyCharacter(f[j]) { j += 1 }
             var k = j
             while k < f.count, f[k] == " " || f[k] == "\t" { k += 1 }
-            // `:` only after a bare `password`, `passwd` or `pwd` (a host named secret-db:5432 is a host).
+            // `:` only after a bare `password`, `passwd` or `pwd` starting a word (a host named
+            // secret-db:5432 is a host), and when `colons` (a location; not a message).
             let key = String(f[keyStart..<j])
-            guard k < f.count, f[k] == "=" || (f[k] == ":" && ["password", "passwd", "pwd"].contains(key)) else { i = j; continue }
+            let wordStart = keyStart == 0 || f[keyStart - 1].isWhitespace
+            guard isSecretKey(key), k < f.count,
+                  f[k] == "=" || (colons && wordStart && f[k] == ":" && ["password", "passwd", "pwd"].contains(key)) else { i = j; continue }
             k += 1
             while k < f.count, f[k] == " " || f[k] == "\t" { k += 1 }
             let start = k
@@ -149,6 +167,11 @@ package enum ConnectionText {
         if let slashes = text.range(of: "//") { start = slashes.upperBound }
         else if let scheme = text.range(of: ":/") { start = text[scheme.upperBound...].firstIndex { $0 != "/" } ?? text.endIndex }
         else if let scheme = text.firstIndex(of: ":"), text[..<scheme].lowercased().hasPrefix("postgres") { start = text.index(after: scheme) }
+        // The user information ends at an '@' before the first '/', as libpq ends it.
+        if let slash = text[start...].firstIndex(of: "/"), let at = text[start..<slash].lastIndex(of: "@") {
+            guard let colon = text[start..<at].firstIndex(of: ":") else { return nil }
+            return (start..<colon, text.index(after: colon)..<at)
+        }
         var end = text[start...].firstIndex(of: "?") ?? text.endIndex
         // A `?` inside the password (`u:pa?ss@host`): the part before it holds a `:` but no `@`
         // and no `/`, and an `@` follows. (A URL with no user, a port, no database and an `@`
@@ -158,6 +181,10 @@ package enum ConnectionText {
             end = text.index(after: at)
         }
         guard let at = text[start..<end].lastIndex(of: "@"), let colon = text[start..<at].firstIndex(of: ":") else { return nil }
+        // A '/' before the '@' (none before it held one): a password with a '/', unless the ':'
+        // is a port's (`host:5432/team@mobile` names a database).
+        if let slash = text[colon..<at].firstIndex(of: "/"),
+           text[text.index(after: colon)..<slash].allSatisfy(\.isNumber) { return nil }
         return (start..<colon, text.index(after: colon)..<at)
     }
 
@@ -193,10 +220,23 @@ package enum ConnectionText {
             if isSecretKey(bestEffortDecoded(key)) { return nil }
             let value = key.count < parameter.count ? parameter[parameter.index(after: key.endIndex)...] : ""
             let decoded = bestEffortDecoded(value)
-            if !secretValueRanges(in: decoded).isEmpty || holdsCredentials(decoded) { return key + "=***" }
+            // A secret setting in `options` (`-cx.password=…`), a URL with credentials as a value.
+            if !secretValueRanges(in: decoded, colons: false).isEmpty
+                || (decoded.contains("://") && credentialsSpan(in: decoded) != nil) { return key + "=***" }
             return String(parameter)
         }
         return kept.isEmpty ? head : head + "?" + kept.joined(separator: "&")
+    }
+
+    /// A file path as outputs show it: a secret key's value in it (`keys/password=…/x.db`, a
+    /// folder someone named so) as `***`, to the end of its part.
+    package static func shownPath(_ path: String) -> String {
+        var out = path
+        for range in secretValueRanges(in: path, colons: false).reversed() {
+            let end = path[range].firstIndex(of: "/") ?? range.upperBound
+            out.replaceSubrange(range.lowerBound..<end, with: "***")
+        }
+        return out
     }
 
     /// `text` with the value of every secret key (`password=…`, `pwd: …`) as `***`.
@@ -209,7 +249,11 @@ package enum ConnectionText {
     /// `message` with every secret of `location` as `***` (libpq and the server quote what
     /// they cannot use: a database name, a host, a token they cannot decode).
     package static func scrubbed(_ message: String, of location: String) -> String {
-        secretValues(in: location).sorted { $0.count > $1.count }.reduce(message) { $0.replacingOccurrences(of: $1, with: "***") }
+        // A password that is also the user, host or database (`postgres:postgres@…/postgres`)
+        // hides nothing the shown URL does not say: masking it would hide the server's words.
+        let shown = shownLocation(location)
+        return secretValues(in: location).filter { !shown.contains($0) }.sorted { $0.count > $1.count }
+            .reduce(message) { $0.replacingOccurrences(of: $1, with: "***") }
     }
 
     /// A line of an error or a hint as the command line prints it: every URL in it shown
@@ -222,14 +266,17 @@ package enum ConnectionText {
         var word = ""
         // Word by word (a URL is one), then the secret keys of the whole line.
         func flush() {
-            out += holdsCredentials(word) || word.contains("://") ? shownLocation(word) : word
+            // Only what is a URL (a file name `10:30@ci.json` is a file name).
+            out += word.contains("://") || word.lowercased().hasPrefix("postgres") ? shownLocation(word) : word
             word = ""
         }
         for c in line {
             if c.isWhitespace || c == "'" || c == "\"" || c == "`" { flush(); out.append(c) } else { word.append(c) }
         }
         flush()
-        return maskingSecretValues(out)
+        var masked = out
+        for range in secretValueRanges(in: out, colons: false).reversed() { masked.replaceSubrange(range, with: "***") }
+        return masked
     }
 
     // MARK: libpq connection strings

@@ -27,7 +27,7 @@ enum ExportCommand: Command {
         let app = SessionOptions.app(args), build = SessionOptions.build(args)
         guard !named.isEmpty || app != nil || build != nil else {
             throw UsageError("name what to export: --session SID, --build BUILD or --app BUNDLE",
-                             hint: "list the sessions with 'lctrace sessions --db \(Selection.shell(DatabaseOption.shown(args, context)))'")
+                             hint: "list the sessions with: lctrace sessions --db \(Selection.shell(DatabaseOption.shown(args, context)))")
         }
         let findings = try FindingOptions.request(args)
         let db = try context.openForReading(DatabaseOption.location(args, context))

@@ -12,7 +12,7 @@ enum SessionChoice {
         if matches.count == 1 { return matches[0] }
         if let exact = matches.first(where: { $0.sid.lowercased() == text.lowercased() }) { return exact }
         if matches.isEmpty {
-            throw try Selection.noSession(text, db, hint: "list them with 'lctrace sessions --db \(Selection.shell(db.shownLocation))'")
+            throw try Selection.noSession(text, db, hint: "list them with: lctrace sessions --db \(Selection.shell(db.shownLocation))")
         }
         let listed = matches.prefix(8).map { s in
             "\(s.sid) (\([s.app, s.appVersion, s.build.map { "(\($0))" }, s.wall].compactMap { $0 }.joined(separator: " ")))"
@@ -32,7 +32,7 @@ enum SessionChoice {
             let selected = try db.sessions(filter)
             if selected.isEmpty {
                 throw EmptySelection(message: try Selection.describeEmpty(filter, db),
-                                     hint: "list them with 'lctrace sessions --db \(Selection.shell(db.shownLocation))'")
+                                     hint: "list them with: lctrace sessions --db \(Selection.shell(db.shownLocation))")
             }
             chosen += selected
         }

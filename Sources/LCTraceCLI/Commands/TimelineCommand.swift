@@ -33,7 +33,7 @@ enum TimelineCommand: Command {
         let format = try FormatOption.value(args, OutputFormats.timeline)
         guard let sid = SessionOptions.sessionPrefix(args) else {
             throw UsageError("missing --session SID for 'lctrace timeline'",
-                             hint: "list the sessions with 'lctrace sessions --db \(Selection.shell(DatabaseOption.shown(args, context)))'")
+                             hint: "list the sessions with: lctrace sessions --db \(Selection.shell(DatabaseOption.shown(args, context)))")
         }
         var request = TimelineRequest()
         request.findings = try FindingOptions.request(args)
