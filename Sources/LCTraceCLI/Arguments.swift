@@ -170,14 +170,14 @@ enum ArgumentParser {
                 let extra = result.positionals[max]
                 // `lctrace report sample.db`: the database named where a file would go.
                 let lower = extra.lowercased()
-                let database = [".db", ".sqlite", ".sqlite3"].contains(where: lower.hasSuffix)
-                    || lower.hasPrefix("postgres:") || lower.hasPrefix("postgresql:") || ConnectionText.notAPath(extra) != nil
+                let meantForServer = ConnectionText.notAPath(extra) != nil
+                let database = meantForServer || [".db", ".sqlite", ".sqlite3"].contains(where: lower.hasSuffix)
+                    || lower.hasPrefix("postgres:") || lower.hasPrefix("postgresql:")
                 let hint = database && spec.options.contains(where: { $0.name == "db" }) && result.values["db"] == nil
                     ? "a database goes after --db: lctrace \(spec.name) --db \(Shell.word(Storage.shown(extra)))"
                     : "usage: \(spec.usage)"
-                let given = ConnectionText.notAPath(extra) == nil ? "'\(Storage.shown(extra))'" : "(a database URL or connection string, not shown)"
+                let given = meantForServer ? "(a database URL or connection string, not shown)" : "'\(Storage.shown(extra))'"
                 throw UsageError("unexpected argument \(given) for 'lctrace \(spec.name)'", hint: hint)
-
             }
         }
         return result

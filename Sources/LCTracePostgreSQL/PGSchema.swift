@@ -45,11 +45,7 @@ enum PGSchema {
     package static func prepare(_ pg: PGConnection, name: String, writing: Bool, create: Bool) throws {
         // The schema the server works in, the URL's search path, and whether lctrace's schema
         // is there, in one round trip.
-        let place = try pg.query("""
-            SELECT current_schema(), current_setting('search_path'),
-                   EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-                           WHERE n.nspname = current_schema() AND c.relname = 'meta')
-            """)
+        let place = try pg.query("SELECT current_schema(), current_setting('search_path'), " + metaExists)
         let current = place.text(0, 0)
         if let problem = searchPathProblem(place.text(0, 1) ?? "", current: current, name: name) {
             throw Refused(description: problem)
@@ -303,12 +299,15 @@ enum PGSchema {
         FROM events e;
         """
 
+    /// Whether lctrace's `meta` table is in the current schema, from the catalog as it is now
+    /// (a cached name look-up may predate another ingest's commit).
+    private static let metaExists = """
+        EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = current_schema() AND c.relname = 'meta')
+        """
+
     private static func hasMeta(_ pg: PGConnection) throws -> Bool {
-        // From the catalog as it is now (a cached name look-up may predate another ingest's commit).
-        try pg.query("""
-            SELECT EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-                           WHERE n.nspname = current_schema() AND c.relname = 'meta')
-            """).text(0, 0) == "t"
+        try pg.query("SELECT " + metaExists).text(0, 0) == "t"
     }
 
     /// Why the URL's schema is not the one PostgreSQL works in, or nil when it is. The server

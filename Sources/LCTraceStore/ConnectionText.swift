@@ -31,9 +31,10 @@ package enum ConnectionText {
 
     // MARK: Paths or not
 
-    /// Why `location` is not a file path, or nil when it may be one: a URL (`scheme://…`, or
-    /// `postgres:/`, `postgresql:/` with one slash), credentials (a `:` and a later `@`), a
-    /// secret's key with its value, or a libpq string of two or more `keyword=value` words.
+    /// Why `location` is not a file path, or nil when it may be one: a URL (`scheme://…`,
+    /// `postgres:/`, `postgresql:/` with one slash, `//user@…`), credentials (`holdsCredentials`),
+    /// a libpq string (starting with a keyword: two or more `keyword=value` words, or a secret's
+    /// one), or a secret's key and value in a value of no folder.
     package static func notAPath(_ location: String) -> String? {
         let trimmed = location.trimmingCharacters(in: .whitespacesAndNewlines)
         let lower = trimmed.lowercased()
@@ -43,11 +44,11 @@ package enum ConnectionText {
             return "a URL lctrace cannot use\(spaced): a PostgreSQL database is postgresql://USER@HOST:PORT/DBNAME (or postgres://…)"
         }
         // A connection string starts with a libpq keyword (a path may hold `password=old/`).
-        let words = pairs(trimmed)
-        let startsAsConnectionString = words.first.map { first in
-            first.key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
-                && (keywords.contains(first.key.lowercased()) || isSecretKey(first.key))
-                && (words.count >= 2 || isSecretKey(first.key))
+        let keys = pairKeys(trimmed)
+        let startsAsConnectionString = keys.first.map { first in
+            first.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+                && (keywords.contains(first.lowercased()) || isSecretKey(first))
+                && (keys.count >= 2 || isSecretKey(first))
         } ?? false
         // Or a secret's key and value in a value of no folder (`Server=h;Uid=u;Pwd=…`, `password:…`).
         if startsAsConnectionString || (!trimmed.contains("/") && !secretValueRanges(in: bestEffortDecoded(trimmed)).isEmpty) {
@@ -239,10 +240,11 @@ package enum ConnectionText {
         return out
     }
 
-    /// `text` with the value of every secret key (`password=…`, `pwd: …`) as `***`.
-    static func maskingSecretValues(_ text: String) -> String {
+    /// `text` with the value of every secret key (`password=…`, and `pwd: …` when `colons`)
+    /// as `***`.
+    static func maskingSecretValues(_ text: String, colons: Bool = true) -> String {
         var out = text
-        for range in secretValueRanges(in: text).reversed() { out.replaceSubrange(range, with: "***") }
+        for range in secretValueRanges(in: text, colons: colons).reversed() { out.replaceSubrange(range, with: "***") }
         return out
     }
 
@@ -257,9 +259,10 @@ package enum ConnectionText {
     }
 
     /// A line of an error or a hint as the command line prints it: every URL in it shown
-    /// without secrets (`shownLocation`), and any credentials or secret key's value `***`: a
-    /// value typed where another was expected (`--output postgresql://u:pw@h/db`) is echoed by
-    /// messages that know nothing of databases.
+    /// without secrets (`shownLocation`), and every `key=value` secret's value `***`: a value
+    /// typed where another was expected (`--output postgresql://u:pw@h/db`) is echoed by
+    /// messages that know nothing of databases. File names, sessions and classes are left as
+    /// given (`10:30@ci.json`, `Login:password:`).
     package static func scrubbedLine(_ line: String) -> String {
         guard line.contains("@") || secretWords.contains(where: line.lowercased().contains) else { return line }
         var out = ""
@@ -274,17 +277,15 @@ package enum ConnectionText {
             if c.isWhitespace || c == "'" || c == "\"" || c == "`" { flush(); out.append(c) } else { word.append(c) }
         }
         flush()
-        var masked = out
-        for range in secretValueRanges(in: out, colons: false).reversed() { masked.replaceSubrange(range, with: "***") }
-        return masked
+        return maskingSecretValues(out, colons: false)
     }
 
     // MARK: libpq connection strings
 
-    /// The `keyword=value` words of a libpq connection string (values quoted with `'`, `\`
-    /// escaping), with where each value stands.
-    static func pairs(_ text: String) -> [(key: String, value: Range<String.Index>)] {
-        var out: [(key: String, value: Range<String.Index>)] = []
+    /// The keys of the `keyword=value` words a libpq connection string starts with (values
+    /// quoted with `'`, `\` escaping, are stepped over).
+    static func pairKeys(_ text: String) -> [String] {
+        var out: [String] = []
         var i = text.startIndex
         func skipSpace() { while i < text.endIndex, text[i].isWhitespace { i = text.index(after: i) } }
         while true {
@@ -297,7 +298,6 @@ package enum ConnectionText {
             guard i < text.endIndex, text[i] == "=" else { return out }
             i = text.index(after: i)
             skipSpace()
-            let valueStart = i
             if i < text.endIndex, text[i] == "'" {
                 i = text.index(after: i)
                 while i < text.endIndex, text[i] != "'" {
@@ -311,7 +311,7 @@ package enum ConnectionText {
                     i = text.index(after: i)
                 }
             }
-            out.append((key, valueStart..<i))
+            out.append(key)
         }
     }
 }

@@ -38,9 +38,10 @@ enum IngestCommand: Command {
         let settings = try TuningOptions.settings(args)
         // A database given where trace files go (`lctrace ingest postgresql://… logs/`) is
         // refused as one, not reported as a missing file with its password.
+        // (A server's URL is shown without its password; any other such value not at all.)
         if let database = args.positionals.first(where: { ConnectionText.notAPath($0) != nil || Storage.isServer($0) }) {
-            let url = Storage.isServer(database) ? Shell.word(Storage.shown(database)) : ConnectionText.hidden
-            throw UsageError("an argument is a database\(Storage.isServer(database) ? " (\(url))" : " (not shown: it may hold a password)"), not a trace file",
+            let url = Shell.word(Storage.shown(database))
+            throw UsageError("an argument is a database (\(Storage.isServer(database) ? url : "not shown: it may hold a password")), not a trace file",
                              hint: "a database goes after --db: lctrace ingest --db \(url) PATH...")
         }
         let console = context.console

@@ -331,7 +331,6 @@ package final class DatabaseReader {
             rows.reset()
             rows.bind(id, at: 1)
             var kinds: [RejectedLinesRule.Problems] = []
-            var firstLines: [Int64] = []
             var reasonCounts: [[String: Int]] = []
             var reasonFirstLines: [[String: Int64]] = []
             func add(_ rowKind: String, _ reason: String, line: Int64?) {
@@ -345,7 +344,6 @@ package final class DatabaseReader {
                 var i = kinds.firstIndex { $0.kind == kind } ?? -1
                 if i < 0 {
                     kinds.append(RejectedLinesRule.Problems(kind: kind, count: 0, reasons: [], lines: []))
-                    firstLines.append(.max)
                     reasonCounts.append([:]); reasonFirstLines.append([:])
                     i = kinds.count - 1
                 }
@@ -353,7 +351,6 @@ package final class DatabaseReader {
                 reasonCounts[i][grouped, default: 0] += 1
                 // No line sorts first, as SQLite sorts NULL.
                 reasonFirstLines[i][grouped] = min(reasonFirstLines[i][grouped] ?? .max, line ?? .min)
-                firstLines[i] = min(firstLines[i], line ?? .min)
                 // The kind's 20 lowest line numbers, in order (rows come mostly in line order).
                 if let line, kinds[i].lines.count < 20 || line < kinds[i].lines.last! {
                     if kinds[i].lines.count == 20 { kinds[i].lines.removeLast() }
@@ -372,7 +369,8 @@ package final class DatabaseReader {
                 kinds[i].reasons = reasonCounts[i].map { ($0.key, $0.value) }
                     .sorted { ($1.1, first[$0.0]!) < ($0.1, first[$1.0]!) }
             }
-            // By first line, as a read in line order met them.
+            // By first line (the lowest of its reasons'), as a read in line order met them.
+            let firstLines = reasonFirstLines.map { $0.values.min()! }
             kinds = kinds.indices.sorted { (firstLines[$0], $0) < (firstLines[$1], $1) }.map { kinds[$0] }
             if !sawDamage, let damage = files.text(2) {
                 add("damage", damage, line: nil)
