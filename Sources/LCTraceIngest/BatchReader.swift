@@ -33,7 +33,8 @@ package enum BatchReader {
                                                sample: batch.append(line.bytes)))
             } else if !isBlank(line.bytes) {
                 if let reason = decoder.decode(line.bytes, into: batch, line: line.number, offset: line.offset) {
-                    let message = line.unterminated && (input.damage != nil || reason.message.hasPrefix("not valid JSON"))
+                    let message = line.resumedAfter ? "line cut by damaged gzip data: \(reason.message)"
+                        : line.unterminated && (input.damage != nil || reason.message.hasPrefix("not valid JSON"))
                         ? "cut last line: \(reason.message)" : reason.message
                     batch.rejects.append(RawReject(line: line.number, offset: line.offset, reason: message,
                                                    sample: batch.append(UnsafeRawBufferPointer(rebasing: line.bytes.prefix(200)))))

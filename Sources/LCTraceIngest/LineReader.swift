@@ -17,6 +17,9 @@ package struct InputLine {
     package var overlongLength: Int?
     /// True for a last line with no `\n` after it (a cut line when the file was damaged).
     package var unterminated: Bool
+    /// True for a line cut by damage when reading went on after it, at the next gzip member
+    /// (`TraceInput.resume`): the cut line is then not the file's last.
+    package var resumedAfter = false
 }
 
 /// Splits a `TraceInput` into lines with bounded memory: a line longer than `maxLineLength`
@@ -31,6 +34,7 @@ package final class LineReader {
 
     package init(input: TraceInput, maxLineLength: Int = LineReader.defaultMaxLineLength) {
         self.input = input
+        input.resumesAfterDamage = true
         self.maxLineLength = maxLineLength
         // Room for one maximal line plus a read chunk.
         buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: maxLineLength + 256 * 1024, alignment: 16)
@@ -50,12 +54,13 @@ package final class LineReader {
         var sample = [UInt8]()
         var eof = false
 
-        func emit(_ lineStart: Int, _ lineEnd: Int, unterminated: Bool) throws -> Bool {
+        func emit(_ lineStart: Int, _ lineEnd: Int, unterminated: Bool, resumedAfter: Bool = false) throws -> Bool {
             var stop = lineEnd
             if stop > lineStart && buffer[stop - 1] == 0x0d { stop -= 1 }
             let line = InputLine(
                 bytes: UnsafeRawBufferPointer(rebasing: buffer[lineStart..<stop]),
-                number: lineNumber, offset: lineOffset, overlongLength: nil, unterminated: unterminated)
+                number: lineNumber, offset: lineOffset, overlongLength: nil, unterminated: unterminated,
+                resumedAfter: resumedAfter)
             return try body(line)
         }
 
@@ -90,22 +95,35 @@ package final class LineReader {
             }
             scanned = end - start
             if eof {
+                // The stream ended, or stopped at damage it may go on after: a line cut there
+                // ends there, and the next member found (if any) starts a new line.
+                let cut = skipping || end > start
+                let resumed = input.resume(linesRead: cut ? lineNumber : lineNumber - 1)
+                var keepGoing = true
                 if skipping {
                     skippedLength += end - start
-                    _ = try sample.withUnsafeBytes { sampleBytes in
+                    keepGoing = try sample.withUnsafeBytes { sampleBytes in
                         try body(InputLine(bytes: sampleBytes, number: lineNumber, offset: lineOffset,
-                                           overlongLength: skippedLength, unterminated: true))
+                                           overlongLength: skippedLength, unterminated: true, resumedAfter: resumed))
                     }
+                    lineOffset += Int64(skippedLength)
                 } else if end > start {
                     if end - start > maxLineLength {
-                        _ = try body(InputLine(
+                        keepGoing = try body(InputLine(
                             bytes: UnsafeRawBufferPointer(rebasing: buffer[start..<(start + LineReader.sampleLength)]),
-                            number: lineNumber, offset: lineOffset, overlongLength: end - start, unterminated: true))
+                            number: lineNumber, offset: lineOffset, overlongLength: end - start, unterminated: true,
+                            resumedAfter: resumed))
                     } else {
-                        _ = try emit(start, end, unterminated: true)
+                        keepGoing = try emit(start, end, unterminated: true, resumedAfter: resumed)
                     }
+                    lineOffset += Int64(end - start)
                 }
-                return
+                guard resumed, keepGoing else { return }
+                if cut { lineNumber += 1 }
+                start = 0; end = 0; scanned = 0
+                skipping = false; skippedLength = 0
+                eof = false
+                continue
             }
             // Current line exceeds the limit: keep a sample, drop the bytes, keep scanning.
             if !skipping && end - start > maxLineLength {

@@ -63,12 +63,26 @@ package extension String {
     fileprivate func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }
 
-/// An input problem that costs the rest of a file (the bytes before it are kept).
+/// An input problem that costs the rest of a file, or the bytes up to the next gzip member
+/// found after it (the bytes before it are kept).
 package struct InputDamage: Error, Equatable, CustomStringConvertible {
     package var reason: String
     /// Offset in the raw (compressed) file where the damage was found.
     package var rawOffset: Int64
-    package var description: String { reason }
+    /// Where reading went on: the raw offset of the next gzip member found after the damage
+    /// (nil: nothing was read after it).
+    package var resumedAt: Int64?
+    /// Lines read when the damage was met (set by `LineReader`).
+    package var line: Int?
+    package init(reason: String, rawOffset: Int64) {
+        self.reason = reason
+        self.rawOffset = rawOffset
+    }
+    /// The reason, and where reading went on.
+    package var description: String {
+        guard let resumedAt else { return reason }
+        return "\(reason); reading went on at the next gzip member, byte \(resumedAt)"
+    }
 }
 
 /// Reads the decompressed bytes of one trace file: gzip detected by its magic bytes (1f 8b),
@@ -104,8 +118,38 @@ package final class TraceInput: @unchecked Sendable {
     package private(set) var rawBytesRead: Int64 = 0
     /// Decompressed bytes produced so far.
     package private(set) var bytesProduced: Int64 = 0
-    /// Set when the stream ended badly: truncated gzip, corrupt data, trailing garbage.
-    package private(set) var damage: InputDamage?
+    /// Every place the stream was damaged, in order: truncated gzip, corrupt data, bytes that
+    /// are not gzip, a read error. Only corrupt data and bytes that are not gzip can have more
+    /// after them (`resumesAfterDamage`).
+    package private(set) var damages: [InputDamage] = []
+    /// The first damage: with it the file is damaged, whatever was read after it.
+    package var damage: InputDamage? { damages.first }
+    /// The damages in one line: the first, and how many came after it.
+    package var damageSummary: String? {
+        guard let first = damages.first else { return nil }
+        let more = damages.count - 1
+        return more == 0 ? first.description : "\(first.description) (and \(more) more damaged place\(more == 1 ? "" : "s") after it)"
+    }
+    /// After corrupt data or bytes that are not gzip, looks for a later gzip member and reads
+    /// on from it (`resume`), as a device's file can hold good members after a damaged one (a
+    /// power cut that kept later blocks but not an earlier one, files joined by `cat`). Set
+    /// by `LineReader`, which starts a new line there; a tar archive's reader does not (its
+    /// blocks would be out of step).
+    package var resumesAfterDamage = false
+    /// The current stretch of the stream (since the start or the last resume) is damaged:
+    /// nothing more comes out of it.
+    private var segmentDamaged = false
+    /// The damage allows a search for a later member, from this raw offset.
+    private var resumeSearchFrom: Int64?
+    /// The file's offset of the byte after the buffered ones (`rawBytesRead`, until a search
+    /// for the next member reads an earlier part again).
+    private var rawPosition: Int64 = 0
+    /// Reading again, with `pread`, a part of a file already hashed whole: a search for the
+    /// next member started from the damaged member's first byte, as the inflater may have
+    /// read on into later members' bytes before it found them wrong (or met the file's end).
+    private var rereading = false
+    /// Output of a candidate member's trial inflation (`isMember`), made when first needed.
+    private var probeOutput = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     /// The zip-bomb guard. Streaming keeps memory flat whatever a member inflates to, so the
     /// guard bounds only the time a bomb can cost: a member is cut (and the file reported as
     /// damaged) once it has produced more than `maxMemberBytes` and more than `maxInflateRatio`
@@ -192,12 +236,22 @@ package final class TraceInput: @unchecked Sendable {
     deinit {
         if ownsFD { close(fd) }
         raw.deallocate()
+        probeOutput.deallocate()
     }
 
-    /// The SHA-256 of all raw bytes read; call after `read` returned 0.
+    /// The SHA-256 of all the raw bytes: the rest of the file is read first when reading
+    /// stopped early.
     package func contentHash() -> String {
+        finishReading()
         var copy = hasher
         return copy.finalizeHex()
+    }
+
+    /// Records a damage; nothing more comes out of the current stretch of the stream.
+    private func record(_ damage: InputDamage, searchingFrom: Int64? = nil) {
+        damages.append(damage)
+        segmentDamaged = true
+        resumeSearchFrom = resumesAfterDamage ? searchingFrom : nil
     }
 
     private func refill() -> Bool {
@@ -211,16 +265,27 @@ package final class TraceInput: @unchecked Sendable {
             rawEnd = 0
         }
         while rawEnd < raw.count {
+            if rereading {
+                // No further than the bytes hashed: a file still growing is read as it was.
+                let n = pread(fd, raw.baseAddress! + rawEnd, Int(min(Int64(raw.count - rawEnd), rawBytesRead - rawPosition)),
+                              off_t(rawPosition))
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { rawEOF = true; break }
+                rawEnd += n
+                rawPosition += Int64(n)
+                break
+            }
             if let source {
                 switch source.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[rawEnd...])) {
                 case .bytes(let n):
                     hash(UnsafeRawBufferPointer(start: raw.baseAddress! + rawEnd, count: n))
                     rawEnd += n
                     rawBytesRead += Int64(n)
+                    rawPosition += Int64(n)
                 case .end:
                     rawEOF = true
                 case .failed(let reason):
-                    damage = InputDamage(reason: reason, rawOffset: rawBytesRead)
+                    record(InputDamage(reason: reason, rawOffset: rawPosition))
                     rawEOF = true
                 }
                 break
@@ -228,7 +293,7 @@ package final class TraceInput: @unchecked Sendable {
             let n = Glibc_read(fd, raw.baseAddress! + rawEnd, raw.count - rawEnd)
             if n < 0 {
                 if errno == EINTR { continue }
-                damage = InputDamage(reason: "read error: \(String(cString: strerror(errno)))", rawOffset: rawBytesRead)
+                record(InputDamage(reason: "read error: \(String(cString: strerror(errno)))", rawOffset: rawPosition))
                 rawEOF = true
                 break
             }
@@ -236,12 +301,14 @@ package final class TraceInput: @unchecked Sendable {
             hash(UnsafeRawBufferPointer(start: raw.baseAddress! + rawEnd, count: n))
             rawEnd += n
             rawBytesRead += Int64(n)
+            rawPosition += Int64(n)
             break
         }
         return rawEnd > rawStart
     }
 
-    /// Fills `buffer` with decompressed bytes; returns the count, 0 at the end (clean or damaged).
+    /// Fills `buffer` with decompressed bytes; returns the count, 0 at the end (clean or
+    /// damaged), or at damage that `resume` may read on after.
     package func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         if finished { return 0 }
         if !sniffed {
@@ -252,16 +319,117 @@ package final class TraceInput: @unchecked Sendable {
             }
         }
         let n = isGzip ? readGzip(into: buffer) : readPlain(into: buffer)
-        if n == 0 {
-            finished = true
-            // Drain the rest so the hash covers the whole file even when we stopped early.
-            while !rawEOF {
-                rawStart = rawEnd
-                _ = refill()
-            }
-        }
+        if n == 0 && resumeSearchFrom == nil { finishReading() }
         bytesProduced += Int64(n)
         return n
+    }
+
+    /// After `read` returned 0: when the damage it stopped at may have good gzip members after
+    /// it, looks for the next one and returns true when reading goes on there (the caller
+    /// starts a new line). `lines`: the lines read so far, recorded with the damages met since
+    /// the last call.
+    package func resume(linesRead lines: Int) -> Bool {
+        for i in damages.indices where damages[i].line == nil { damages[i].line = lines }
+        guard let from = resumeSearchFrom, !finished else { finishReading(); return false }
+        resumeSearchFrom = nil
+        inMember = false
+        if ownsFD && !rereading {
+            // A file: hashed whole first, then read again from where the search starts.
+            hashRest()
+            rereading = true
+            rawStart = 0
+            rawEnd = 0
+            rawPosition = from
+            rawEOF = false
+        }
+        let damagedMember = members
+        guard findMember(from: from) else { finishReading(); return false }
+        let last = damages.count - 1
+        damages[last].resumedAt = memberRawStart
+        if damages[last].reason.hasPrefix("gzip stream truncated") {
+            // Where the stream ended is not where the member was cut: the next one starts there.
+            damages[last].reason = "gzip stream truncated: member \(damagedMember) is cut short"
+        }
+        segmentDamaged = false
+        return true
+    }
+
+    /// Reads and hashes the raw bytes not read yet (the buffer's content is lost).
+    private func hashRest() {
+        while !rawEOF && !rereading {
+            rawStart = rawEnd
+            _ = refill()
+        }
+    }
+
+    /// Ends the reading: the hash then covers the whole file even when reading stopped early.
+    private func finishReading() {
+        if finished { return }
+        finished = true
+        inMember = false
+        hashRest()
+    }
+
+    /// Looks for the start of a gzip member at raw offset `from` or after it (as far back as
+    /// the buffer holds, for an input that cannot be read again) and starts inflating it.
+    private func findMember(from: Int64) -> Bool {
+        var position = max(0, Int(from - (rawPosition - Int64(rawEnd))))
+        while true {
+            while position + 10 <= rawEnd {
+                guard let hit = memchr(raw.baseAddress! + position, 0x1f, rawEnd - 9 - position) else {
+                    position = rawEnd - 9
+                    break
+                }
+                let i = raw.baseAddress!.distance(to: UnsafeMutableRawPointer(mutating: hit))
+                guard Self.looksLikeMemberHeader(UnsafeRawBufferPointer(rebasing: raw[i..<(i + 10)])) else {
+                    position = i + 1
+                    continue
+                }
+                // Trial-inflated from the buffer's start, with as many bytes after it as it holds.
+                if i > 0 && rawEnd - i < raw.count / 2 && !rawEOF {
+                    rawStart = i
+                    _ = refill()
+                    position = rawStart
+                    continue
+                }
+                if isMember(at: i) {
+                    rawStart = i
+                    return startMember()
+                }
+                position = i + 1
+            }
+            // The last nine bytes may begin a member: kept while more are read.
+            rawStart = min(position, rawEnd)
+            let left = rawEnd - rawStart
+            if rawEOF || !refill() || rawEnd - rawStart == left { rawStart = rawEnd; return false }
+            position = rawStart
+        }
+    }
+
+    /// A member's first ten bytes as RFC 1952 §2.3 says they must be: the magic, deflate, no
+    /// reserved flag set, an extra flag deflate writes. About one chance in ten billion that
+    /// compressed bytes look like that.
+    static func looksLikeMemberHeader(_ b: UnsafeRawBufferPointer) -> Bool {
+        b.count >= 10 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8 && b[3] & 0xe0 == 0 && (b[8] == 0 || b[8] == 2 || b[8] == 4)
+    }
+
+    /// Whether the buffered bytes from `i` inflate without an error, to their member's end or
+    /// as far as they go: a header found by chance in compressed bytes is followed by data a
+    /// fresh inflater refuses within a few bytes.
+    private func isMember(at i: Int) -> Bool {
+        guard let probe = makeInflater() else { return true }
+        if probeOutput.count == 0 { probeOutput = .allocate(byteCount: 64 * 1024, alignment: 16) }
+        var offset = i
+        while offset < rawEnd {
+            let step = probe.inflate(UnsafeRawBufferPointer(rebasing: raw[offset..<rawEnd]), into: probeOutput)
+            offset += step.consumed
+            switch step.status {
+            case .corrupt: return false
+            case .memberEnd: return true
+            case .more: if step.consumed == 0 && step.produced == 0 { return true }
+            }
+        }
+        return true
     }
 
     private func readPlain(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -272,17 +440,17 @@ package final class TraceInput: @unchecked Sendable {
         return n
     }
 
-    private func rawOffset() -> Int64 { rawBytesRead - Int64(rawEnd - rawStart) }
+    private func rawOffset() -> Int64 { rawPosition - Int64(rawEnd - rawStart) }
 
     private func startMember() -> Bool {
         if let inflater {
             if let problem = inflater.reset() {
-                damage = InputDamage(reason: problem, rawOffset: rawOffset())
+                record(InputDamage(reason: problem, rawOffset: rawOffset()))
                 return false
             }
         } else {
             guard let made = makeInflater() else {
-                damage = InputDamage(reason: "no gzip inflater could start (zlib failed)", rawOffset: rawOffset())
+                record(InputDamage(reason: "no gzip inflater could start (zlib failed)", rawOffset: rawOffset()))
                 return false
             }
             inflater = made
@@ -295,7 +463,7 @@ package final class TraceInput: @unchecked Sendable {
     }
 
     private func readGzip(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if damage != nil { return 0 }
+        if segmentDamaged { return 0 }
         while true {
             if !inMember {
                 // Between members: zero bytes are padding (flash storage and some writers pad a
@@ -310,9 +478,9 @@ package final class TraceInput: @unchecked Sendable {
                 if available >= 2 && raw[rawStart] == 0x1f && raw[rawStart + 1] == 0x8b {
                     if !startMember() { return 0 }
                 } else {
-                    damage = InputDamage(
-                        reason: "trailing bytes after gzip member \(members) are not gzip data",
-                        rawOffset: rawOffset())
+                    record(InputDamage(reason: "trailing bytes after gzip member \(members) are not gzip data",
+                                       rawOffset: rawOffset()),
+                           searchingFrom: rawOffset() + 1)
                     return 0
                 }
             }
@@ -327,18 +495,18 @@ package final class TraceInput: @unchecked Sendable {
             case .memberEnd:
                 inMember = false
             case .corrupt(let message):
-                damage = InputDamage(
-                    reason: "corrupt gzip data in member \(members) near byte \(rawOffset()): \(message)",
-                    rawOffset: rawOffset())
+                record(InputDamage(reason: "corrupt gzip data in member \(members) near byte \(rawOffset()): \(message)",
+                                   rawOffset: rawOffset()),
+                       searchingFrom: memberRawStart + 1)
                 inMember = false
                 return produced
             }
             let memberOut = bytesProduced + Int64(produced) - memberOutStart
             let memberIn = rawOffset() - memberRawStart
             if memberOut > maxMemberBytes && memberOut / max(memberIn, 1) > maxInflateRatio {
-                damage = InputDamage(
+                record(InputDamage(
                     reason: "gzip member \(members) inflates more than \(maxInflateRatio)× its size past \(maxMemberBytes >> 20) MiB (a zip bomb?); rest of file skipped",
-                    rawOffset: rawOffset())
+                    rawOffset: rawOffset()))
                 inMember = false
                 return produced
             }
@@ -354,8 +522,13 @@ package final class TraceInput: @unchecked Sendable {
     /// The input ended inside a member: records the damage (unless the source gave its own
     /// reason, an archive cut inside this file); nothing more comes out.
     private func truncated() -> Int {
-        if damage == nil { damage = InputDamage(reason: "gzip stream truncated: member \(members) ends early at byte \(rawBytesRead)",
-                             rawOffset: rawBytesRead) }
+        if !segmentDamaged {
+            // A file is searched from the member's start: the inflater may have read a later
+            // member's bytes as its own to the end without finding them wrong.
+            record(InputDamage(reason: "gzip stream truncated: member \(members) ends early at byte \(rawPosition)",
+                               rawOffset: rawPosition),
+                   searchingFrom: inMember && ownsFD ? memberRawStart + 1 : nil)
+        }
         inMember = false
         return 0
     }

@@ -73,7 +73,7 @@ COMMENT ON COLUMN files.events IS 'Good event lines (new or already known).';
 COMMENT ON COLUMN files.rejects IS 'Lines rejected (see rejects).';
 COMMENT ON COLUMN files.conflicts IS 'Lines whose (sid, seq) was already stored with other content.';
 COMMENT ON COLUMN files.status IS 'loading, complete or damaged.';
-COMMENT ON COLUMN files.damage IS 'Why the file ended early (status damaged).';
+COMMENT ON COLUMN files.damage IS 'Why the file is damaged: where it ended early, or the first place bytes were skipped to the next gzip member (status damaged).';
 COMMENT ON COLUMN files.loader_pid IS 'Server process of the ingest loading it (status loading), for people: the loader holds the session advisory lock (lctrace, id), released when its connection ends.';
 COMMENT ON COLUMN files.ingested_at IS 'UTC time the load started (loading) or finished.';
 -- Every new file is looked up by path and size (a resumed or a grown file) and by size (a copy

@@ -50,7 +50,7 @@ CREATE TABLE files (
     rejects      INTEGER NOT NULL DEFAULT 0,  -- lines rejected (see `rejects`)
     conflicts    INTEGER NOT NULL DEFAULT 0,  -- lines whose (sid, seq) was already stored with other content
     status       TEXT NOT NULL CHECK (status IN ('loading', 'complete', 'damaged')),
-    damage       TEXT,                        -- why the file ended early (status 'damaged')
+    damage       TEXT,                        -- why the file is damaged: where it ended early, or the first place bytes were skipped to the next gzip member (status 'damaged')
     loader_pid   INTEGER,                     -- process id of the ingest loading it (status 'loading'), for people: the loader holds byte `id` of the file <database>-loaders locked
     ingested_at  TEXT NOT NULL                -- UTC time the load started ('loading') or finished
 );

@@ -379,10 +379,12 @@ final class Ingester {
         }
         // Stopped midway: the file is not finished (its row stays `loading`, to be resumed).
         try stop?.check()
-        if let damage = input.damage {
-            report.status = .damaged(damage.reason)
-            try store.reject(file: fileID, kind: .damage, line: report.lines, offset: damage.rawOffset,
-                             reason: damage.reason, sample: nil)
+        if let summary = input.damageSummary {
+            report.status = .damaged(summary)
+        }
+        for damage in input.damages {
+            try store.reject(file: fileID, kind: .damage, line: damage.line ?? report.lines, offset: damage.rawOffset,
+                             reason: damage.description, sample: nil)
         }
         // The file row's counts are the report's (the damage reject is not a line reject).
         var stats = FileStats()
@@ -392,7 +394,7 @@ final class Ingester {
         stats.events = report.events
         stats.rejects = report.rejects
         stats.conflicts = report.conflicts
-        stats.damage = input.damage?.reason
+        stats.damage = input.damageSummary
         if let same = try store.finishFile(id: fileID, hash: input.contentHash(), stats: stats) {
             report.status = .sameContent(path: same)
             report.rejects = 0

@@ -84,13 +84,13 @@ package enum RejectedLinesRule {
         default: break
         }
         let kinds: [(String, String)] = [
-            ("cut last line", "cut-line"), ("not valid UTF-8", "not-utf8"), ("nested deeper", "too-deep"),
+            ("cut last line", "cut-line"), ("line cut by damaged gzip data", "cut-line"), ("not valid UTF-8", "not-utf8"), ("nested deeper", "too-deep"),
             ("not valid JSON", "not-json"), ("not a JSON object", "not-json"), ("empty line", "not-json"),
             ("line longer than", "line-too-long"), ("more than", "too-many-keys"), ("duplicate key", "duplicate-key"),
             ("missing required key", "missing-key"), ("needs key", "missing-key"),
             ("unsupported format version", "newer-version"), (": expected ", "wrong-type"),
         ]
-        for (text, kind) in kinds where text == "cut last line" ? reason.hasPrefix(text) : reason.contains(text) { return kind }
+        for (text, kind) in kinds where kind == "cut-line" ? reason.hasPrefix(text) : reason.contains(text) { return kind }
         return "bad-value"
     }
 

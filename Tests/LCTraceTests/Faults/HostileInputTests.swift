@@ -241,6 +241,41 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try SQLiteDatabase(path: db, mode: .readOnly).scalarText("SELECT status FROM files"), "complete")
     }
 
+    /// A device file whose first member was cut in its middle and whose later members are whole
+    /// (a power cut that kept later blocks, files joined by `cat`): the later members' events
+    /// are loaded, the file is damaged (exit 65) with one damage naming where reading went on,
+    /// and the line the damage cut is a `cut-line` of LC904, not the file's last.
+    func testEventsAfterADamagedGzipMemberAreLoaded() throws {
+        func member(_ sid: String, _ count: Int) throws -> (bytes: [UInt8], lines: Int) {
+            var b = TraceBuilder(sid: sid)
+            for i in 0..<count { b.vc(Double(i + 1), "init", "0x\(i)", #""cls":"VC\#(i % 9)""#) }
+            let path = dir + "/\(sid).gz"
+            let w = try TraceFileWriter(path: path, gzip: true)
+            w.write(b.lines.joined(separator: "\n") + "\n")
+            w.close()
+            return ([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), b.lines.count)
+        }
+        let first = try member("S1", 3000), second = try member("S2", 400), third = try member("S3", 200)
+        let path = dir + "/joined.jsonl.gz"
+        let cut = first.bytes.count / 2
+        try Data(first.bytes.prefix(cut) + second.bytes + third.bytes).write(to: URL(fileURLWithPath: path))
+        let r = try lctrace(["ingest", "--db", db, path])
+        XCTAssertEqual(r.status, 65, r.err)
+        XCTAssertTrue(r.err.contains("gzip stream truncated: member 1 is cut short; reading went on at the next gzip member, byte \(cut)"), r.err)
+        let database = try SQLiteDatabase(path: db, mode: .readOnly)
+        XCTAssertEqual(try database.scalarInt("SELECT count(*) FROM events_v WHERE sid = 'S2'"), Int64(second.lines))
+        XCTAssertEqual(try database.scalarInt("SELECT count(*) FROM events_v WHERE sid = 'S3'"), Int64(third.lines))
+        XCTAssertEqual(try database.scalarInt("SELECT max(seq) FROM events_v WHERE sid = 'S3'"), Int64(third.lines - 1))
+        XCTAssertGreaterThan(try database.scalarInt("SELECT count(*) FROM events_v WHERE sid = 'S1'") ?? 0, 1000)
+        XCTAssertEqual(try database.scalarText("SELECT status FROM files"), "damaged")
+        XCTAssertEqual(try database.scalarInt("SELECT count(*) FROM rejects WHERE kind = 'damage'"), 1)
+        XCTAssertEqual(try database.scalarInt("SELECT count(*) FROM rejects WHERE reason LIKE 'line cut by damaged gzip data: %'"), 1)
+        let report = try lctrace(["report", "--db", db, "--format", "json"])
+        let findings = (try JSONSerialization.jsonObject(with: Data(report.out.utf8)) as? [String: Any])?["findings"] as? [[String: Any]] ?? []
+        let kinds = Set(findings.filter { $0["rule"] as? String == "LC904" }.compactMap { ($0["detail"] as? [String: Any])?["kind"] as? String })
+        XCTAssertTrue(kinds.isSuperset(of: ["truncated-gzip", "cut-line"]), "\(kinds)")
+    }
+
     func testAFIFOAsTheDatabaseIsRefusedNotWaitedFor() throws {
         let fifo = dir + "/fifo.db"
         XCTAssertEqual(mkfifo(fifo, 0o644), 0)

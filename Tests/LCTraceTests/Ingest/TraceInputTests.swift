@@ -82,6 +82,109 @@ final class TraceInputTests: TemporaryDirectoryTestCase {
         XCTAssertTrue(input.damage?.reason.hasPrefix("corrupt gzip data") ?? false, input.damage?.reason ?? "no damage")
     }
 
+    /// Bytes of one gzip member of `text` (`TraceFileWriter`, as a recorder writes it).
+    func member(_ text: String) throws -> [UInt8] {
+        let path = gzipFile("m.gz", members: [text])
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    func numbered(_ prefix: String, _ count: Int) -> String {
+        (0..<count).map { "{\"\(prefix)\":\($0),\"pad\":\"\(String(repeating: "y", count: $0 % 40))\"}\n" }.joined()
+    }
+
+    /// A member cut in its middle (a file joined by `cat` after a cut one, a power cut that
+    /// kept later blocks but not an earlier one) costs that member's tail only: the members
+    /// after it are read whole, and the cut line is not the file's last.
+    func testGoodMembersAfterACutOneAreRead() throws {
+        let first = try member(numbered("a", 3000)), second = try member(numbered("b", 700)), third = try member(numbered("c", 300))
+        let cut = first.count / 2
+        let path = dir + "/joined.gz"
+        try Data(first.prefix(cut) + second + third).write(to: URL(fileURLWithPath: path))
+        for size in [4096, 256 * 1024] {
+            let input = try TraceInput(location: .file(path), bufferSize: size)
+            var got: [InputLine] = [], texts: [String] = []
+            LineReader(input: input).forEachLine { line in
+                var copy = line
+                copy.bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+                got.append(copy)
+                texts.append(String(decoding: line.bytes, as: UTF8.self))
+                return true
+            }
+            XCTAssertEqual(texts.filter { $0.hasPrefix("{\"b\":") }, numbered("b", 700).split(separator: "\n").map(String.init), "buffer \(size)")
+            XCTAssertEqual(texts.suffix(300), numbered("c", 300).split(separator: "\n").map(String.init)[...], "buffer \(size)")
+            // The first member's lines before the cut, in order, intact (what the inflater made
+            // of the next member's bytes before it found them wrong follows them, rejected).
+            let expected = numbered("a", 3000).split(separator: "\n").map(String.init)
+            let intact = zip(texts, expected).prefix { $0 == $1 }.count
+            XCTAssertGreaterThan(intact, 1000, "buffer \(size)")
+            XCTAssertEqual(input.damages.count, 1, input.damages.map(\.description).joined(separator: " | "))
+            XCTAssertEqual(input.damage?.resumedAt, Int64(cut), "read on from the second member's first byte")
+            XCTAssertEqual(input.members, 3)
+            // One cut line, marked so; numbers and offsets run on through the damage.
+            let cutLines = got.filter(\.resumedAfter)
+            XCTAssertEqual(cutLines.count, 1)
+            XCTAssertTrue(cutLines.first?.unterminated ?? false)
+            XCTAssertEqual(input.damage?.line, cutLines.first?.number)
+            XCTAssertEqual(got.map(\.number), Array(1...got.count))
+            XCTAssertFalse(got.last!.unterminated)
+            XCTAssertEqual(input.bytesProduced, got.last!.offset + Int64(texts.last!.utf8.count) + 1)
+            XCTAssertEqual(input.contentHash(), Ingester.hashFile(.file(path)))
+        }
+    }
+
+    /// Corrupt data inside a member, and bytes that are not gzip between two members: reading
+    /// goes on at the next member. Bytes that only start like a member (a reserved flag set,
+    /// or a header followed by data an inflater refuses) are passed over.
+    func testReadingGoesOnAfterCorruptDataAndBytesThatAreNotGzip() throws {
+        let first = try member(numbered("a", 2000)), second = try member(numbered("b", 500))
+        var corrupt = first
+        for i in (first.count / 3)..<(first.count / 3 + 40) { corrupt[i] ^= 0x5a }
+        let notMembers: [UInt8] = Array("garbage\n".utf8) + [0x1f, 0x8b, 0x08, 0xe0, 0, 0, 0, 0, 0, 3] + Array("more".utf8)
+        let lookAlike: [UInt8] = [0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0x03, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]
+        let junk = Array("junk\n".utf8)
+        let cases: [(name: String, bytes: [UInt8], resumedAt: Int)] = [
+            ("corrupt", corrupt + second, first.count),
+            ("not gzip", second + notMembers + second, second.count + notMembers.count),
+            // Read as a member (it follows one), refused at its first block: one damage.
+            ("look-alike member", second + lookAlike + second, second.count + lookAlike.count),
+            // Found by the search, refused by the trial inflation: passed over.
+            ("look-alike in junk", second + junk + lookAlike + second, second.count + junk.count + lookAlike.count),
+        ]
+        for c in cases {
+            let path = dir + "/\(c.name).gz"
+            try Data(c.bytes).write(to: URL(fileURLWithPath: path))
+            let (l, input) = try lines(path)
+            let texts = l.map(\.2)
+            XCTAssertEqual(Array(texts.suffix(500)), numbered("b", 500).split(separator: "\n").map(String.init), c.name)
+            XCTAssertEqual(input.damages.count, 1, "\(c.name): \(input.damages.map(\.description))")
+            XCTAssertEqual(input.damage?.resumedAt, Int64(c.resumedAt), c.name)
+            XCTAssertTrue(input.damage?.description.hasSuffix("; reading went on at the next gzip member, byte \(c.resumedAt)") ?? false,
+                          input.damage?.description ?? "no damage")
+            if c.name != "corrupt" {
+                XCTAssertEqual(texts, numbered("b", 500).split(separator: "\n").map(String.init) + numbered("b", 500).split(separator: "\n").map(String.init), c.name)
+            }
+        }
+    }
+
+    /// A tar archive's reader does not read on past damage: its blocks would be out of step.
+    func testOnlyALineReaderReadsOnAfterDamage() throws {
+        let second = try member(numbered("b", 50))
+        let path = dir + "/g.gz"
+        try Data(second + Array("junk".utf8) + second).write(to: URL(fileURLWithPath: path))
+        let input = try TraceInput(location: .file(path), bufferSize: 4096)
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var produced = 0
+        while true {
+            let n = buffer.withUnsafeMutableBytes { input.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[...])) }
+            if n == 0 { break }
+            produced += n
+        }
+        XCTAssertEqual(produced, numbered("b", 50).utf8.count)
+        XCTAssertFalse(input.resume(linesRead: 50))
+        XCTAssertNil(input.damage?.resumedAt)
+        XCTAssertEqual(input.contentHash(), Ingester.hashFile(.file(path)))
+    }
+
     func testTrailingGarbageAfterAMemberIsDamage() throws {
         let path = gzipFile("g.gz", members: ["a\n"])
         let handle = FileHandle(forWritingAtPath: path)!
@@ -267,6 +370,8 @@ final class TraceInputInflaterTests: TemporaryDirectoryTestCase {
             ("corrupt", Data(corrupt)),
             ("bad crc", Data(badCRC)),
             ("garbage", multi + Data("garbage".utf8)),
+            ("garbage between", multi + Data("garbage".utf8) + multi),
+            ("cut, then whole", multi.prefix(multi.count / 3) + multi),
             ("padding", multi + Data(count: 5000) + multi),
             ("bomb", try gzip("bomb.gz", ["{\"a\":1}\n" + String(repeating: spaces, count: 40) + "\n"])),
         ]
@@ -282,6 +387,11 @@ final class TraceInputInflaterTests: TemporaryDirectoryTestCase {
                     (zlib.produced, fast.produced) = (0, 0)
                 }
                 XCTAssertEqual(fast, zlib, "\(name), buffer \(size)")
+                if name == "garbage between" || name == "cut, then whole" {
+                    // Reading went on at the whole copy: all of it is read.
+                    let whole = try read(dir + "/multi.gz", { ZlibInflater() }, bufferSize: size).lines
+                    XCTAssertEqual(Array(zlib.lines.suffix(whole.count)), whole, "\(name), buffer \(size)")
+                }
             }
         }
     }
