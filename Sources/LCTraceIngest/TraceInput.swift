@@ -141,6 +141,11 @@ package final class TraceInput: @unchecked Sendable {
     private var segmentDamaged = false
     /// The damage allows a search for a later member, from this raw offset.
     private var resumeSearchFrom: Int64?
+    /// Damages whose `line` is set (`resume`).
+    private var damagesWithLine = 0
+    /// Damaged places after which a file is not read on: a device's file has a few; a file of
+    /// thousands is not a trace, and each costs a `rejects` row.
+    package static let maxDamages = 1000
     /// The file's offset of the byte after the buffered ones (`rawBytesRead`, until a search
     /// for the next member reads an earlier part again).
     private var rawPosition: Int64 = 0
@@ -329,8 +334,14 @@ package final class TraceInput: @unchecked Sendable {
     /// starts a new line). `lines`: the lines read so far, recorded with the damages met since
     /// the last call.
     package func resume(linesRead lines: Int) -> Bool {
-        for i in damages.indices where damages[i].line == nil { damages[i].line = lines }
+        for i in damagesWithLine..<damages.count { damages[i].line = lines }
+        damagesWithLine = damages.count
         guard let from = resumeSearchFrom, !finished else { finishReading(); return false }
+        guard damages.count < Self.maxDamages else {
+            damages[damages.count - 1].reason += " (\(Self.maxDamages) damaged places in this file: the rest of it skipped)"
+            finishReading()
+            return false
+        }
         resumeSearchFrom = nil
         inMember = false
         if ownsFD && !rereading {

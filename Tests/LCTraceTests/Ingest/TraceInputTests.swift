@@ -166,6 +166,20 @@ final class TraceInputTests: TemporaryDirectoryTestCase {
         }
     }
 
+    /// A file of thousands of damaged places is not a trace: reading stops at the 1,000th,
+    /// which says so, and it costs no more than linear time.
+    func testReadingStopsAfterAThousandDamagedPlaces() throws {
+        let one = try member("{\"a\":1}\n") + Array("x".utf8)
+        let path = dir + "/many.gz"
+        try Data(Array([[UInt8]](repeating: one, count: 3000).joined())).write(to: URL(fileURLWithPath: path))
+        let (l, input) = try lines(path)
+        XCTAssertEqual(l.count, TraceInput.maxDamages)
+        XCTAssertEqual(input.damages.count, TraceInput.maxDamages)
+        XCTAssertEqual(input.damages.last?.reason.hasSuffix("(1000 damaged places in this file: the rest of it skipped)"), true)
+        XCTAssertEqual(input.damages.map(\.line), (1...TraceInput.maxDamages).map { $0 })
+        XCTAssertEqual(input.contentHash(), Ingester.hashFile(.file(path)))
+    }
+
     /// A tar archive's reader does not read on past damage: its blocks would be out of step.
     func testOnlyALineReaderReadsOnAfterDamage() throws {
         let second = try member(numbered("b", 50))
