@@ -100,15 +100,35 @@ final class OpenTraceFile {
     }
 }
 
-public enum RecorderError: Error, CustomStringConvertible {
+public enum RecorderError: Error, CustomStringConvertible, LocalizedError {
     case cannotCreateDirectory(String, String)
     case cannotOpen(String, Int32)
+    /// `RecorderConfiguration.sessionID` is not 1 to 128 characters long (the format's `sid`).
+    case badSessionID(Int)
 
     public var description: String {
         switch self {
         case .cannotCreateDirectory(let path, let why): return "cannot create \(path): \(why)"
         case .cannotOpen(let path, let code): return "cannot open \(path): \(String(cString: strerror(code)))"
+        case .badSessionID(let length):
+            return "sessionID must be 1 to 128 characters long (trace format v1's sid), not \(length): leave it to the default, a new UUID"
         }
+    }
+
+    /// What `localizedDescription` (which apps log) says: the same words.
+    public var errorDescription: String? { description }
+
+    /// An error's reason in a few words: the system's for a file system error (a Foundation
+    /// error's underlying POSIX error), not the whole error dumped.
+    static func reason(_ error: Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? Error {
+            // A POSIXError value on Linux, an NSError on Apple platforms.
+            let posix = underlying as NSError
+            if posix.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(posix.code))) }
+        }
+        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
+        return ns.localizedDescription
     }
 }
 
@@ -128,7 +148,7 @@ enum TraceDirectory {
             try? FileManager.default.setAttributes(attributes, ofItemAtPath: directory.path)
             #endif
         } catch {
-            throw RecorderError.cannotCreateDirectory(directory.path, "\(error)")
+            throw RecorderError.cannotCreateDirectory(directory.path, RecorderError.reason(error))
         }
         excludeFromBackup(directory)
     }

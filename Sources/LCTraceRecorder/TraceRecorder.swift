@@ -17,6 +17,9 @@ import LCTraceFormat
 ///     …
 ///     recorder.stop()
 public final class TraceRecorder: Sendable {
+    /// A mark's name is cut to this many bytes (of UTF-8; a character cut in two is replaced).
+    public static let maxMarkBytes = 4096
+
     /// The `recorder` key of the session record.
     public static let recorderName = "lctrace-recorder/1.0"
 
@@ -30,6 +33,9 @@ public final class TraceRecorder: Sendable {
 
     /// Starts a session: writes its record (seq 0) and starts the writer thread.
     public init(configuration: RecorderConfiguration) throws {
+        guard (1...128).contains(configuration.sessionID.count) else {
+            throw RecorderError.badSessionID(configuration.sessionID.count)
+        }
         self.configuration = configuration
         sessionID = configuration.sessionID
         directory = configuration.directory ?? RecorderConfiguration.defaultDirectory
@@ -109,7 +115,9 @@ public final class TraceRecorder: Sendable {
     }
 
     /// Trace files ready for upload, oldest first: every file in `directory` of this
-    /// recorder's naming except the one being written (earlier sessions' too).
+    /// recorder's naming and app except the one being written (earlier sessions' too). An
+    /// extension sharing the directory hands out and deletes its own (its bundle id differs):
+    /// two processes of one app id need two directories.
     public func finishedFiles() -> [URL] { writer.finishedFiles() }
 
     /// Deletes files handed out by `finishedFiles()` once uploaded; never the file being
@@ -289,10 +297,11 @@ public final class TraceRecorder: Sendable {
 
     public func app(_ event: AppEvent) { buffer.record(RecordedEvent(event.kind)) }
 
-    /// A free annotation, e.g. a QA test step (`mark` with `name`).
+    /// A free annotation, e.g. a QA test step (`mark` with `name`, cut to `maxMarkBytes`).
     public func mark(_ name: String) {
         var e = RecordedEvent(.mark)
-        e.text = name
+        // A line stays far below lctrace's 1 MiB limit whatever the app passes.
+        e.text = name.utf8.count > Self.maxMarkBytes ? String(decoding: name.utf8.prefix(Self.maxMarkBytes), as: UTF8.self) : name
         buffer.record(e)
     }
 

@@ -147,11 +147,19 @@ final class TraceWriter: @unchecked Sendable {
     }
 
     /// Finished trace files in the directory, oldest first: every file of the recorder's
-    /// naming but the one being written (earlier sessions' files included, even one a killed
-    /// process left open: it is readable up to its cut).
+    /// naming and of its app but the one being written (earlier sessions' files included, even
+    /// one a killed process left open: it is readable up to its cut). Another app's files (an
+    /// extension sharing an App Group directory) are its own recorder's to hand out and delete:
+    /// one of them may be the file that recorder is writing.
     func finishedFiles() -> [URL] {
         let active = buffer.lock.withLock { activeFileName }
-        return TraceDirectory.list(directory).filter { $0.name.text != active }.map(\.url)
+        return ownFiles().filter { $0.name.text != active }.map(\.url)
+    }
+
+    /// The directory's trace files of this recorder's app, oldest first.
+    private func ownFiles() -> [(name: TraceFileName, url: URL, size: Int)] {
+        let app = TraceFileName.safe(fileApp)
+        return TraceDirectory.list(directory).filter { $0.name.app == app }
     }
 
     /// Deletes `files` (after an upload); the file being written is never deleted. Returns
@@ -159,8 +167,9 @@ final class TraceWriter: @unchecked Sendable {
     @discardableResult
     func remove(_ files: [URL]) -> [URL] {
         let active = buffer.lock.withLock { activeFileName }
+        let app = TraceFileName.safe(fileApp)
         return files.filter { url in
-            guard TraceFileName(parsing: url.lastPathComponent) != nil, url.lastPathComponent != active,
+            guard TraceFileName(parsing: url.lastPathComponent)?.app == app, url.lastPathComponent != active,
                   url.deletingLastPathComponent().standardizedFileURL.path == directory.standardizedFileURL.path else { return false }
             return (try? FileManager.default.removeItem(at: url)) != nil
         }
@@ -193,7 +202,7 @@ final class TraceWriter: @unchecked Sendable {
             var start = range.lowerBound
             while start < range.upperBound {
                 let end = min(range.upperBound, start + eventsPerMember)
-                write(start..<end)
+                write(start..<end, stopping: stop)
                 start = end
             }
             lastFlush = MonotonicClock.system.nanoseconds()
@@ -231,15 +240,17 @@ final class TraceWriter: @unchecked Sendable {
     }
 
     /// Encodes the events of `range` and writes them as a member, or two when a rotation
-    /// marker comes in the middle (the part before it ends the current file).
-    private func write(_ range: Range<Int>) {
+    /// marker comes in the middle (the part before it ends the current file). While the
+    /// recorder stops, a rotation enforces no cap: its mark would come after `sessionEnd`, or
+    /// not at all (the next session's start enforces it, with its mark).
+    private func write(_ range: Range<Int>, stopping: Bool) {
         lines.removeAll()
         var count = 0
         var lastSeq: Int64 = -1
         buffer.drain(range) { event in
             if case .standard(.session) = event.kind, event.seq > 0 {
                 writeMember(count: count, lastSeq: lastSeq)
-                finishFile(enforcingCap: true)
+                finishFile(enforcingCap: !stopping)
                 let done: [@Sendable () -> Void] = buffer.lock.withLock {
                     rotationQueued = false
                     defer { rotationTickets = [] }
@@ -333,11 +344,13 @@ final class TraceWriter: @unchecked Sendable {
     }
 
     /// Deletes the oldest finished files until the directory holds at most `maxStoredBytes`
-    /// of trace files less the room of the file being written (`rotateBytes`: it grows to
-    /// that before the next rotation), and says so in the trace with a `recorder.deletedFiles`
-    /// mark (in order, like any event; a full buffer drops it, the statistics keep the count).
+    /// of this app's trace files less the room of the file being written (`rotateBytes`: it
+    /// grows to that before the next rotation), and says so in the trace with a
+    /// `recorder.deletedFiles` mark (in order, like any event; a full buffer drops it, the
+    /// statistics keep the count). Another app's files (an extension's, in a shared App Group
+    /// directory) count against that app's own cap only.
     private func enforceCap() {
-        let files = TraceDirectory.list(directory)
+        let files = ownFiles()
         let budget = maxStoredBytes - rotateBytes
         var total = files.reduce(0) { $0 + $1.size }
         guard total > budget else { return }

@@ -262,6 +262,104 @@ final class RecorderFileTests: XCTestCase {
         XCTAssertFalse(marked.isEmpty)
     }
 
+    /// What an app may get wrong is refused or bounded where lctrace would reject every line:
+    /// a session id outside the format's 1 to 128 characters, a mark past lctrace's line
+    /// limit. The errors say what is wrong in their `localizedDescription`, which apps log.
+    func testABadSessionIDIsRefusedAndALongMarkIsCut() throws {
+        let dir = RecorderTests.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for sid in ["", String(repeating: "s", count: 129)] {
+            XCTAssertThrowsError(try TraceRecorder(configuration: RecorderTests.configuration(dir, sid: sid))) { error in
+                XCTAssertEqual(error.localizedDescription,
+                               "sessionID must be 1 to 128 characters long (trace format v1's sid), not \(sid.count): leave it to the default, a new UUID")
+            }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.path), "a refused recorder made its directory")
+        let r = try TraceRecorder(configuration: RecorderTests.configuration(dir, sid: String(repeating: "s", count: 128)))
+        r.mark(String(repeating: "é", count: 1 << 20))
+        XCTAssertTrue(r.stop())
+        let mark = try XCTUnwrap(try RecorderTests.files(dir).first?.events.first { $0.kind == .mark })
+        XCTAssertLessThanOrEqual(mark.detail?.utf8.count ?? .max, TraceRecorder.maxMarkBytes)
+        XCTAssertGreaterThan(mark.detail?.utf8.count ?? 0, TraceRecorder.maxMarkBytes - 4)
+        XCTAssertTrue(mark.detail?.allSatisfy { $0 == "é" } ?? false, "a character cut in two")
+        // A directory that cannot be made: the system's reason, not an error's dump.
+        var config = RecorderTests.configuration(URL(fileURLWithPath: "/etc/passwd/lctrace"))
+        config.flushInterval = 3600
+        XCTAssertThrowsError(try TraceRecorder(configuration: config)) { error in
+            XCTAssertEqual(error.localizedDescription, "cannot create /etc/passwd/lctrace: Not a directory")
+        }
+    }
+
+    /// A rotation inside `stop()`'s last drain deletes nothing: the buffer takes no event
+    /// after `sessionEnd`, so the deletion's mark was lost (a file deleted, no mark anywhere).
+    /// The next start enforces the cap, with its mark.
+    func testNoFileIsDeletedWithoutItsMarkWhenStopping() throws {
+        let dir = RecorderTests.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var config = RecorderTests.configuration(dir)
+        config.flushInterval = 3600
+        config.flushEventCount = 100_000
+        config.bufferCapacity = 100_000
+        config.rotateBytes = 4096
+        config.maxStoredBytes = 8192
+        func marks(_ n: Int, _ r: TraceRecorder) {
+            for i in 0..<n { r.mark("\(i) " + String((0..<40).map { _ in Character(UnicodeScalar(UInt8.random(in: 97...122))) })) }
+        }
+        let r = try TraceRecorder(configuration: config)
+        marks(400, r)
+        XCTAssertTrue(r.flush(timeout: 10))  // the file is past rotateBytes: a rotation marker waits in the buffer
+        marks(10, r)
+        XCTAssertTrue(r.stop())
+        XCTAssertEqual(r.statistics.filesDeleted, 0)
+        let files = try RecorderTests.files(dir)
+        XCTAssertEqual(files.count, 2, "the rotation came inside the last drain")
+        XCTAssertEqual(try RecorderTests.events(dir).map(\.seq), Array(0...Int64(400 + 1 + 10 + 1)), "a file was deleted: session record, 400 marks, the next file's record, 10 marks, sessionEnd")
+        config.sessionID = "NEXT-SESSION"
+        let next = try TraceRecorder(configuration: config)
+        XCTAssertTrue(next.stop())
+        XCTAssertEqual(next.statistics.filesDeleted, 1)
+        let mark = try XCTUnwrap(try RecorderTests.files(dir).last?.events.first { $0.detail == TraceWriter.deletedMarkName })
+        XCTAssertTrue(mark.attrs?.hasPrefix(#"{"files":1,"#) ?? false, mark.attrs ?? "no attrs")
+    }
+
+    /// An app and its extension sharing a directory (an App Group): neither hands out,
+    /// removes or caps away the other's files, one of which is the file it is writing.
+    func testAnotherAppsFilesInTheDirectoryAreLeftAlone() throws {
+        let dir = RecorderTests.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var extensionConfig = RecorderTests.configuration(dir, sid: "EXT-SESSION")
+        extensionConfig.session.app = "com.example.shop.share"
+        extensionConfig.session.extensionPoint = "com.apple.share-services"
+        extensionConfig.wallClock = WallClock { 1_735_689_600_000 }  // 2025-01-01: its file is the oldest
+        extensionConfig.flushInterval = 3600
+        let ext = try TraceRecorder(configuration: extensionConfig)
+        ext.mark("extension")
+        XCTAssertTrue(ext.flush(timeout: 10))
+        let extensionFile = try XCTUnwrap(TraceDirectory.list(dir).first?.url)
+        let old = ["com.example.shop_20250601T080000Z_OLD-A_0000.jsonl.gz", "com.example.shop_20250601T080000Z_OLD-A_0001.jsonl.gz",
+                   "com.example.shop_20250701T000000Z_OLD-B_0000.jsonl.gz"]
+        for name in old { try Data(repeating: 7, count: 3000).write(to: dir.appendingPathComponent(name)) }
+        var config = RecorderTests.configuration(dir)
+        config.flushInterval = 3600
+        config.rotateBytes = 4096
+        config.maxStoredBytes = 8192  // 4,096 for finished files
+        // At its start the cap deletes the app's own oldest files, never the extension's
+        // (older still, and being written).
+        let app = try TraceRecorder(configuration: config)
+        XCTAssertEqual(app.statistics.filesDeleted, 2)
+        XCTAssertEqual(app.finishedFiles().map(\.lastPathComponent), [old[2]], "the extension's file being written was handed out")
+        XCTAssertEqual(app.removeFinishedFiles([extensionFile]), [])
+        app.mark("app")
+        XCTAssertTrue(app.flush(timeout: 10))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: extensionFile.path), "the extension's file was deleted")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent(old[2]).path))
+        XCTAssertTrue(app.stop())
+        ext.mark("still writing")
+        XCTAssertTrue(ext.stop())
+        XCTAssertEqual(try DecodedFile(extensionFile).events.map(\.name), ["session", "mark", "mark", "sessionEnd"])
+        XCTAssertEqual(ext.finishedFiles(), [extensionFile])
+    }
+
     /// finishedFiles lists every trace file but the one being written (earlier sessions'
     /// included); a finished file can be removed after upload, the active one never.
     func testFinishedFilesAndRemovalAfterUpload() throws {
