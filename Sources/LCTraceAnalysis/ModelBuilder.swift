@@ -115,6 +115,13 @@ final class ModelBuilder {
         case .appWillEnterForeground, .appDidBecomeActive:
             appInForeground = true
             foregroundChanged(e.t)
+        case .mark:
+            // An app extension has no scenes and no app delegate: lctrace's recorder writes its
+            // host's notifications as marks, which move the foreground clock as the app events do.
+            if let foreground = ExtensionHostMark(rawValue: e.detail ?? "")?.inForeground {
+                appInForeground = foreground
+                foregroundChanged(e.t)
+            }
         case .windowRoot:
             replaceWindowRoot(e)
         default:

@@ -25,3 +25,22 @@ package enum SessionEndReason: String, CaseIterable, Sendable {
 package enum PresentationStyleName: String, CaseIterable, Sendable {
     case fullScreen, pageSheet, formSheet, overFullScreen, overCurrentContext, popover, automatic, custom
 }
+
+/// The marks lctrace's recorder writes in an app extension for its host's notifications
+/// (an extension has no scene and no app-delegate events): lctrace's foreground clock reads
+/// them as it reads `appDidEnterBackground` and `appWillEnterForeground`.
+package enum ExtensionHostMark: String, CaseIterable, Sendable {
+    case willEnterForeground = "extensionHostWillEnterForeground"
+    case didBecomeActive = "extensionHostDidBecomeActive"
+    case willResignActive = "extensionHostWillResignActive"
+    case didEnterBackground = "extensionHostDidEnterBackground"
+
+    /// Whether the host went to the background (false) or came back (true); nil: neither.
+    package var inForeground: Bool? {
+        switch self {
+        case .didEnterBackground: return false
+        case .willEnterForeground, .didBecomeActive: return true
+        case .willResignActive: return nil
+        }
+    }
+}

@@ -272,7 +272,11 @@ enum MarkdownReference {
 
         - One foreground clock for every time limit (the leak grace, LC102's 1 s, LC203's 2 s, \
         LC401's background overlap), taken from all scenes: the app is in the foreground while any \
-        of its scenes is; messages state foreground time as such.
+        of its scenes is; messages state foreground time as such. An app extension has neither \
+        scene nor app-delegate events: lctrace also reads the marks its recorder writes for the \
+        host's notifications (`extensionHostDidEnterBackground`, `extensionHostWillEnterForeground`, \
+        `extensionHostDidBecomeActive`), an addition of lctrace's to rules 1.2, which are silent on \
+        extensions.
         - Chains that children present: what a controller inside X presented goes with X's \
         dismissal; the controllers a dismissal removes, and what they contain, are hidden from its \
         end (a later deinit is no LC201).

@@ -1,5 +1,6 @@
 #if canImport(UIKit) && !os(watchOS)
 import UIKit
+import LCTraceFormat
 
 /// Recording on iOS: UIKit's controller callbacks, the scenes' and the app's life cycle,
 /// into a `TraceRecorder`. For DEBUG and QA builds:
@@ -36,13 +37,13 @@ public enum UIKitRecording {
     @discardableResult
     public static func startInAppExtension(_ configuration: RecorderConfiguration = RecorderConfiguration()) throws -> TraceRecorder {
         try begin(configuration) { recorder in
-            let host: [(Notification.Name, String)] = [
-                (.NSExtensionHostWillEnterForeground, "extensionHostWillEnterForeground"),
-                (.NSExtensionHostDidBecomeActive, "extensionHostDidBecomeActive"),
-                (.NSExtensionHostWillResignActive, "extensionHostWillResignActive"),
-                (.NSExtensionHostDidEnterBackground, "extensionHostDidEnterBackground"),
+            let host: [(Notification.Name, ExtensionHostMark)] = [
+                (.NSExtensionHostWillEnterForeground, .willEnterForeground),
+                (.NSExtensionHostDidBecomeActive, .didBecomeActive),
+                (.NSExtensionHostWillResignActive, .willResignActive),
+                (.NSExtensionHostDidEnterBackground, .didEnterBackground),
             ]
-            for (name, mark) in host { observe(name) { _ in recorder.mark(mark) } }
+            for (name, mark) in host { observe(name) { _ in recorder.mark(mark.rawValue) } }
             observe(.NSExtensionHostDidEnterBackground) { _ in
                 ProcessInfo.processInfo.performExpiringActivity(withReason: "lctrace-recorder flush") { expired in
                     if !expired { recorder.flush(timeout: 2) }

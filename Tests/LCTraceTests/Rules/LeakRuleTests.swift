@@ -298,6 +298,28 @@ final class LeakRuleTests: RuleTestCase {
         XCTAssertEqual(late.findings(rules: ["LC301"]), ["LC301 0xb#17"], "5.6 s of foreground time: late")
     }
 
+    /// An app extension has no scene or app-delegate events: its host going to the background
+    /// and back, which lctrace's recorder writes as marks, stops the foreground clock too.
+    func testAnExtensionHostsBackgroundTimeDoesNotCount() {
+        func session(_ marks: Bool, deinitAt: Double) -> [String] {
+            var b = app()
+            push(&b, 1000, "0xb")
+            pop(&b, 3000, "0xb", deinitAfter: nil)
+            if marks {
+                b.add(4000, "mark", #""name":"extensionHostWillResignActive""#)
+                b.add(4100, "mark", #""name":"extensionHostDidEnterBackground""#)
+                b.add(124_000, "mark", #""name":"extensionHostWillEnterForeground""#)
+                b.add(124_100, "mark", #""name":"extensionHostDidBecomeActive""#)
+            }
+            b.vc(deinitAt, "deinit", "0xb")
+            end(&b, 150_000)
+            return b.findings(rules: ["LC301", "LC302"])
+        }
+        XCTAssertEqual(session(true, deinitAt: 125_000), [], "1.9 s of foreground time: inside the grace")
+        XCTAssertEqual(session(false, deinitAt: 125_000), ["LC301 0xb#17"], "without the marks, 122 s")
+        XCTAssertEqual(session(true, deinitAt: 129_000), ["LC301 0xb#17"], "5.8 s of foreground time: late")
+    }
+
     /// Background periods that overlap (the clock went backwards between them) count once, so
     /// the foreground clock never goes below zero nor overflows, even at the ends of `t`.
     func testOverlappingBackgroundPeriodsCountOnce() {
