@@ -289,8 +289,11 @@ package struct ReportView: Sendable {
 
     /// True when the gate fails: a finding at or above `--fail-on` (a new one under a baseline).
     package var failing: Bool { identities.contains { $0.failing } }
-    /// Findings (identity groups) that fail the gate: the number `gate:` names on stderr.
+    /// Defects (identity groups) that fail the gate: the number `gate:` names on stderr.
     package var failingCount: Int { identities.count { $0.failing } }
+    /// The findings of those defects (a defect seen in three sessions is three findings, as
+    /// the report's header counts them).
+    package var failingOccurrences: Int { identities.reduce(0) { $0 + ($1.failing ? $1.occurrences : 0) } }
 }
 
 package extension ReportData {

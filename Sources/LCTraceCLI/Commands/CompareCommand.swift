@@ -46,7 +46,7 @@ enum CompareCommand: Command {
         try output.finish()
         let regressions = comparison.regressionCount
         var gate = GateLine.text(failing: comparison.failing, count: comparison.newFailingCount,
-                                 what: "new finding", whats: "new findings", failOn: failOn)
+                                 what: "new defect", whats: "new defects", failOn: failOn)
         if failOn != nil, regressions > 0 {
             gate = String(gate.dropLast()) + ", \(regressions) timing regression\(regressions == 1 ? "" : "s")\n"
         }

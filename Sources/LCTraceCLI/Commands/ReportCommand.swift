@@ -102,8 +102,10 @@ enum ReportCommand: Command {
             context.console.writeError(notice)
         }
         if !context.console.outputFailed {
+            let new = options.baseline == nil ? "" : "new "
             context.console.writeError(GateLine.text(failing: view.failing, count: view.failingCount,
-                                                     what: "finding", whats: "findings", failOn: options.failOn))
+                                                     what: "\(new)defect", whats: "\(new)defects",
+                                                     findings: view.failingOccurrences, failOn: options.failOn))
         }
         return view.failing ? ExitStatus.findings : ExitStatus.ok
     }

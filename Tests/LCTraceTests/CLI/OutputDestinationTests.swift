@@ -91,7 +91,7 @@ final class OutputDestinationTests: XCTestCase {
         XCTAssertTrue(written.err.contains("Wrote \(file) ("), written.err)
         for run in [written, TestSupport.run(args)] {
             let last = run.err.split(separator: "\n").last ?? ""
-            XCTAssertTrue(last.hasPrefix("gate: fails: ") && last.hasSuffix("new findings at or above error (--fail-on error)"), run.err)
+            XCTAssertTrue(last.hasPrefix("gate: fails: ") && last.hasSuffix("new defects at or above error (--fail-on error)"), run.err)
         }
         let passing = TestSupport.run(args + ["--fail-on", "never"])
         XCTAssertEqual(passing.status, 0, passing.err)
@@ -117,7 +117,13 @@ final class OutputDestinationTests: XCTestCase {
         let failing = TestSupport.run(["report", "--db", Self.sampleDB, "-f", "sarif", "--fail-on", "error"])
         XCTAssertEqual(failing.status, 1)
         let last = failing.err.split(separator: "\n").last ?? ""
-        XCTAssertTrue(last.hasPrefix("gate: fails: ") && last.hasSuffix("at or above error (--fail-on error)"), failing.err)
+        // Defects (identities) and their findings, as the report's JSON has them.
+        let json = TestSupport.run(["report", "--db", Self.sampleDB, "-f", "json", "--fail-on", "never"])
+        let findings = ((try? JSONSerialization.jsonObject(with: Data(json.out.utf8))) as? [String: Any])?["findings"] as? [[String: Any]] ?? []
+        let errors = findings.filter { $0["severity"] as? String == "error" }
+        let defects = Set(errors.compactMap { $0["identity"] as? String }).count
+        XCTAssertGreaterThan(defects, 1)
+        XCTAssertEqual(String(last), "gate: fails: \(defects) defects (\(errors.count) findings) at or above error (--fail-on error)", failing.err)
         let passing = TestSupport.run(["report", "--db", Self.sampleDB, "--fail-on", "never"])
         XCTAssertEqual(passing.status, 0)
         XCTAssertEqual(passing.err.split(separator: "\n").last, "gate: passes: --fail-on never")
