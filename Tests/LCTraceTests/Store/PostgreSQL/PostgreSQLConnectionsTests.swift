@@ -1,7 +1,9 @@
 import XCTest
 import Foundation
+@testable import LCTraceRules
 @testable import LCTraceStore
 @testable import LCTracePostgreSQL
+@testable import LCTraceAnalysis
 @testable import LCTrace
 
 /// The connections an ingest opens: each is a server process (about 6.6 ms of the server's
@@ -24,6 +26,24 @@ final class PostgreSQLConnectionsTests: PostgreSQLTestCase {
         let url = try freshDatabase()
         XCTAssertEqual(connections(url, ["--no-analyze", sample("device-002-aad71e75.jsonl.gz")]), 2,
                        "the load's, and the new texts' and sessions' (three before)")
+    }
+
+    /// The analysis thread's connection is opened when it first has a session to build: an
+    /// ingest of a file loaded already opens the load's only (two before), and the analysis
+    /// while loading opens nothing up front.
+    func testTheAnalysisThreadConnectsOnlyWhenItHasASessionToBuild() throws {
+        let url = try freshDatabase()
+        let storage = try Storage.openForWriting(url)
+        let before = PGConnection.made
+        let ingester = Ingester(store: try storage.backend.ingestSink())
+        XCTAssertTrue(try ingester.analyzeWhileLoading(settings: RuleSettings()))
+        XCTAssertEqual(PGConnection.made - before, 0, "nothing to build yet")
+        ingester.analysis?.cancel()
+        ingester.analysis?.waitForWorker()
+        let analysed = connections(url, [sample("device-002-aad71e75.jsonl.gz")])
+        // The analysis thread's only when it took a session before the end of the ingest took what was left.
+        XCTAssertTrue((2...3).contains(analysed), "\(analysed)")
+        XCTAssertEqual(connections(url, [sample("device-002-aad71e75.jsonl.gz")]), 1, "a file loaded already: the load's only")
     }
 
     /// A batch's new texts go on the new sessions' connection, under its `lock_timeout`: an
