@@ -560,9 +560,9 @@ final class PGIngestSink: IngestSink {
                               modelAttrs: e.kind.modelReadsAttrs ? Self.bytes(e.attrs, arena).map { String(decoding: $0, as: UTF8.self) } : nil))
         }
         guard !unresolved.isEmpty else { return lines }
-        // The new texts' insert runs while this thread waits, where the previous batch's COPY
-        // was ended rather than left open, for its outcome; the new sessions' statement follows
-        // it on the same connection (`PGAutocommit`).
+        // The new texts' insert is sent ahead, and the new sessions' statement follows it on the
+        // same connection (`PGAutocommit`); where the previous batch's COPY was ended rather than
+        // left open, the server works out its outcome meanwhile, on the load's connection.
         let pendingTexts = try strings.send(newTexts)
         let sessions: [String: Int64]
         do {
