@@ -99,6 +99,12 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
     /// The worker's connection and reader, until the worker takes them; `workerEnded` once it
     /// has let them go (its connection closed, so the writer's close can remove the log).
     private var workerConnection: (any SnapshotReader)?
+    /// Or what opens them, where the host opens them only when needed
+    /// (`LoadingAnalysisHost.snapshotReaderWhenNeeded`): the worker, at its first session to read.
+    private var openWorkerConnection: (@Sendable () throws -> any SnapshotReader)?
+    /// Why the worker could not open them then: thrown to the writer (`storeFinished`,
+    /// `finish`), as `init` throws it where they are opened at once.
+    private var workerFailure: Error?
     private var workerEnded = false
     /// Finished models the worker may hold before it waits for the writer to store them, and
     /// the facts they may hold together (at least one model always fits).
@@ -118,13 +124,17 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
     private(set) var storedFromCapturedRows = 0
 
     /// Models are written through `host` (the ingest's sink); the worker reads snapshots on a
-    /// connection of its own.
+    /// connection of its own, opened now or when first needed (`snapshotReaderWhenNeeded`).
     package init(host: any LoadingAnalysisHost, settings: RuleSettings) throws {
         analysis = SessionAnalysis(settings: settings)
         self.host = host
         readsBack = host.readsBackWhileLoading
         maxHeldRows = host.capturedRowsHeldAtMost
-        workerConnection = try host.openSnapshotReader()
+        if let open = host.snapshotReaderWhenNeeded() {
+            openWorkerConnection = open
+        } else {
+            workerConnection = try host.openSnapshotReader()
+        }
         // Weak: a finished worker thread must not keep the analyzer (and the writer's
         // connection) alive while the process closes its databases.
         let thread = Thread { [weak self] in self?.work() }
@@ -158,6 +168,10 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
     /// of `store`, on the writer thread.
     package func storeFinished(_ store: any LoadingAnalysisHost) throws {
         condition.lock()
+        if let failure = workerFailure {
+            condition.unlock()
+            throw failure
+        }
         let ready = takeResults()
         condition.unlock()
         try self.store(ready, store)
@@ -175,8 +189,9 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
         while true {
             try stop?.check()
             condition.lock()
-            let left = queued + (working ? 1 : 0)
+            let left = queued + (working ? 1 : 0), failure = workerFailure
             condition.unlock()
+            if let failure { throw failure }
             if left > 0 { progress?(left) }
             condition.lock()
             if !results.isEmpty {
@@ -338,10 +353,12 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
     private func work() {
         do {
             condition.lock()
-            let connection = workerConnection
+            var connection = workerConnection
+            let open = openWorkerConnection
             workerConnection = nil
+            openWorkerConnection = nil
             condition.unlock()
-            if let connection { work(connection) }
+            if connection != nil || open != nil { work(&connection, opening: open) }
             connection?.close()
         }
         // The reader and the connection were let go at the end of the scope above.
@@ -351,7 +368,8 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func work(_ reader: any SnapshotReader) {
+    /// `reader`: opened by `open` when first needed, if it is nil.
+    private func work(_ reader: inout (any SnapshotReader)?, opening open: (@Sendable () throws -> any SnapshotReader)?) {
         #if os(Linux)
         // Loading is the critical path: this thread takes what the writer and the reader leave
         // of the two cores (nice 10 gives it about a tenth when all three could run). On Linux
@@ -368,10 +386,25 @@ package final class BackgroundAnalyzer: @unchecked Sendable {
 
             if request.rows == nil && !readsBack {
                 _ = deliver(Result(request, nil))
-            } else if let storing = reader as? any ModelStoringReader {
-                storeOnWorker(request, storing)
             } else {
-                buildForWriter(request, reader)
+                if reader == nil, let open {
+                    do {
+                        reader = try open()
+                    } catch {
+                        // The writer throws it (the request is dropped with the ingest).
+                        condition.lock()
+                        workerFailure = error
+                        working = false
+                        condition.broadcast()
+                        condition.unlock()
+                        return
+                    }
+                }
+                if let storing = reader as? any ModelStoringReader {
+                    storeOnWorker(request, storing)
+                } else if let reader {
+                    buildForWriter(request, reader)
+                }
             }
 
             condition.lock()

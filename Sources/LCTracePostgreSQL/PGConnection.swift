@@ -147,10 +147,17 @@ final class PGConnection {
         displayURL = PGConnection.withoutPassword(url)
         self.stop = stop
         handle = try Self.connect(url, shownAs: displayURL, timeout: connectTimeout, stop: stop)
+        Self.madeLock.withLock { Self.madeCount += 1 }
         // Notices (e.g. "relation already exists, skipping") are not errors: keep them off stderr.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
         try execute("SET client_encoding = 'UTF8'; SET application_name = 'lctrace'")
     }
+
+    /// Connections this process made, each a server process (for the tests: how many a
+    /// command costs the server).
+    package static var made: Int { madeLock.withLock { madeCount } }
+    private static let madeLock = NSLock()
+    nonisolated(unsafe) private static var madeCount = 0
 
     /// libpq's non-blocking connection (`PQconnectStartParams` and `PQconnectPoll`, which
     /// leave the timeout to the caller: https://www.postgresql.org/docs/current/libpq-connect.html),

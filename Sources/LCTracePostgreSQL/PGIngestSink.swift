@@ -14,8 +14,8 @@ import LCTraceFormat
 /// session-level advisory locks, which the server lets go when the owner's connection ends
 /// (a killed ingest, whatever its host or pid namespace), so the next ingest resumes its rows;
 /// decisions about file rows are taken under a transaction-scoped lock of the file ledger.
-/// New texts and sessions are inserted on a connection of their own, committed at once, so
-/// ingesters never wait for each other's batches for them.
+/// New texts and sessions are inserted on a second connection, shared by the two and committed
+/// at once (`PGAutocommit`), so ingesters never wait for each other's batches for them.
 ///
 /// (Issue 26) A batch first locks the rows of its sessions (`FOR UPDATE`, in id order): every
 /// writer of a session's events holds that lock until it commits, so what is stored of those
@@ -30,7 +30,8 @@ final class PGIngestSink: IngestSink {
     let strings: PGStrings
     /// Session ids by sid (bounded).
     private var sessionIDs: [String: Int64] = [:]
-    private var inserter: PGConnection?
+    /// Where new sessions and texts (`strings`) are inserted, in autocommit.
+    private let inserter: PGAutocommit
     private var inBatch = false
     /// The batch being stored, within its transaction (rows of `lctrace_batch` carry it).
     private var part = 0
@@ -115,7 +116,8 @@ final class PGIngestSink: IngestSink {
         self.pg = pg
         self.url = url
         self.ingesters = ingesters
-        strings = PGStrings(url: url, stop: pg.stop, learned: PGLearnedTexts())
+        inserter = PGAutocommit(url: url, stop: pg.stop, lockTimeout: Self.sessionInsertWait)
+        strings = PGStrings(inserter: inserter, learned: PGLearnedTexts())
     }
 
     /// The advisory lock that owns a file row while it loads. Advisory locks are
@@ -165,7 +167,6 @@ final class PGIngestSink: IngestSink {
 
     package func endRun() {
         strings.close()
-        inserter = nil
         releaseLoadLocks()
     }
 
@@ -275,7 +276,7 @@ final class PGIngestSink: IngestSink {
         // What the rolled-back batches wrote is gone: forgotten, those sessions take the
         // general path.
         written.removeAll()
-        // Session ids and texts were committed on their own connection: still valid.
+        // Session ids and texts were committed at once on the inserting connection: still valid.
     }
 
     /// The ids of `sids`, creating the sessions that are new.
@@ -285,10 +286,7 @@ final class PGIngestSink: IngestSink {
         for sid in sids { if let id = sessionIDs[sid] { out[sid] = id } else { missing.append(sid) } }
         guard !missing.isEmpty else { return out }
         missing.sort()
-        if inserter == nil {
-            inserter = try PGConnection(url: url, stop: pg.stop)
-            try inserter!.execute("SET lock_timeout = '\(Self.sessionInsertWait)'")
-        }
+        let connection = try inserter.open()
         if sessionIDs.count > 100_000 { sessionIDs.removeAll(keepingCapacity: true) }
         // One statement reads the stored sids and inserts the others, in one round trip. A sid
         // its snapshot holds is never inserted: an insert meeting a stored sid waits for any
@@ -298,11 +296,17 @@ final class PGIngestSink: IngestSink {
         // insert wait: it gives up after a moment (lock_timeout), and the statement runs again
         // with a later snapshot. (A lock held longer, DDL on the table, is waited for so, a
         // timeout at a time, as long as it lasts: a stop request ends the wait.)
+        // The connection is the new texts' too (`PGAutocommit`): their insert, sent ahead by
+        // `resolve`, runs first, under the same lock_timeout. It waits only for other inserts
+        // of texts, which no transaction makes (`PGStrings`), never for a batch; should it give
+        // up all the same, `PGStrings.collect` runs it again. Its outcome is read here and
+        // kept for `collect`, so what fails below is this statement.
+        try? connection.settle()
         var asked = missing
         while true {
             try pg.stop?.check()
             do {
-                let rows = try inserter!.queryPrepared("""
+                let rows = try connection.queryPrepared("""
                     WITH made AS (
                         INSERT INTO sessions(sid) SELECT s FROM unnest($1::text[]) AS u(s)
                         WHERE NOT EXISTS (SELECT 1 FROM sessions x WHERE x.sid = u.s) ORDER BY s
@@ -314,7 +318,7 @@ final class PGIngestSink: IngestSink {
                     sessionIDs[sid] = id
                     out[sid] = id
                 }
-            } catch let error as PGError where error.sqlState == "55P03" {
+            } catch let error as PGError where error.sqlState == PGAutocommit.lockNotAvailable {
                 // lock_not_available: asked again below.
             }
             // Left: a sid another ingest stored after the snapshot (the insert skipped it).
@@ -324,10 +328,11 @@ final class PGIngestSink: IngestSink {
         return out
     }
 
-    /// Requests sent on the new sessions' connection (for the tests).
-    var sessionInserterRoundTrips: Int { inserter?.roundTrips ?? 0 }
+    /// Requests sent on the connection of new sessions and texts (for the tests).
+    var sessionInserterRoundTrips: Int { inserter.roundTrips }
 
-    /// How long a new session's insert waits for a row another ingest is updating.
+    /// How long a new session's insert waits for a row another ingest is updating (and any
+    /// statement on its connection for a lock: `PGAutocommit`).
     static let sessionInsertWait = "500ms"
 
     package func store(_ batch: EventBatch, file: Int64) throws -> BatchCounts {
@@ -518,8 +523,8 @@ final class PGIngestSink: IngestSink {
     }
 
     /// The batch's lines that can be stored, with their sessions and texts as ids, found by
-    /// their bytes; the sessions and texts met for the first time are inserted (on their own
-    /// connection). A line whose text holds NUL cannot be stored (PostgreSQL's text has no
+    /// their bytes; the sessions and texts met for the first time are inserted (on a connection
+    /// of their own, in autocommit). A line whose text holds NUL cannot be stored (PostgreSQL's text has no
     /// NUL): it is refused, with the reason.
     private func resolve(_ batch: EventBatch, _ arena: UnsafeRawBufferPointer,
                          refused: inout [(line: Int, offset: Int64, reason: String, sample: [UInt8])]) throws -> [Line] {
@@ -555,9 +560,9 @@ final class PGIngestSink: IngestSink {
                               modelAttrs: e.kind.modelReadsAttrs ? Self.bytes(e.attrs, arena).map { String(decoding: $0, as: UTF8.self) } : nil))
         }
         guard !unresolved.isEmpty else { return lines }
-        // The new texts' insert runs while this thread waits for the new sessions and, where
-        // the previous batch's COPY was ended rather than left open, for its outcome (each on
-        // its own connection).
+        // The new texts' insert is sent ahead, and the new sessions' statement follows it on the
+        // same connection (`PGAutocommit`); where the previous batch's COPY was ended rather than
+        // left open, the server works out its outcome meanwhile, on the load's connection.
         let pendingTexts = try strings.send(newTexts)
         let sessions: [String: Int64]
         do {

@@ -168,7 +168,14 @@ extension PGIngestSink: LoadingAnalysisHost {
     }
 
     package func openSnapshotReader() throws -> any SnapshotReader {
-        try PGModelWorker(url: url, stop: pg.stop, known: strings.learned)
+        try snapshotReaderWhenNeeded()!()
+    }
+
+    /// The analysis thread's connection is opened when it first has captured rows to build
+    /// from: a run whose files were loaded already, or whose sessions all met stored rows,
+    /// opens none (a server process: 6.6 ms of its CPU).
+    package func snapshotReaderWhenNeeded() -> (@Sendable () throws -> any SnapshotReader)? {
+        { [url, stop = pg.stop, known = strings.learned] in try PGModelWorker(url: url, stop: stop, known: known) }
     }
 }
 

@@ -147,6 +147,11 @@ package protocol LoadingAnalysisHost: AnyObject {
     func modelStore() throws -> any AnalysisStore & CapturedRowsReader
     /// A reader of snapshots on a connection of its own, for the analysis thread.
     func openSnapshotReader() throws -> any SnapshotReader
+    /// Where that connection costs the server a process (PostgreSQL): what opens the reader,
+    /// called on the analysis thread when it first has a session to read, so an ingest that
+    /// gives it none (files loaded already, sessions left to the analysis after loading)
+    /// opens none. nil (the default, SQLite): `openSnapshotReader` is called at once.
+    func snapshotReaderWhenNeeded() -> (@Sendable () throws -> any SnapshotReader)?
     /// False when a session without captured rows is left dirty, for the analysis after
     /// loading, rather than read back while loading (PostgreSQL: `ModelStoringReader`).
     var readsBackWhileLoading: Bool { get }
@@ -156,6 +161,7 @@ package protocol LoadingAnalysisHost: AnyObject {
 }
 
 package extension LoadingAnalysisHost {
+    func snapshotReaderWhenNeeded() -> (@Sendable () throws -> any SnapshotReader)? { nil }
     var readsBackWhileLoading: Bool { true }
     var capturedRowsHeldAtMost: Int { 65_536 }
 }

@@ -158,4 +158,81 @@ final class BackgroundAnalyzerTests: TemporaryDirectoryTestCase {
         XCTAssertEqual(try analyzer.analyze().sessions, 6)
         XCTAssertEqual(try scalar(database, "SELECT count(*) FROM sessions WHERE dirty = 1"), 0)
     }
+
+    /// A host whose snapshot reader costs a connection (PostgreSQL's) has it opened when
+    /// needed: by the worker, at its first session to read, once. SQLite's is opened at once.
+    func testAReaderOpenedWhenNeededIsOpenedByTheWorkerAtItsFirstSession() throws {
+        let (first, second) = writeHalves()
+        let database = try SQLiteSchema.openForWriting(path: db)
+        let store = try IngestStore(db: database)
+        XCTAssertNil(store.snapshotReaderWhenNeeded(), "SQLite opens its reader at once")
+        _ = try Ingester(store: store).ingest([.file(first)])
+        let session = try scalar(database, "SELECT id FROM sessions")
+        let opens = OpenCount(), path = database.path
+        let host = ReaderOpenedWhenNeeded(store) {
+            opens.add()
+            return try SQLiteSnapshotReader(path: path)
+        }
+        let background = try BackgroundAnalyzer(host: host, settings: RuleSettings())
+        usleep(100_000)
+        XCTAssertEqual(opens.value, 0, "nothing to read yet")
+        background.enqueue([session], from: host)
+        for _ in 0..<500 where opens.value == 0 { usleep(10_000) }
+        XCTAssertEqual(opens.value, 1, "opened by the worker, which alone takes requests before the end")
+        _ = try Ingester(store: store).ingest([.file(second)])
+        background.enqueue([session], from: host)
+        try background.finish(host)
+        XCTAssertEqual(opens.value, 1)
+        XCTAssertEqual(try scalar(database, "SELECT dirty FROM sessions"), 0)
+    }
+
+    /// A reader opened when needed that cannot be opened fails the writer's next step, with
+    /// the open's own error, as `init` fails where the reader is opened at once.
+    func testAReaderThatCannotBeOpenedWhenNeededFailsTheWriter() throws {
+        struct Refused: Error {}
+        let (first, _) = writeHalves()
+        let database = try SQLiteSchema.openForWriting(path: db)
+        let store = try IngestStore(db: database)
+        _ = try Ingester(store: store).ingest([.file(first)])
+        let host = ReaderOpenedWhenNeeded(store) { throw Refused() }
+        let background = try BackgroundAnalyzer(host: host, settings: RuleSettings())
+        background.enqueue([try scalar(database, "SELECT id FROM sessions")], from: host)
+        // Taken by the worker, which could not open the reader: nothing left, nothing built.
+        for _ in 0..<500 where !background.isIdle { usleep(10_000) }
+        XCTAssertTrue(background.isIdle)
+        XCTAssertThrowsError(try background.storeFinished(host)) { XCTAssertTrue($0 is Refused, "\($0)") }
+        XCTAssertThrowsError(try background.finish(host)) { XCTAssertTrue($0 is Refused, "\($0)") }
+        background.waitForWorker()
+        XCTAssertEqual(background.sessions, 0)
+    }
+}
+
+/// An ingest store whose analysis reader is opened when needed, by `open`.
+private final class ReaderOpenedWhenNeeded: LoadingAnalysisHost {
+    let store: IngestStore
+    let open: @Sendable () throws -> any SnapshotReader
+
+    init(_ store: IngestStore, open: @escaping @Sendable () throws -> any SnapshotReader) {
+        self.store = store
+        self.open = open
+    }
+
+    var stamp: SnapshotStamp { store.stamp }
+    func watch(_ sessions: [Int64]) { store.watch(sessions) }
+    func unwatch(_ session: Int64) { store.unwatch(session) }
+    func unchangedSince(_ stamp: SnapshotStamp, session: Int64) -> Bool { store.unchangedSince(stamp, session: session) }
+    func begin() throws { try store.begin() }
+    func commit() throws { try store.commit() }
+    func takeCapturedRows() -> [Int64: any CapturedSessionRows] { store.takeCapturedRows() }
+    func modelStore() throws -> any AnalysisStore & CapturedRowsReader { try store.modelStore() }
+    func openSnapshotReader() throws -> any SnapshotReader { try open() }
+    func snapshotReaderWhenNeeded() -> (@Sendable () throws -> any SnapshotReader)? { open }
+}
+
+/// Opens counted from any thread.
+private final class OpenCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
 }

@@ -713,11 +713,11 @@ final class PostgreSQLBackendTests: PostgreSQLTestCase {
         XCTAssertEqual([sink.directBatches, sink.mergedBatches], [0, 1])
     }
 
-    /// A batch's new sessions are inserted on a connection of its own, which must never wait
-    /// for another ingest's open batch that updated a stored session's row: that ingest may be
-    /// waiting, through its own inserter, for this one, and the server cannot see such a
-    /// cycle (four ingesters of the concurrent-kill test hung so). A stored session is read,
-    /// not inserted again.
+    /// A batch's new sessions are inserted on a connection in autocommit (shared with its new
+    /// texts only: `PGAutocommit`), which must never wait for another ingest's open batch that
+    /// updated a stored session's row: that ingest may be waiting, through its own inserter,
+    /// for this one, and the server cannot see such a cycle (four ingesters of the
+    /// concurrent-kill test hung so). A stored session is read, not inserted again.
     func testANewSessionsInsertDoesNotWaitForABatchUpdatingAStoredSession() throws {
         let url = try freshDatabase()
         let storage = try Storage.openForWriting(url)
