@@ -78,9 +78,9 @@ package struct InputDamage: Error, Equatable, CustomStringConvertible {
         self.reason = reason
         self.rawOffset = rawOffset
     }
-    /// The reason, and where reading went on.
+    /// The reason, and where reading went on (a member cut where the next starts says so).
     package var description: String {
-        guard let resumedAt else { return reason }
+        guard let resumedAt, !reason.hasSuffix("reading went on with it") else { return reason }
         return "\(reason); reading went on at the next gzip member, byte \(resumedAt)"
     }
 }
@@ -128,7 +128,9 @@ package final class TraceInput: @unchecked Sendable {
     package var damageSummary: String? {
         guard let first = damages.first else { return nil }
         let more = damages.count - 1
-        return more == 0 ? first.description : "\(first.description) (and \(more) more damaged place\(more == 1 ? "" : "s") after it)"
+        var text = more == 0 ? first.description : "\(first.description) (and \(more) more damaged place\(more == 1 ? "" : "s") after it)"
+        if damages.count >= Self.maxDamages { text += "; the rest of the file skipped after \(Self.maxDamages) damaged places" }
+        return text
     }
     /// After corrupt data or bytes that are not gzip, looks for a later gzip member and reads
     /// on from it (`resume`), as a device's file can hold good members after a damaged one (a
@@ -146,15 +148,17 @@ package final class TraceInput: @unchecked Sendable {
     /// Damaged places after which a file is not read on: a device's file has a few; a file of
     /// thousands is not a trace, and each costs a `rejects` row.
     package static let maxDamages = 1000
-    /// The file's offset of the byte after the buffered ones (`rawBytesRead`, until a search
-    /// for the next member reads an earlier part again).
-    private var rawPosition: Int64 = 0
-    /// Reading again, with `pread`, a part of a file already hashed whole: a search for the
-    /// next member started from the damaged member's first byte, as the inflater may have
-    /// read on into later members' bytes before it found them wrong (or met the file's end).
-    private var rereading = false
-    /// Output of a candidate member's trial inflation (`isMember`), made when first needed.
+    /// Raw offset up to which the bytes were looked at for the start of another member
+    /// (`feedEnd`): the inflater is never given one, so a member cut short ends where the next
+    /// one starts, and the next one's bytes are not inflated as the cut one's.
+    private var checkedUpTo: Int64 = 0
+    /// The inflater that tries a look-alike member (`isMember`), and its output, made when
+    /// first needed.
+    private var probe: GzipInflater?
     private var probeOutput = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    /// Raw bytes the trials of look-alikes may still inflate in this file: a crafted file of
+    /// thousands of them costs at most this, and is read as if they were none after it.
+    private var trialBudget: Int64 = 64 << 20
     /// The zip-bomb guard. Streaming keeps memory flat whatever a member inflates to, so the
     /// guard bounds only the time a bomb can cost: a member is cut (and the file reported as
     /// damaged) once it has produced more than `maxMemberBytes` and more than `maxInflateRatio`
@@ -270,27 +274,16 @@ package final class TraceInput: @unchecked Sendable {
             rawEnd = 0
         }
         while rawEnd < raw.count {
-            if rereading {
-                // No further than the bytes hashed: a file still growing is read as it was.
-                let n = pread(fd, raw.baseAddress! + rawEnd, Int(min(Int64(raw.count - rawEnd), rawBytesRead - rawPosition)),
-                              off_t(rawPosition))
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { rawEOF = true; break }
-                rawEnd += n
-                rawPosition += Int64(n)
-                break
-            }
             if let source {
                 switch source.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[rawEnd...])) {
                 case .bytes(let n):
                     hash(UnsafeRawBufferPointer(start: raw.baseAddress! + rawEnd, count: n))
                     rawEnd += n
                     rawBytesRead += Int64(n)
-                    rawPosition += Int64(n)
                 case .end:
                     rawEOF = true
                 case .failed(let reason):
-                    record(InputDamage(reason: reason, rawOffset: rawPosition))
+                    record(InputDamage(reason: reason, rawOffset: rawBytesRead))
                     rawEOF = true
                 }
                 break
@@ -298,7 +291,7 @@ package final class TraceInput: @unchecked Sendable {
             let n = Glibc_read(fd, raw.baseAddress! + rawEnd, raw.count - rawEnd)
             if n < 0 {
                 if errno == EINTR { continue }
-                record(InputDamage(reason: "read error: \(String(cString: strerror(errno)))", rawOffset: rawPosition))
+                record(InputDamage(reason: "read error: \(String(cString: strerror(errno)))", rawOffset: rawBytesRead))
                 rawEOF = true
                 break
             }
@@ -306,7 +299,6 @@ package final class TraceInput: @unchecked Sendable {
             hash(UnsafeRawBufferPointer(start: raw.baseAddress! + rawEnd, count: n))
             rawEnd += n
             rawBytesRead += Int64(n)
-            rawPosition += Int64(n)
             break
         }
         return rawEnd > rawStart
@@ -321,6 +313,21 @@ package final class TraceInput: @unchecked Sendable {
             while rawEnd - rawStart < 2 && refill() {}
             if rawEnd - rawStart >= 2 && raw[rawStart] == 0x1f && raw[rawStart + 1] == 0x8b {
                 isGzip = true
+            } else if resumesAfterDamage && rawEnd > rawStart && raw[rawStart] == 0 {
+                // No text starts with NUL: a gzip file whose first block a power cut left zeroed
+                // (its length was kept, its data not). Read on from its first whole member.
+                isGzip = true
+                guard findMember(from: 0) else {
+                    record(InputDamage(reason: "the file starts with a zero byte and holds no gzip member after it: not a trace", rawOffset: 0))
+                    damages[damages.count - 1].line = 0
+                    damagesWithLine = damages.count
+                    finishReading()
+                    return 0
+                }
+                damages.append(InputDamage(reason: "bytes 0 to \(memberRawStart) are not gzip data (the file's start is damaged)", rawOffset: 0))
+                damages[damages.count - 1].resumedAt = memberRawStart
+                damages[damages.count - 1].line = 0
+                damagesWithLine = damages.count
             }
         }
         let n = isGzip ? readGzip(into: buffer) : readPlain(into: buffer)
@@ -337,54 +344,35 @@ package final class TraceInput: @unchecked Sendable {
         for i in damagesWithLine..<damages.count { damages[i].line = lines }
         damagesWithLine = damages.count
         guard let from = resumeSearchFrom, !finished else { finishReading(); return false }
+        resumeSearchFrom = nil
         guard damages.count < Self.maxDamages else {
             damages[damages.count - 1].reason += " (\(Self.maxDamages) damaged places in this file: the rest of it skipped)"
             finishReading()
             return false
         }
-        resumeSearchFrom = nil
         inMember = false
-        if ownsFD && !rereading {
-            // A file: hashed whole first, then read again from where the search starts.
-            hashRest()
-            rereading = true
-            rawStart = 0
-            rawEnd = 0
-            rawPosition = from
-            rawEOF = false
-        }
-        let damagedMember = members
         guard findMember(from: from) else { finishReading(); return false }
-        let last = damages.count - 1
-        damages[last].resumedAt = memberRawStart
-        if damages[last].reason.hasPrefix("gzip stream truncated") {
-            // Where the stream ended is not where the member was cut: the next one starts there.
-            damages[last].reason = "gzip stream truncated: member \(damagedMember) is cut short"
-        }
+        damages[damages.count - 1].resumedAt = memberRawStart
         segmentDamaged = false
         return true
     }
 
-    /// Reads and hashes the raw bytes not read yet (the buffer's content is lost).
-    private func hashRest() {
-        while !rawEOF && !rereading {
+    /// Ends the reading: the rest of the raw bytes is read, so the hash covers the whole file
+    /// even when reading stopped early.
+    private func finishReading() {
+        if finished { return }
+        finished = true
+        inMember = false
+        while !rawEOF {
             rawStart = rawEnd
             _ = refill()
         }
     }
 
-    /// Ends the reading: the hash then covers the whole file even when reading stopped early.
-    private func finishReading() {
-        if finished { return }
-        finished = true
-        inMember = false
-        hashRest()
-    }
-
-    /// Looks for the start of a gzip member at raw offset `from` or after it (as far back as
-    /// the buffer holds, for an input that cannot be read again) and starts inflating it.
+    /// Looks for the start of a gzip member at raw offset `from` or after it (never before
+    /// the bytes not inflated yet: those were looked at, `feedEnd`) and starts inflating it.
     private func findMember(from: Int64) -> Bool {
-        var position = max(0, Int(from - (rawPosition - Int64(rawEnd))))
+        var position = max(rawStart, Int(min(Int64(rawEnd), max(0, from - (rawBytesRead - Int64(rawEnd))))))
         while true {
             while position + 10 <= rawEnd {
                 guard let hit = memchr(raw.baseAddress! + position, 0x1f, rawEnd - 9 - position) else {
@@ -396,18 +384,12 @@ package final class TraceInput: @unchecked Sendable {
                     position = i + 1
                     continue
                 }
-                // Trial-inflated from the buffer's start, with as many bytes after it as it holds.
-                if i > 0 && rawEnd - i < raw.count / 2 && !rawEOF {
-                    rawStart = i
-                    _ = refill()
-                    position = rawStart
-                    continue
-                }
-                if isMember(at: i) {
-                    rawStart = i
+                rawStart = i  // the bytes before it are the damage's
+                if isMember() {
+                    checkedUpTo = rawOffset()
                     return startMember()
                 }
-                position = i + 1
+                position = rawStart + 1
             }
             // The last nine bytes may begin a member: kept while more are read.
             rawStart = min(position, rawEnd)
@@ -424,23 +406,65 @@ package final class TraceInput: @unchecked Sendable {
         b.count >= 10 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8 && b[3] & 0xe0 == 0 && (b[8] == 0 || b[8] == 2 || b[8] == 4)
     }
 
-    /// Whether the buffered bytes from `i` inflate without an error, to their member's end or
-    /// as far as they go: a header found by chance in compressed bytes is followed by data a
-    /// fresh inflater refuses within a few bytes.
-    private func isMember(at i: Int) -> Bool {
-        guard let probe = makeInflater() else { return true }
+    /// Bytes a look-alike's trial inflates at most, and the output that makes a member of one
+    /// that then fails (a real member damaged further on).
+    static let trialInput = 32 * 1024
+    static let trialOutput = 4 * 1024
+
+    /// Whether the look-alike at `rawStart` starts a member: a fresh inflater takes the bytes
+    /// from it (`trialInput` of them at most, as many as the buffer can hold) without an error,
+    /// reaches its member's end, or makes `trialOutput` bytes (then it stops: a look-alike
+    /// followed by a bomb costs no more). Compressed bytes
+    /// that only look like a header are refused within a few bytes. Moves the buffered bytes
+    /// so that the look-alike is first (`rawStart`) with the window after it.
+    private func isMember() -> Bool {
+        let window = min(Self.trialInput, raw.count)
+        if rawEnd - rawStart < window && !rawEOF {
+            // The window in the buffer, however the input comes in (a pipe gives it in pieces).
+            var before = -1
+            while rawEnd - rawStart < window && rawEnd - rawStart != before && !rawEOF {
+                before = rawEnd - rawStart
+                _ = refill()
+            }
+        }
+        guard trialBudget > 0 else { return false }
+        if probe == nil { probe = makeInflater() } else if probe!.reset() != nil { probe = makeInflater() }
+        guard let probe else { return true }
         if probeOutput.count == 0 { probeOutput = .allocate(byteCount: 64 * 1024, alignment: 16) }
-        var offset = i
-        while offset < rawEnd {
-            let step = probe.inflate(UnsafeRawBufferPointer(rebasing: raw[offset..<rawEnd]), into: probeOutput)
+        var offset = rawStart, produced = 0
+        let end = min(rawEnd, rawStart + window)
+        defer { trialBudget -= Int64(offset - rawStart) }
+        while offset < end {
+            let step = probe.inflate(UnsafeRawBufferPointer(rebasing: raw[offset..<end]), into: probeOutput)
             offset += step.consumed
+            produced += step.produced
             switch step.status {
-            case .corrupt: return false
+            case .corrupt: return produced >= Self.trialOutput
             case .memberEnd: return true
-            case .more: if step.consumed == 0 && step.produced == 0 { return true }
+            case .more: if produced >= Self.trialOutput || (step.consumed == 0 && step.produced == 0) { return true }
             }
         }
         return true
+    }
+
+    /// The end of the buffered bytes the inflater may take now: up to the first look-alike of
+    /// another member after the current one's own header (`rawStart` when one is there), and
+    /// all but the last nine bytes (a header has ten) until the input ends.
+    private func feedEnd() -> Int {
+        let bufferStart = rawBytesRead - Int64(rawEnd)
+        let limit = rawEOF ? rawEnd : rawEnd - 9
+        var position = max(rawStart, Int(max(0, max(checkedUpTo, memberRawStart + 1) - bufferStart)))
+        while position < limit && position + 10 <= rawEnd {
+            guard let hit = memchr(raw.baseAddress! + position, 0x1f, min(limit, rawEnd - 9) - position) else { break }
+            let i = raw.baseAddress!.distance(to: UnsafeMutableRawPointer(mutating: hit))
+            if Self.looksLikeMemberHeader(UnsafeRawBufferPointer(rebasing: raw[i..<(i + 10)])) {
+                checkedUpTo = bufferStart + Int64(i)
+                return i
+            }
+            position = i + 1
+        }
+        checkedUpTo = max(checkedUpTo, bufferStart + Int64(max(limit, rawStart)))
+        return max(limit, rawStart)
     }
 
     private func readPlain(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -451,7 +475,7 @@ package final class TraceInput: @unchecked Sendable {
         return n
     }
 
-    private func rawOffset() -> Int64 { rawPosition - Int64(rawEnd - rawStart) }
+    private func rawOffset() -> Int64 { rawBytesRead - Int64(rawEnd - rawStart) }
 
     private func startMember() -> Bool {
         if let inflater {
@@ -496,7 +520,27 @@ package final class TraceInput: @unchecked Sendable {
                 }
             }
             if rawStart >= rawEnd && !refill() { return truncated() }
-            let step = inflater!.inflate(UnsafeRawBufferPointer(start: raw.baseAddress! + rawStart, count: rawEnd - rawStart),
+            let end = feedEnd()
+            if end == rawStart {
+                if rawEnd - rawStart < 10 && !rawEOF {
+                    // Too few bytes to tell a header: more of them, or the input's end (then
+                    // they are all given to the inflater).
+                    _ = refill()
+                    continue
+                }
+                // Every byte before a look-alike is inflated and the member has not ended: if
+                // it starts a member, this one was cut there (a torn write, files joined).
+                if isMember() {
+                    record(InputDamage(reason: "gzip member \(members) is truncated at byte \(rawOffset()): another member starts there, and reading went on with it",
+                                       rawOffset: rawOffset()),
+                           searchingFrom: rawOffset())
+                    inMember = false
+                    return 0
+                }
+                checkedUpTo = rawOffset() + 1
+                continue
+            }
+            let step = inflater!.inflate(UnsafeRawBufferPointer(start: raw.baseAddress! + rawStart, count: end - rawStart),
                                          into: buffer)
             rawStart += step.consumed
             let produced = step.produced
@@ -508,7 +552,7 @@ package final class TraceInput: @unchecked Sendable {
             case .corrupt(let message):
                 record(InputDamage(reason: "corrupt gzip data in member \(members) near byte \(rawOffset()): \(message)",
                                    rawOffset: rawOffset()),
-                       searchingFrom: memberRawStart + 1)
+                       searchingFrom: rawOffset())
                 inMember = false
                 return produced
             }
@@ -522,8 +566,8 @@ package final class TraceInput: @unchecked Sendable {
                 return produced
             }
             if produced > 0 { return produced }
-            if step.status == .more && step.consumed == 0 && rawStart < rawEnd {
-                // No progress on the bytes buffered: the inflater wants more of them at once.
+            if step.status == .more && step.consumed == 0 && rawStart < end {
+                // No progress on the bytes given: the inflater wants more of them at once.
                 let buffered = rawEnd - rawStart
                 if !refill() || rawEnd - rawStart == buffered { return truncated() }
             }
@@ -534,11 +578,8 @@ package final class TraceInput: @unchecked Sendable {
     /// reason, an archive cut inside this file); nothing more comes out.
     private func truncated() -> Int {
         if !segmentDamaged {
-            // A file is searched from the member's start: the inflater may have read a later
-            // member's bytes as its own to the end without finding them wrong.
-            record(InputDamage(reason: "gzip stream truncated: member \(members) ends early at byte \(rawPosition)",
-                               rawOffset: rawPosition),
-                   searchingFrom: inMember && ownsFD ? memberRawStart + 1 : nil)
+            record(InputDamage(reason: "gzip stream truncated: member \(members) ends early at byte \(rawBytesRead)",
+                               rawOffset: rawBytesRead))
         }
         inMember = false
         return 0

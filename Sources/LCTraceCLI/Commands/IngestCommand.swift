@@ -155,7 +155,11 @@ enum IngestCommand: Command {
                 }
             case .refused(let why): console.writeError("Error: \(shown(file.path)): \(shown(why))\n")
             case .damaged(let why):
-                console.writeError("Error: \(shown(file.path)): damaged: \(shown(why)); the \(NumberFormat.thousands(file.events)) events before it were kept\n")
+                // Reading may have gone on after the damage (a later gzip member): the events
+                // kept are not all before it.
+                let kept = why.contains("reading went on") ? "\(NumberFormat.thousands(file.events)) events of it were kept"
+                    : "the \(NumberFormat.thousands(file.events)) events before it were kept"
+                console.writeError("Error: \(shown(file.path)): damaged: \(shown(why)); \(kept)\n")
             default: break
             }
             for example in file.rejectExamples {

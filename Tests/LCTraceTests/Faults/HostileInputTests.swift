@@ -261,8 +261,9 @@ final class HostileInputTests: TemporaryDirectoryTestCase {
         try Data(first.bytes.prefix(cut) + second.bytes + third.bytes).write(to: URL(fileURLWithPath: path))
         let r = try lctrace(["ingest", "--db", db, path])
         XCTAssertEqual(r.status, 65, r.err)
-        XCTAssertTrue(r.err.contains("gzip stream truncated: member 1 is cut short; reading went on at the next gzip member, byte \(cut)"), r.err)
         let database = try SQLiteDatabase(path: db, mode: .readOnly)
+        let kept = try database.scalarInt("SELECT count(*) FROM events_v") ?? 0
+        XCTAssertTrue(r.err.contains("gzip member 1 is truncated at byte \(cut): another member starts there, and reading went on with it; \(NumberFormat.thousands(Int(kept))) events of it were kept"), r.err)
         XCTAssertEqual(try database.scalarInt("SELECT count(*) FROM events_v WHERE sid = 'S2'"), Int64(second.lines))
         XCTAssertEqual(try database.scalarInt("SELECT count(*) FROM events_v WHERE sid = 'S3'"), Int64(third.lines))
         XCTAssertEqual(try database.scalarInt("SELECT max(seq) FROM events_v WHERE sid = 'S3'"), Int64(third.lines - 1))

@@ -166,6 +166,73 @@ final class TraceInputTests: TemporaryDirectoryTestCase {
         }
     }
 
+    /// The same damaged bytes read the same, however they come in: from a file, or a few
+    /// bytes at a time (a pipe, a tar member). The inflater is never given another member's
+    /// look-alike, so nothing depends on how far it had read.
+    func testDamagedBytesReadTheSameInAnyPieces() throws {
+        final class Pieces: RawSource {
+            let bytes: [UInt8]
+            var at = 0
+            let size: Int
+            init(_ bytes: [UInt8], size: Int) { self.bytes = bytes; self.size = size }
+            func read(into buffer: UnsafeMutableRawBufferPointer) -> RawRead {
+                guard at < bytes.count else { return .end }
+                let n = min(size, buffer.count, bytes.count - at)
+                bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + at, byteCount: n) }
+                at += n
+                return .bytes(n)
+            }
+        }
+        let first = try member(numbered("a", 3000)), second = try member(numbered("b", 700)), third = try member(numbered("c", 300))
+        var corrupt = second
+        for i in (second.count / 2)..<(second.count / 2 + 30) { corrupt[i] ^= 0x33 }
+        let bytes = Array(first.prefix(first.count / 3)) + corrupt + Array("junk".utf8) + third + Array(first.prefix(100)) + second
+        let path = dir + "/pieces.gz"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        /// The lines but those a damage cut (the inflater may or may not have given the last
+        /// byte or two before the cut, depending on the pieces), and the damages.
+        func read(_ input: TraceInput) -> (lines: [String], damages: [String]) {
+            var lines: [String] = []
+            LineReader(input: input).forEachLine { line in
+                if !line.resumedAfter { lines.append(String(decoding: line.bytes, as: UTF8.self)) }
+                return true
+            }
+            return (lines, input.damages.map(\.description))
+        }
+        let whole = read(try TraceInput(location: .file(path)))
+        XCTAssertEqual(Array(whole.lines.suffix(700)), numbered("b", 700).split(separator: "\n").map(String.init))
+        XCTAssertTrue(whole.lines.contains(numbered("c", 300).split(separator: "\n").map(String.init).last!))
+        // The cut first member, the corrupt second (the junk after it is passed over in the
+        // search), the copy of the first's start cut where the last member starts.
+        XCTAssertEqual(whole.damages.count, 3, "\(whole.damages)")
+        for size in [1, 7, 4096] {
+            let piecewise = read(TraceInput(location: .file("pieces"), source: Pieces(bytes, size: size)))
+            XCTAssertEqual(piecewise.lines, whole.lines, "pieces of \(size)")
+            XCTAssertEqual(piecewise.damages, whole.damages, "pieces of \(size)")
+        }
+    }
+
+    /// A power cut that kept a file's length but zeroed its first block: no text starts with
+    /// NUL, so the file is read from its first whole member on, the damage named.
+    func testAFileWhoseStartIsZeroedIsReadFromItsFirstWholeMember() throws {
+        let first = try member(numbered("a", 300)), second = try member(numbered("b", 700))
+        var bytes = first + second
+        for i in 0..<(first.count / 2) { bytes[i] = 0 }
+        let path = dir + "/zeroed.gz"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let (l, input) = try lines(path)
+        XCTAssertEqual(l.map(\.2), numbered("b", 700).split(separator: "\n").map(String.init))
+        XCTAssertEqual(input.damage?.description,
+                       "bytes 0 to \(first.count) are not gzip data (the file's start is damaged); reading went on at the next gzip member, byte \(first.count)")
+        XCTAssertEqual(input.damage?.line, 0)
+        let zeros = dir + "/zeros.gz"
+        try Data(count: 5000).write(to: URL(fileURLWithPath: zeros))
+        let (none, nothing) = try lines(zeros)
+        XCTAssertEqual(none.count, 0)
+        XCTAssertEqual(nothing.damage?.reason, "the file starts with a zero byte and holds no gzip member after it: not a trace")
+        XCTAssertEqual(nothing.contentHash(), Ingester.hashFile(.file(zeros)))
+    }
+
     /// A file of thousands of damaged places is not a trace: reading stops at the 1,000th,
     /// which says so, and it costs no more than linear time.
     func testReadingStopsAfterAThousandDamagedPlaces() throws {
