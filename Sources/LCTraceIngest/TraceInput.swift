@@ -411,14 +411,23 @@ package final class TraceInput: @unchecked Sendable {
     static let trialInput = 32 * 1024
     static let trialOutput = 4 * 1024
 
-    /// Whether the look-alike at `rawStart` starts a member: a fresh inflater takes the bytes
-    /// from it (`trialInput` of them at most, as many as the buffer can hold) without an error,
-    /// reaches its member's end, or makes `trialOutput` bytes (then it stops: a look-alike
-    /// followed by a bomb costs no more). Compressed bytes
+    /// Whether the look-alike at `rawStart` starts a member: a fresh inflater given the bytes
+    /// from it (`trialInput` of them at most, as many as the buffer can hold) reaches its
+    /// member's end (CRC and length checked), or makes `trialOutput` bytes (then it stops: a
+    /// look-alike followed by a bomb costs no more) before any error. Compressed bytes
     /// that only look like a header are refused within a few bytes. Moves the buffered bytes
     /// so that the look-alike is first (`rawStart`) with the window after it.
     private func isMember() -> Bool {
-        let window = min(Self.trialInput, raw.count)
+        if raw.count < 2 * Self.trialInput {
+            // Room for the window whatever the buffer was made with (tests make tiny ones).
+            let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * Self.trialInput, alignment: 16)
+            grown.baseAddress!.copyMemory(from: raw.baseAddress! + rawStart, byteCount: rawEnd - rawStart)
+            raw.deallocate()
+            raw = grown
+            rawEnd -= rawStart
+            rawStart = 0
+        }
+        let window = Self.trialInput
         if rawEnd - rawStart < window && !rawEOF {
             // The window in the buffer, however the input comes in (a pipe gives it in pieces).
             var before = -1
@@ -440,11 +449,15 @@ package final class TraceInput: @unchecked Sendable {
             produced += step.produced
             switch step.status {
             case .corrupt: return produced >= Self.trialOutput
-            case .memberEnd: return true
-            case .more: if produced >= Self.trialOutput || (step.consumed == 0 && step.produced == 0) { return true }
+            case .memberEnd: return true  // its CRC and length checked
+            case .more:
+                if produced >= Self.trialOutput { return true }
+                if step.consumed == 0 && step.produced == 0 { return false }
             }
         }
-        return true
+        // No error, but neither a member's end nor 4 KiB of output: ten bytes and a long name
+        // or extra field are no member.
+        return false
     }
 
     /// The end of the buffered bytes the inflater may take now: up to the first look-alike of
@@ -520,7 +533,9 @@ package final class TraceInput: @unchecked Sendable {
                 }
             }
             if rawStart >= rawEnd && !refill() { return truncated() }
-            let end = feedEnd()
+            // Only a line reader's input is cut at another member's start: a tar archive's
+            // stream stored without compression holds its files' members as they are.
+            let end = resumesAfterDamage ? feedEnd() : rawEnd
             if end == rawStart {
                 if rawEnd - rawStart < 10 && !rawEOF {
                     // Too few bytes to tell a header: more of them, or the input's end (then

@@ -212,6 +212,62 @@ final class TraceInputTests: TemporaryDirectoryTestCase {
         }
     }
 
+    /// Valid files stored without compression (gzip level 0) keep their bytes as they are: a
+    /// tar archive of .gz files (`tar | pigz -0`) holds real members, and a line may hold ten
+    /// bytes shaped as a member's header. Neither cuts the member that holds them.
+    func testStoredBytesThatLookLikeAMemberCutNothing() throws {
+        let inner = try member(numbered("i", 200))
+        // An archive's stream (no line reader): every byte out as it went in.
+        let stored = dir + "/stored.gz"
+        let w = try TraceFileWriter(path: stored, gzip: true, level: 0)
+        w.write(String(decoding: Array(repeating: UInt8(ascii: "x"), count: 1000), as: UTF8.self))
+        w.close()
+        var payload = Array("head\n".utf8) + inner + Array("\ntail\n".utf8)
+        let archive = dir + "/archive.gz"
+        try Data(Self.storedMember(payload)).write(to: URL(fileURLWithPath: archive))
+        let input = try TraceInput(location: .file(archive))
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { input.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[...])) }
+            if n == 0 { break }
+            out += buffer[0..<n]
+        }
+        XCTAssertEqual(out, payload)
+        XCTAssertNil(input.damage)
+        // A line reader's input: a header look-alike followed by text (a long "file name").
+        payload = Array(numbered("a", 100).utf8) + [0x1f, 0x8b, 8, 8, 0, 0, 0, 0, 0, 3] + Array(numbered("b", 2000).utf8)
+        let lineFile = dir + "/lines.gz"
+        try Data(Self.storedMember(payload)).write(to: URL(fileURLWithPath: lineFile))
+        let (l, read) = try lines(lineFile)
+        XCTAssertNil(read.damage, read.damage?.description ?? "")
+        XCTAssertEqual(l.count, 2100)
+        XCTAssertEqual(l.last?.2, numbered("b", 2000).split(separator: "\n").last.map(String.init))
+    }
+
+    /// One gzip member of `payload` in stored deflate blocks (RFC 1951 §3.2.4), its CRC-32
+    /// computed here.
+    static func storedMember(_ payload: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]
+        var at = 0
+        repeat {
+            let n = min(65_535, payload.count - at)
+            out.append(at + n == payload.count ? 1 : 0)
+            out += [UInt8(n & 0xff), UInt8(n >> 8), UInt8(~n & 0xff), UInt8((~n >> 8) & 0xff)]
+            out += payload[at..<(at + n)]
+            at += n
+        } while at < payload.count
+        var crc: UInt32 = 0xffff_ffff
+        for byte in payload {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xedb8_8320 : crc >> 1 }
+        }
+        crc = ~crc
+        let size = UInt32(truncatingIfNeeded: payload.count)
+        for v in [crc, size] { out += [UInt8(v & 0xff), UInt8((v >> 8) & 0xff), UInt8((v >> 16) & 0xff), UInt8(v >> 24)] }
+        return out
+    }
+
     /// A power cut that kept a file's length but zeroed its first block: no text starts with
     /// NUL, so the file is read from its first whole member on, the damage named.
     func testAFileWhoseStartIsZeroedIsReadFromItsFirstWholeMember() throws {
