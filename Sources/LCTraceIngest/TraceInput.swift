@@ -438,7 +438,7 @@ package final class TraceInput: @unchecked Sendable {
         }
         guard trialBudget > 0 else { return false }
         if probe == nil { probe = makeInflater() } else if probe!.reset() != nil { probe = makeInflater() }
-        guard let probe else { return true }
+        guard let probe else { return false }  // no inflater to try it with: read as data
         if probeOutput.count == 0 { probeOutput = .allocate(byteCount: 64 * 1024, alignment: 16) }
         var offset = rawStart, produced = 0
         let end = min(rawEnd, rawStart + window)
