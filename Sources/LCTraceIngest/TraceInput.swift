@@ -118,9 +118,9 @@ package final class TraceInput: @unchecked Sendable {
     package private(set) var rawBytesRead: Int64 = 0
     /// Decompressed bytes produced so far.
     package private(set) var bytesProduced: Int64 = 0
-    /// Every place the stream was damaged, in order: truncated gzip, corrupt data, bytes that
-    /// are not gzip, a read error. Only corrupt data and bytes that are not gzip can have more
-    /// after them (`resumesAfterDamage`).
+    /// Every place the stream was damaged, in order: truncated gzip, a member cut where another
+    /// starts, corrupt data, bytes that are not gzip, a read error. Reading goes on after all
+    /// but a truncation at the end and a read error (`resumesAfterDamage`).
     package private(set) var damages: [InputDamage] = []
     /// The first damage: with it the file is damaged, whatever was read after it.
     package var damage: InputDamage? { damages.first }
@@ -317,17 +317,15 @@ package final class TraceInput: @unchecked Sendable {
                 // No text starts with NUL: a gzip file whose first block a power cut left zeroed
                 // (its length was kept, its data not). Read on from its first whole member.
                 isGzip = true
-                guard findMember(from: 0) else {
-                    record(InputDamage(reason: "the file starts with a zero byte and holds no gzip member after it: not a trace", rawOffset: 0))
-                    damages[damages.count - 1].line = 0
-                    damagesWithLine = damages.count
-                    finishReading()
-                    return 0
-                }
-                damages.append(InputDamage(reason: "bytes 0 to \(memberRawStart) are not gzip data (the file's start is damaged)", rawOffset: 0))
-                damages[damages.count - 1].resumedAt = memberRawStart
-                damages[damages.count - 1].line = 0
+                let found = findMember(from: 0)
+                var damage = InputDamage(reason: found ? "bytes 0 to \(memberRawStart) are not gzip data (the file's start is damaged)"
+                                                       : "the file starts with a zero byte and holds no gzip member after it: not a trace",
+                                         rawOffset: 0)
+                damage.resumedAt = found ? memberRawStart : nil
+                damage.line = 0
+                damages.append(damage)
                 damagesWithLine = damages.count
+                guard found else { finishReading(); return 0 }
             }
         }
         let n = isGzip ? readGzip(into: buffer) : readPlain(into: buffer)
@@ -372,26 +370,19 @@ package final class TraceInput: @unchecked Sendable {
     /// Looks for the start of a gzip member at raw offset `from` or after it (never before
     /// the bytes not inflated yet: those were looked at, `feedEnd`) and starts inflating it.
     private func findMember(from: Int64) -> Bool {
-        var position = max(rawStart, Int(min(Int64(rawEnd), max(0, from - (rawBytesRead - Int64(rawEnd))))))
+        var position = bufferIndex(of: from)
         while true {
-            while position + 10 <= rawEnd {
-                guard let hit = memchr(raw.baseAddress! + position, 0x1f, rawEnd - 9 - position) else {
-                    position = rawEnd - 9
-                    break
-                }
-                let i = raw.baseAddress!.distance(to: UnsafeMutableRawPointer(mutating: hit))
-                guard Self.looksLikeMemberHeader(UnsafeRawBufferPointer(rebasing: raw[i..<(i + 10)])) else {
-                    position = i + 1
-                    continue
-                }
+            if let i = firstLookAlike(from: position, below: rawEnd) {
                 rawStart = i  // the bytes before it are the damage's
                 if isMember() {
                     checkedUpTo = rawOffset()
                     return startMember()
                 }
                 position = rawStart + 1
+                continue
             }
             // The last nine bytes may begin a member: kept while more are read.
+            position = max(position, rawEnd - 9)
             rawStart = min(position, rawEnd)
             let left = rawEnd - rawStart
             if rawEOF || !refill() || rawEnd - rawStart == left { rawStart = rawEnd; return false }
@@ -406,13 +397,33 @@ package final class TraceInput: @unchecked Sendable {
         b.count >= 10 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8 && b[3] & 0xe0 == 0 && (b[8] == 0 || b[8] == 2 || b[8] == 4)
     }
 
+    /// The first member look-alike that starts in the buffer at `from` or after, before
+    /// `below` (none starts in the last nine buffered bytes: a header has ten).
+    private func firstLookAlike(from: Int, below: Int) -> Int? {
+        let last = min(below, rawEnd - 9)
+        var position = from
+        while position < last {
+            guard let hit = memchr(raw.baseAddress! + position, 0x1f, last - position) else { return nil }
+            let i = raw.baseAddress!.distance(to: UnsafeMutableRawPointer(mutating: hit))
+            if Self.looksLikeMemberHeader(UnsafeRawBufferPointer(rebasing: raw[i..<(i + 10)])) { return i }
+            position = i + 1
+        }
+        return nil
+    }
+
+    /// Where raw offset `offset` is in the buffer, no earlier than the bytes not inflated yet
+    /// (`rawStart`) and no later than its end.
+    private func bufferIndex(of offset: Int64) -> Int {
+        max(rawStart, Int(min(Int64(rawEnd), max(0, offset - (rawBytesRead - Int64(rawEnd))))))
+    }
+
     /// Bytes a look-alike's trial inflates at most, and the output that makes a member of one
     /// that then fails (a real member damaged further on).
     static let trialInput = 32 * 1024
     static let trialOutput = 4 * 1024
 
     /// Whether the look-alike at `rawStart` starts a member: a fresh inflater given the bytes
-    /// from it (`trialInput` of them at most, as many as the buffer can hold) reaches its
+    /// from it (`trialInput` of them at most, fewer only at the input's end) reaches its
     /// member's end (CRC and length checked), or makes `trialOutput` bytes (then it stops: a
     /// look-alike followed by a bomb costs no more) before any error. Compressed bytes
     /// that only look like a header are refused within a few bytes. Moves the buffered bytes
@@ -466,15 +477,9 @@ package final class TraceInput: @unchecked Sendable {
     private func feedEnd() -> Int {
         let bufferStart = rawBytesRead - Int64(rawEnd)
         let limit = rawEOF ? rawEnd : rawEnd - 9
-        var position = max(rawStart, Int(max(0, max(checkedUpTo, memberRawStart + 1) - bufferStart)))
-        while position < limit && position + 10 <= rawEnd {
-            guard let hit = memchr(raw.baseAddress! + position, 0x1f, min(limit, rawEnd - 9) - position) else { break }
-            let i = raw.baseAddress!.distance(to: UnsafeMutableRawPointer(mutating: hit))
-            if Self.looksLikeMemberHeader(UnsafeRawBufferPointer(rebasing: raw[i..<(i + 10)])) {
-                checkedUpTo = bufferStart + Int64(i)
-                return i
-            }
-            position = i + 1
+        if let i = firstLookAlike(from: bufferIndex(of: max(checkedUpTo, memberRawStart + 1)), below: limit) {
+            checkedUpTo = bufferStart + Int64(i)
+            return i
         }
         checkedUpTo = max(checkedUpTo, bufferStart + Int64(max(limit, rawStart)))
         return max(limit, rawStart)
