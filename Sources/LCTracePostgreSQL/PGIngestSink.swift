@@ -304,22 +304,19 @@ final class PGIngestSink: IngestSink {
         try? connection.settle()
         var asked = missing
         while true {
-            try pg.stop?.check()
-            do {
-                let rows = try connection.queryPrepared("""
+            let rows = try inserter.retryingLockWaits { connection in
+                try connection.queryPrepared("""
                     WITH made AS (
                         INSERT INTO sessions(sid) SELECT s FROM unnest($1::text[]) AS u(s)
                         WHERE NOT EXISTS (SELECT 1 FROM sessions x WHERE x.sid = u.s) ORDER BY s
                         ON CONFLICT (sid) DO NOTHING RETURNING id, sid)
                     SELECT id, sid FROM made UNION ALL SELECT id, sid FROM sessions WHERE sid = ANY($1::text[])
                     """, [PGSchema.arrayLiteral(asked)])
-                for r in 0..<rows.rowCount {
-                    guard let id = rows.int(r, 0), let sid = rows.text(r, 1) else { continue }
-                    sessionIDs[sid] = id
-                    out[sid] = id
-                }
-            } catch let error as PGError where error.sqlState == PGAutocommit.lockNotAvailable {
-                // lock_not_available: asked again below.
+            }
+            for r in 0..<rows.rowCount {
+                guard let id = rows.int(r, 0), let sid = rows.text(r, 1) else { continue }
+                sessionIDs[sid] = id
+                out[sid] = id
             }
             // Left: a sid another ingest stored after the snapshot (the insert skipped it).
             asked = asked.filter { out[$0] == nil }
