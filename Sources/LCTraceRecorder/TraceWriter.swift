@@ -35,6 +35,7 @@ final class TraceWriter: @unchecked Sendable {
     private let rotateAgeNanoseconds: Int64
     private let maxStoredBytes: Int
     private let observer: (@Sendable (FlushReport) -> Void)?
+    /// The app part of this recorder's file names (`TraceFileName.safe`): its own files have it.
     private let fileApp: String
     private let fileStamp: String
     private let fileSession: String
@@ -80,7 +81,7 @@ final class TraceWriter: @unchecked Sendable {
         gzip = GzipMembers(level: c.compressionLevel)
         eventsPerMember = max(1, min(c.flushEventCount, c.bufferCapacity, TraceWriter.maxEventsPerMember))
         lines = LineBuffer(capacity: eventsPerMember * 192)
-        fileApp = c.session.app
+        fileApp = TraceFileName.safe(c.session.app)
         fileStamp = UTCTime(milliseconds: wall).compact
         fileSession = c.sessionID
     }
@@ -158,8 +159,7 @@ final class TraceWriter: @unchecked Sendable {
 
     /// The directory's trace files of this recorder's app, oldest first.
     private func ownFiles() -> [(name: TraceFileName, url: URL, size: Int)] {
-        let app = TraceFileName.safe(fileApp)
-        return TraceDirectory.list(directory).filter { $0.name.app == app }
+        TraceDirectory.list(directory).filter { $0.name.app == fileApp }
     }
 
     /// Deletes `files` (after an upload); the file being written is never deleted. Returns
@@ -167,9 +167,8 @@ final class TraceWriter: @unchecked Sendable {
     @discardableResult
     func remove(_ files: [URL]) -> [URL] {
         let active = buffer.lock.withLock { activeFileName }
-        let app = TraceFileName.safe(fileApp)
         return files.filter { url in
-            guard TraceFileName(parsing: url.lastPathComponent)?.app == app, url.lastPathComponent != active,
+            guard TraceFileName(parsing: url.lastPathComponent)?.app == fileApp, url.lastPathComponent != active,
                   url.deletingLastPathComponent().standardizedFileURL.path == directory.standardizedFileURL.path else { return false }
             return (try? FileManager.default.removeItem(at: url)) != nil
         }
